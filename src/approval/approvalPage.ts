@@ -1,0 +1,140 @@
+// The local approval page: a tiny web app on 127.0.0.1 with a random port and an unguessable token in its
+// URL, showing pending approvals live. It is the approver when the MCP client cannot ask the human itself.
+
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
+import { approvalPageHtml } from './approvalPageHtml.ts';
+
+interface Pending {
+  readonly request: ApprovalRequest;
+  readonly resolve: (choice: ApprovalChoice) => void;
+}
+
+export interface ApprovalPageOptions {
+  /** How long a request waits for a human before it is rejected. */
+  readonly timeoutMs?: number;
+  readonly notify?: (message: string) => void;
+}
+
+export class ApprovalPage implements Approver {
+  readonly token = randomBytes(24).toString('base64url');
+  private readonly pending = new Map<string, Pending>();
+  private server: ReturnType<typeof serve> | undefined;
+  private port = 0;
+
+  constructor(private readonly options: ApprovalPageOptions = {}) {}
+
+  get name(): string {
+    return `page ${this.url}`;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/${this.token}/`;
+  }
+
+  async start(): Promise<string> {
+    const app = this.app();
+    await new Promise<void>((resolve) => {
+      this.server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
+        this.port = info.port;
+        resolve();
+      });
+    });
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    for (const [id, entry] of this.pending) {
+      entry.resolve({ choice: 'reject', reason: 'tabward is shutting down' });
+      this.pending.delete(id);
+    }
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+    const timeoutMs = this.options.timeoutMs ?? 5 * 60_000;
+    this.options.notify?.(
+      `tabward: approval needed for ${request.tool} on ${request.origin || 'the browser'}: ${this.url}`,
+    );
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(request.id);
+        resolve({
+          choice: 'reject',
+          reason: `nobody answered on the approval page within ${Math.round(timeoutMs / 1000)} s`,
+        });
+      }, timeoutMs);
+      this.pending.set(request.id, {
+        request,
+        resolve: (choice) => {
+          clearTimeout(timer);
+          resolve(choice);
+        },
+      });
+    });
+  }
+
+  /** Pending requests, for the page and for tests acting as the human. */
+  list(): ApprovalRequest[] {
+    return [...this.pending.values()].map((entry) => entry.request);
+  }
+
+  private app(): Hono {
+    const app = new Hono();
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host');
+      if (host !== `127.0.0.1:${this.port}` && host !== `localhost:${this.port}`)
+        return c.text('bad host', 403);
+      if (!c.req.path.startsWith(`/${this.token}/`)) return c.text('not found', 404);
+      await next();
+      c.header('Cache-Control', 'no-store');
+      c.header('X-Frame-Options', 'DENY');
+    });
+    app.get(`/${this.token}/`, (c) => c.html(approvalPageHtml));
+    app.get(`/${this.token}/pending`, (c) => c.json(this.list()));
+    app.post(`/${this.token}/decide`, async (c) => {
+      if (!c.req.header('content-type')?.startsWith('application/json')) return c.text('JSON only', 415);
+      const body = (await c.req.json().catch(() => undefined)) as
+        | { id?: unknown; decision?: unknown }
+        | undefined;
+      const entry = typeof body?.id === 'string' ? this.pending.get(body.id) : undefined;
+      if (!entry) return c.json({ error: 'no such pending approval (already answered or expired)' }, 404);
+      const choice = toChoice(body?.decision, entry.request);
+      if (!choice)
+        return c.json({ error: 'decision must be approve, approve-all, reject, skip or modify' }, 400);
+      this.pending.delete(entry.request.id);
+      entry.resolve(choice);
+      return c.json({ ok: true });
+    });
+    return app;
+  }
+}
+
+function toChoice(raw: unknown, request: ApprovalRequest): ApprovalChoice | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const decision = raw as { choice?: unknown; reason?: unknown; scope?: unknown; args?: unknown };
+  switch (decision.choice) {
+    case 'approve':
+    case 'skip':
+      return { choice: decision.choice };
+    case 'approve-all':
+      // Never on sensitive pages: a stale or forged page cannot widen what the guard allows.
+      return request.approveAllAllowed
+        ? { choice: 'approve-all', scope: decision.scope === 'server' ? 'server' : 'tool' }
+        : { choice: 'approve' };
+    case 'reject':
+      return typeof decision.reason === 'string' && decision.reason
+        ? { choice: 'reject', reason: decision.reason }
+        : { choice: 'reject' };
+    case 'modify':
+      return typeof decision.args === 'object' && decision.args !== null
+        ? { choice: 'modify', args: decision.args as Record<string, unknown> }
+        : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,53 @@
+// The approval page's markup and script, served from memory: no build step, no external resources.
+
+export const approvalPageHtml = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>tabward approvals</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+body{font:15px system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#222}
+.card{border:1px solid #ccc;border-radius:8px;padding:1rem;margin:1rem 0}
+.sensitive{border-color:#c0392b;background:#fff5f4}
+.tag{font-size:12px;background:#eee;border-radius:4px;padding:1px 6px;margin-left:6px}
+pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:12rem}
+button{margin-right:.5rem;padding:.4rem .9rem}
+textarea{width:100%;height:6rem;display:none}
+</style></head><body>
+<h1>tabward approvals</h1><p id="empty">Nothing waiting. This page updates by itself.</p><div id="list"></div>
+<script>
+const base = location.pathname;
+const shown = new Set();
+function el(tag, attrs, text) { const e = document.createElement(tag); Object.assign(e, attrs || {}); if (text) e.textContent = text; return e; }
+async function decide(id, decision) {
+  await fetch(base + 'decide', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, decision }) });
+  refresh();
+}
+function card(r) {
+  const c = el('div', { className: 'card' + (r.sensitive ? ' sensitive' : ''), id: 'req-' + r.id });
+  const h = el('h3', {}, r.tool + (r.element ? ' on ' + r.element.role + ' "' + r.element.name + '"' : ''));
+  if (r.sensitive) h.append(el('span', { className: 'tag' }, 'sensitive page'));
+  c.append(h, el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
+  c.append(el('pre', {}, JSON.stringify(r.args, null, 2)));
+  const edit = el('textarea'); edit.value = JSON.stringify(r.args, null, 2); c.append(edit);
+  const buttons = el('div');
+  const add = (label, fn) => { const b = el('button', {}, label); b.onclick = fn; buttons.append(b); };
+  add('Approve', () => decide(r.id, { choice: 'approve' }));
+  if (r.approveAllAllowed) add('Approve all ' + r.tool, () => decide(r.id, { choice: 'approve-all', scope: 'tool' }));
+  add('Reject', () => decide(r.id, { choice: 'reject', reason: prompt('Reason for the agent (optional)') || undefined }));
+  add('Skip', () => decide(r.id, { choice: 'skip' }));
+  add('Modify', () => {
+    if (edit.style.display !== 'block') { edit.style.display = 'block'; return; }
+    try { decide(r.id, { choice: 'modify', args: JSON.parse(edit.value) }); } catch (e) { alert('Not valid JSON: ' + e.message); }
+  });
+  c.append(buttons);
+  return c;
+}
+async function refresh() {
+  const res = await fetch(base + 'pending'); if (!res.ok) return;
+  const pending = await res.json();
+  const ids = new Set(pending.map((r) => r.id));
+  for (const id of [...shown]) if (!ids.has(id)) { document.getElementById('req-' + id)?.remove(); shown.delete(id); }
+  for (const r of pending) if (!shown.has(r.id)) { document.getElementById('list').append(card(r)); shown.add(r.id); }
+  document.getElementById('empty').style.display = pending.length ? 'none' : 'block';
+}
+refresh(); setInterval(refresh, 1000);
+</script></body></html>`;

@@ -1,0 +1,84 @@
+// Opening a CDP connection: to a Chromium we launched, to the user's running Chrome, or to a remote browser
+// service. Chrome >= 144 asks the user to allow each new debugging connection, so attaching waits, visibly and
+// for a bounded time.
+
+import { type Browser, chromium } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
+import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
+
+export interface AttachTarget {
+  readonly userDataDir?: string;
+  readonly browserUrl?: string;
+  readonly wsEndpoint?: string;
+}
+
+/** Resolves where the user's Chrome listens, from explicit options first, then DevToolsActivePort files. */
+export async function resolveEndpoint(target: AttachTarget, timeoutMs: number): Promise<string> {
+  if (target.wsEndpoint) return target.wsEndpoint;
+  if (target.browserUrl) return endpointFromBrowserUrl(target.browserUrl, timeoutMs);
+  const port = target.userDataDir ? readActivePort(target.userDataDir) : discoverActivePort();
+  if (port) return port.wsEndpoint;
+  const where = target.userDataDir ? `in ${target.userDataDir}` : 'in any default Chrome or Chromium profile';
+  throw new TabwardError(
+    'attach_failed',
+    `No DevToolsActivePort file found ${where}.`,
+    enableRemoteDebuggingHint,
+  );
+}
+
+async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL('/json/version', browserUrl);
+  } catch {
+    throw new TabwardError(
+      'bad_input',
+      `--browser-url ${browserUrl} is not a URL.`,
+      'Example: http://127.0.0.1:9222',
+    );
+  }
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
+    if (typeof body.webSocketDebuggerUrl === 'string') return body.webSocketDebuggerUrl;
+  } catch {
+    // fall through to the error below
+  }
+  throw new TabwardError('attach_failed', `No Chrome answered at ${browserUrl}.`, enableRemoteDebuggingHint);
+}
+
+export async function connectCdp(
+  endpoint: string,
+  timeoutMs: number,
+  notify: (message: string) => void,
+): Promise<Browser> {
+  const slowNotice = setTimeout(
+    () => notify('Waiting for Chrome: if it asks whether to allow remote debugging, click "Allow".'),
+    1500,
+  );
+  try {
+    return await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new TabwardError(
+      'attach_failed',
+      `Could not attach to the browser at ${endpoint} within ${timeoutMs} ms (${message}).`,
+      enableRemoteDebuggingHint,
+    );
+  } finally {
+    clearTimeout(slowNotice);
+  }
+}
+
+/** Connects, reads the version and tab count, and disconnects, leaving the browser as it was. */
+export async function probeBrowser(
+  endpoint: string,
+  timeoutMs: number,
+): Promise<{ version: string; tabs: number }> {
+  const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+  try {
+    return { version: browser.version(), tabs: browser.contexts()[0]?.pages().length ?? 0 };
+  } finally {
+    await browser.close();
+  }
+}

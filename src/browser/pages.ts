@@ -1,0 +1,140 @@
+// The tabs tabward knows about: a stable id per tab (p1, p2, ... never reused), who opened it, which
+// document it shows, its open dialog, crash state, the main document's HTTP status, and the refs of its
+// last snapshot.
+
+import type { BrowserContext, Dialog, Page } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
+
+export interface RefInfo {
+  readonly role: string;
+  readonly name: string;
+}
+
+export class TrackedPage {
+  documentSeq = 0;
+  status: number | undefined;
+  dialog: Dialog | undefined;
+  crashed = false;
+  closed = false;
+  refs = new Map<string, RefInfo>();
+  refsDocumentSeq = -1;
+  private interruptReject: ((error: TabwardError) => void) | undefined;
+  interrupted: Promise<never>;
+
+  constructor(
+    readonly id: string,
+    readonly page: Page,
+    public ownedByAgent: boolean,
+  ) {
+    this.interrupted = this.armInterrupt();
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) this.documentSeq++;
+    });
+    page.on('response', (response) => {
+      const request = response.request();
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
+        this.status = response.status();
+    });
+    page.on('dialog', (dialog) => {
+      this.dialog = dialog;
+      this.interrupt(new TabwardError('dialog_open', dialogText(dialog), 'Answer it with handle_dialog.'));
+    });
+    page.on('crash', () => {
+      this.crashed = true;
+      this.interrupt(
+        new TabwardError('page_crashed', `Tab ${id} crashed.`, 'Open the page again with new_page.'),
+      );
+    });
+    page.on('close', () => {
+      this.closed = true;
+      this.interrupt(
+        new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
+      );
+    });
+  }
+
+  /** Fails fast when the tab cannot take work right now. */
+  assertUsable(): void {
+    if (this.closed) throw new TabwardError('page_closed', `Tab ${this.id} is closed.`, 'Use list_pages.');
+    if (this.crashed)
+      throw new TabwardError('page_crashed', `Tab ${this.id} has crashed.`, 'Open it again with new_page.');
+    if (this.dialog)
+      throw new TabwardError('dialog_open', dialogText(this.dialog), 'Answer it with handle_dialog first.');
+  }
+
+  /** After a dialog is answered, later work must not see the old interruption. */
+  rearm(): void {
+    this.dialog = undefined;
+    this.interrupted = this.armInterrupt();
+  }
+
+  private armInterrupt(): Promise<never> {
+    const promise = new Promise<never>((_, reject) => {
+      this.interruptReject = reject;
+    });
+    promise.catch(() => undefined);
+    return promise;
+  }
+
+  private interrupt(error: TabwardError): void {
+    this.interruptReject?.(error);
+  }
+}
+
+function dialogText(dialog: Dialog): string {
+  return `A ${dialog.type()} dialog is open: ${JSON.stringify(dialog.message().slice(0, 200))}.`;
+}
+
+export class PageRegistry {
+  private readonly byPage = new Map<Page, TrackedPage>();
+  private nextId = 1;
+  selected: TrackedPage | undefined;
+
+  /** Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. */
+  watch(context: BrowserContext, ownedByDefault: boolean): void {
+    for (const page of context.pages()) this.track(page, ownedByDefault);
+    context.on('page', (page) => {
+      const tracked = this.track(page, ownedByDefault);
+      // A popup opened by an agent tab is the agent's doing.
+      void page.opener().then(
+        (opener) => {
+          if (opener && this.byPage.get(opener)?.ownedByAgent) tracked.ownedByAgent = true;
+        },
+        () => undefined,
+      );
+    });
+  }
+
+  track(page: Page, ownedByAgent: boolean): TrackedPage {
+    const existing = this.byPage.get(page);
+    if (existing) return existing;
+    const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
+    this.byPage.set(page, tracked);
+    page.on('close', () => {
+      this.byPage.delete(page);
+      if (this.selected === tracked) this.selected = undefined;
+    });
+    return tracked;
+  }
+
+  list(): TrackedPage[] {
+    return [...this.byPage.values()].filter((tracked) => !tracked.closed);
+  }
+
+  get(id: string): TrackedPage {
+    const found = this.list().find((tracked) => tracked.id === id);
+    if (!found) {
+      const known =
+        this.list()
+          .map((tracked) => tracked.id)
+          .join(', ') || 'none';
+      throw new TabwardError('not_found', `No open tab with id ${id} (open: ${known}).`, 'Use list_pages.');
+    }
+    return found;
+  }
+
+  forget(): void {
+    this.byPage.clear();
+    this.selected = undefined;
+  }
+}

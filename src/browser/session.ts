@@ -1,0 +1,231 @@
+// The browser session: which browser the agent drives (isolated, the user's shared Chrome, or a remote
+// service), started lazily and switched in-process without the tool list changing. Detaching from the user's
+// Chrome never closes it or its tabs.
+
+import type { Browser, BrowserContext } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
+import type { BrowserMode } from '../core/kinds.ts';
+import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
+import { findChrome } from './findChrome.ts';
+import { type LaunchedChrome, launchChrome } from './launch.ts';
+import { PageRegistry, type TrackedPage } from './pages.ts';
+
+export interface BrowserConfig {
+  readonly mode: BrowserMode;
+  readonly executablePath?: string;
+  readonly headless: boolean;
+  readonly chromeArgs: readonly string[];
+  readonly attach: AttachTarget;
+  readonly attachTimeoutMs: number;
+  readonly notify: (message: string) => void;
+}
+
+interface Connection {
+  readonly mode: BrowserMode;
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly endpoint: string;
+  readonly launched?: LaunchedChrome;
+}
+
+export interface SessionStatus {
+  readonly mode: BrowserMode;
+  readonly started: boolean;
+  readonly browserVersion?: string;
+  readonly endpoint?: string;
+  readonly profile?: string;
+  readonly tabs: { id: string; url: string; owner: 'agent' | 'user'; selected: boolean }[];
+  readonly lastAttachError?: string;
+}
+
+export class BrowserSession {
+  readonly pages = new PageRegistry();
+  private current: Connection | undefined;
+  private starting: Promise<Connection> | undefined;
+  private wantedMode: BrowserMode;
+  /** Why the last attempt to use the user's Chrome failed, for browser_status. */
+  lastAttachError: string | undefined;
+  private readonly modeListeners: ((mode: BrowserMode) => void)[] = [];
+
+  constructor(readonly config: BrowserConfig) {
+    this.wantedMode = config.mode;
+  }
+
+  get mode(): BrowserMode {
+    return this.current?.mode ?? this.wantedMode;
+  }
+
+  onModeChange(listener: (mode: BrowserMode) => void): void {
+    this.modeListeners.push(listener);
+  }
+
+  /** The live connection, started on first need. Concurrent callers share one start. */
+  async ensure(): Promise<Connection> {
+    if (this.current?.browser.isConnected()) return this.current;
+    if (this.current) this.dropConnection();
+    this.starting ??= this.open(this.wantedMode).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** Switches to the user's Chrome. On failure the current session stays as it was. */
+  async attachShared(target: AttachTarget = this.config.attach): Promise<void> {
+    let next: Connection;
+    try {
+      next = await this.openShared(target);
+    } catch (error) {
+      this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
+      throw error;
+    }
+    this.lastAttachError = undefined;
+    await this.closeCurrent();
+    this.install(next);
+  }
+
+  /** Leaves the user's Chrome (or remote browser) untouched and returns to an isolated browser, lazily. */
+  async detach(): Promise<void> {
+    await this.closeCurrent();
+    this.wantedMode = 'isolated';
+    this.emitMode('isolated');
+  }
+
+  async close(): Promise<void> {
+    await this.closeCurrent();
+  }
+
+  async newPage(): Promise<TrackedPage> {
+    const connection = await this.ensure();
+    const page = await connection.context.newPage();
+    const tracked = this.pages.track(page, true);
+    tracked.ownedByAgent = true;
+    this.pages.selected = tracked;
+    return tracked;
+  }
+
+  /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */
+  async target(pageId?: string): Promise<TrackedPage> {
+    await this.ensure();
+    if (pageId) return this.pages.get(pageId);
+    const selected = this.pages.selected;
+    if (selected && !selected.closed) return selected;
+    const owned = this.pages.list().find((tracked) => tracked.ownedByAgent);
+    if (owned) {
+      this.pages.selected = owned;
+      return owned;
+    }
+    return this.newPage();
+  }
+
+  status(): SessionStatus {
+    const connection = this.current;
+    return {
+      mode: this.mode,
+      started: connection !== undefined,
+      ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),
+      ...(connection?.launched ? { profile: connection.launched.userDataDir } : {}),
+      ...(this.lastAttachError ? { lastAttachError: this.lastAttachError } : {}),
+      tabs: this.pages.list().map((tracked) => ({
+        id: tracked.id,
+        url: tracked.page.url(),
+        owner: tracked.ownedByAgent ? 'agent' : 'user',
+        selected: tracked === this.pages.selected,
+      })),
+    };
+  }
+
+  private async open(mode: BrowserMode): Promise<Connection> {
+    const connection =
+      mode === 'shared'
+        ? await this.openSharedOrIsolated()
+        : mode === 'remote'
+          ? await this.openRemote()
+          : await this.openIsolated();
+    this.install(connection);
+    return connection;
+  }
+
+  /** Started in shared mode but the user's Chrome is not reachable: say how to fix it, and work isolated. */
+  private async openSharedOrIsolated(): Promise<Connection> {
+    try {
+      return await this.openShared(this.config.attach);
+    } catch (error) {
+      this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
+      this.config.notify(`tabward: could not use your Chrome, continuing isolated. ${this.lastAttachError}`);
+      return this.openIsolated();
+    }
+  }
+
+  private async openIsolated(): Promise<Connection> {
+    const launched = await launchChrome({
+      executablePath: findChrome(this.config.executablePath),
+      headless: this.config.headless,
+      extraArgs: this.config.chromeArgs,
+    });
+    try {
+      const browser = await connectCdp(launched.wsEndpoint, 30_000, this.config.notify);
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      return { mode: 'isolated', browser, context, endpoint: launched.wsEndpoint, launched };
+    } catch (error) {
+      await launched.close();
+      throw error;
+    }
+  }
+
+  private async openShared(target: AttachTarget): Promise<Connection> {
+    const endpoint = await resolveEndpoint(target, this.config.attachTimeoutMs);
+    const browser = await connectCdp(endpoint, this.config.attachTimeoutMs, this.config.notify);
+    const context = browser.contexts()[0];
+    if (!context) {
+      await browser.close().catch(() => undefined);
+      throw new TabwardError('attach_failed', `The browser at ${endpoint} has no default profile to share.`);
+    }
+    return { mode: 'shared', browser, context, endpoint };
+  }
+
+  private async openRemote(): Promise<Connection> {
+    const endpoint = this.config.attach.wsEndpoint ?? this.config.attach.browserUrl;
+    if (!endpoint) {
+      throw new TabwardError(
+        'bad_input',
+        'Remote mode needs --ws-endpoint (or --browser-url) of the browser service.',
+      );
+    }
+    const resolved = await resolveEndpoint({ ...this.config.attach }, this.config.attachTimeoutMs);
+    const browser = await connectCdp(resolved, this.config.attachTimeoutMs, this.config.notify);
+    // A fresh context: the service's other sessions are not the agent's to see.
+    const context = await browser.newContext();
+    return { mode: 'remote', browser, context, endpoint: resolved };
+  }
+
+  private install(connection: Connection): void {
+    this.current = connection;
+    this.wantedMode = connection.mode;
+    this.pages.forget();
+    // In the user's Chrome the tabs already open are theirs; elsewhere every tab is the agent's.
+    this.pages.watch(connection.context, connection.mode !== 'shared');
+    connection.browser.on('disconnected', () => {
+      if (this.current === connection) this.dropConnection();
+    });
+    this.emitMode(connection.mode);
+  }
+
+  private dropConnection(): void {
+    this.current = undefined;
+    this.pages.forget();
+  }
+
+  private async closeCurrent(): Promise<void> {
+    const connection = this.current;
+    this.dropConnection();
+    if (!connection) return;
+    if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
+    // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
+    await connection.browser.close().catch(() => undefined);
+    await connection.launched?.close();
+  }
+
+  private emitMode(mode: BrowserMode): void {
+    for (const listener of this.modeListeners) listener(mode);
+  }
+}

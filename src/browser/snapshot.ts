@@ -1,0 +1,70 @@
+// Taking a snapshot of a tab: Playwright's AI aria tree (refs resolve with page.getByRef), rendered compact,
+// with the values of password fields removed and the refs remembered for stale-ref checks.
+
+import type { Page } from 'playwright-core';
+import { withDeadline } from './deadline.ts';
+import type { RefInfo, TrackedPage } from './pages.ts';
+import { type AriaNode, renderSnapshot } from './snapshotFormat.ts';
+
+export interface SnapshotOptions {
+  readonly ref?: string;
+  readonly query?: string;
+  readonly maxTokens?: number;
+  readonly timeoutMs: number;
+}
+
+export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOptions): Promise<string> {
+  tracked.assertUsable();
+  const { page } = tracked;
+  const work = async () => {
+    const tree = (await page.ariaSnapshotJSON({
+      mode: 'ai',
+      timeout: options.timeoutMs,
+    })) as unknown as AriaNode[];
+    const passwords = await passwordValues(page);
+    tracked.refs = collectRefs(tree);
+    tracked.refsDocumentSeq = tracked.documentSeq;
+    const text = renderSnapshot(tree, {
+      pageUrl: page.url(),
+      ...(options.ref ? { ref: options.ref } : {}),
+      ...(options.query ? { query: options.query } : {}),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    });
+    return maskValues(text, passwords);
+  };
+  return withDeadline(work(), options.timeoutMs, 'take_snapshot', tracked.interrupted);
+}
+
+/** Values typed into password fields, in every frame, so that a snapshot can never show them. */
+async function passwordValues(page: Page): Promise<string[]> {
+  const values: string[] = [];
+  for (const frame of page.frames()) {
+    const found = await frame
+      .$$eval('input[type=password]', (inputs) =>
+        inputs.map((input) => (input as unknown as { value: string }).value),
+      )
+      .catch(() => [] as string[]);
+    values.push(...found.filter((value) => value.length > 0));
+  }
+  return values;
+}
+
+function maskValues(text: string, values: readonly string[]): string {
+  let output = text;
+  for (const value of [...values].sort((a, b) => b.length - a.length)) {
+    output = output.split(JSON.stringify(value)).join('"••••"').split(value).join('••••');
+  }
+  return output;
+}
+
+function collectRefs(
+  nodes: readonly (AriaNode | string)[],
+  into = new Map<string, RefInfo>(),
+): Map<string, RefInfo> {
+  for (const node of nodes) {
+    if (typeof node === 'string') continue;
+    if (node.ref) into.set(node.ref, { role: node.role, name: node.name ?? node.text ?? '' });
+    collectRefs(node.children ?? [], into);
+  }
+  return into;
+}

@@ -1,0 +1,82 @@
+// Assembling a guarded browser from command-line options: rules, secrets, browser session, approver, audit
+// log and the ToolRunner that ties them together. Shared by `tabward mcp` and `tabward demo`.
+
+import { ApprovalPage } from '../approval/approvalPage.ts';
+import { AuditLog } from '../audit/auditLog.ts';
+import { BrowserSession } from '../browser/session.ts';
+import { noApprover } from '../core/approvals.ts';
+import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
+import { browserTools } from '../tools/catalogue.ts';
+import { ToolRunner } from '../tools/runner.ts';
+import { Secrets } from '../tools/secrets.ts';
+import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems } from './config.ts';
+
+export interface GuardedBrowserOptions {
+  readonly mode: BrowserMode | 'auto';
+  readonly headless: boolean;
+  readonly executablePath?: string | undefined;
+  readonly chromeArg: readonly string[];
+  readonly userDataDir?: string | undefined;
+  readonly browserUrl?: string | undefined;
+  readonly wsEndpoint?: string | undefined;
+  readonly rules: readonly string[];
+  readonly secrets?: string | undefined;
+  readonly auditLog?: string | undefined;
+  readonly policy: WritePolicy;
+  readonly timeout: number;
+  readonly attachTimeout: number;
+  /** Start the local approval page. */
+  readonly approvalPage: boolean;
+}
+
+export interface GuardedBrowser {
+  readonly session: BrowserSession;
+  readonly runner: ToolRunner;
+  readonly page: ApprovalPage | undefined;
+  readonly auditPath: string;
+  close(): Promise<void>;
+}
+
+export async function assembleGuardedBrowser(
+  options: GuardedBrowserOptions,
+  log: (line: string) => void,
+): Promise<GuardedBrowser> {
+  const { rules, problems } = loadRules(options.rules);
+  reportRuleProblems(problems, log);
+  const secrets = new Secrets(loadSecretsFile(options.secrets), process.env);
+  const session = new BrowserSession({
+    mode: options.mode === 'auto' ? 'isolated' : options.mode,
+    headless: options.headless,
+    ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+    chromeArgs: options.chromeArg,
+    attach: {
+      ...(options.userDataDir ? { userDataDir: options.userDataDir } : {}),
+      ...(options.browserUrl ? { browserUrl: options.browserUrl } : {}),
+      ...(options.wsEndpoint ? { wsEndpoint: options.wsEndpoint } : {}),
+    },
+    attachTimeoutMs: options.attachTimeout,
+    notify: log,
+  });
+  const page = options.approvalPage ? new ApprovalPage({ notify: log }) : undefined;
+  if (page) log(`tabward: approval page at ${await page.start()}`);
+  const auditPath = options.auditLog ?? defaultAuditPath();
+  const runner = new ToolRunner({
+    tools: browserTools,
+    context: { session, secrets, timeoutMs: options.timeout },
+    rules,
+    approver: page ?? noApprover,
+    audit: new AuditLog(auditPath),
+    policy: options.policy,
+    autoSwitch: options.mode === 'auto',
+  });
+  return {
+    session,
+    runner,
+    page,
+    auditPath,
+    close: async () => {
+      await page?.stop();
+      await session.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// `tabward doctor`: what works on this machine — which Chrome, its version (>= 144 for the
+// chrome://inspect toggle), whether remote debugging is on and reachable, and where tabward keeps its files.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { Command } from 'commander';
+import {
+  defaultUserDataDirs,
+  discoverActivePort,
+  enableRemoteDebuggingHint,
+} from '../browser/devToolsActivePort.ts';
+import { findChrome } from '../browser/findChrome.ts';
+import { isTabwardError } from '../core/errors.ts';
+import { defaultAuditPath, tabwardHome, userRulesPath } from './config.ts';
+
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description("Check what works here: Chrome, its version, remote debugging, tabward's files.")
+    .option('--executable-path <path>', 'the Chrome/Chromium to check')
+    .option('--user-data-dir <dir>', 'a profile dir to look for DevToolsActivePort in')
+    .action(async (flags: { executablePath?: string; userDataDir?: string }) => {
+      const out = (mark: string, line: string) => process.stdout.write(`${mark} ${line}\n`);
+      out('ok', `Node ${process.version}`);
+      checkChrome(flags.executablePath, out);
+      await checkRemoteDebugging(flags.userDataDir, out);
+      out('ok', `tabward home: ${tabwardHome()} (audit log ${defaultAuditPath()})`);
+      out(
+        existsSync(userRulesPath()) ? 'ok' : '--',
+        `user rules: ${userRulesPath()}${existsSync(userRulesPath()) ? '' : ' (none yet; defaults apply)'}`,
+      );
+    });
+}
+
+function checkChrome(explicit: string | undefined, out: (mark: string, line: string) => void): void {
+  try {
+    const path = findChrome(explicit);
+    const versionText = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    const major = Number.parseInt(/(\d+)\./.exec(versionText)?.[1] ?? '0', 10);
+    out('ok', `browser: ${versionText} at ${path}`);
+    if (major < 144)
+      out(
+        '!!',
+        'Chrome < 144: the chrome://inspect remote-debugging toggle is missing; update Chrome to share your logins.',
+      );
+  } catch (error) {
+    out('!!', isTabwardError(error) ? error.describe() : `browser: ${String(error)}`);
+  }
+}
+
+async function checkRemoteDebugging(
+  userDataDir: string | undefined,
+  out: (mark: string, line: string) => void,
+): Promise<void> {
+  const dirs = userDataDir ? [userDataDir] : defaultUserDataDirs();
+  let port: ReturnType<typeof discoverActivePort>;
+  try {
+    port = discoverActivePort(dirs);
+  } catch (error) {
+    out('!!', isTabwardError(error) ? error.message : String(error));
+    return;
+  }
+  if (!port) {
+    out(
+      '--',
+      `your Chrome: remote debugging is off (no DevToolsActivePort in ${dirs.length} profile dirs). ${enableRemoteDebuggingHint}`,
+    );
+    out(
+      '--',
+      'note: since Chrome 136, --remote-debugging-port is ignored on the default profile; use the chrome://inspect toggle.',
+    );
+    return;
+  }
+  out('ok', `your Chrome: DevToolsActivePort in ${port.userDataDir} (port ${port.port})`);
+  try {
+    const probe = await probeBrowser(port.wsEndpoint, 5_000);
+    out('ok', `your Chrome answers: ${probe.version}, ${probe.tabs} tab(s)`);
+  } catch {
+    out(
+      '!!',
+      'your Chrome did not answer within 5 s (stale file, or it is waiting for you to click "Allow").',
+    );
+  }
+}

@@ -1,0 +1,58 @@
+// Command-line options shared by the commands that drive a browser, declared once.
+
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { writePolicies } from '../core/kinds.ts';
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    const parsed = Number.parseInt(value, 10);
+    if (!Number.isInteger(parsed) || parsed <= 0 || String(parsed) !== value.trim()) {
+      throw new InvalidArgumentError(`${name} must be a positive whole number.`);
+    }
+    return parsed;
+  };
+}
+
+export function addBrowserOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'isolated | shared (your Chrome) | auto (isolated until a login wall and your yes) | remote',
+      )
+        .choices(['isolated', 'shared', 'auto', 'remote'])
+        .default('auto'),
+    )
+    .option('--headless', 'run browsers tabward launches without a window (default)', true)
+    .option('--headed', 'show the window of browsers tabward launches')
+    .option(
+      '--executable-path <path>',
+      'Chrome/Chromium to launch (else TABWARD_CHROME, then the usual install paths)',
+    )
+    .option('--chrome-arg <arg>', 'extra argument for browsers tabward launches (repeatable)', collect, [])
+    .option('--user-data-dir <dir>', "your Chrome's profile dir, to find its DevToolsActivePort")
+    .option('--browser-url <url>', "your Chrome's debugging URL, e.g. http://127.0.0.1:9222")
+    .option('--ws-endpoint <url>', 'a CDP WebSocket URL (your Chrome, or a browser service in remote mode)')
+    .option('--rules <file>', 'extra sensitive-page rules, one pattern a line (repeatable)', collect, [])
+    .option('--secrets <file>', 'dotenv file of secrets the agent may type by name')
+    .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')
+    .addOption(
+      new Option(
+        '--policy <policy>',
+        'which ordinary writes ask: default (shared/remote only) | strict (always) | sensitive-only',
+      )
+        .choices([...writePolicies])
+        .default('default'),
+    )
+    .option('--timeout <ms>', 'deadline of one browser step', positiveInt('--timeout'), 15_000)
+    .option(
+      '--attach-timeout <ms>',
+      'how long to wait for your Chrome (it may ask you to allow the connection)',
+      positiveInt('--attach-timeout'),
+      60_000,
+    );
+}

@@ -1,0 +1,25 @@
+// The shape of one audit-log record (DESIGN.md 3.6) and the sink every front end writes to.
+
+export interface AuditEntry {
+  readonly time: string;
+  readonly frontEnd: string;
+  readonly tool: string;
+  readonly kind: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly mode: string;
+  readonly tab?: string;
+  readonly owner?: 'agent' | 'user';
+  readonly url?: string;
+  readonly rule?: string;
+  readonly decision: 'allow' | 'ask' | 'block';
+  readonly reason?: string;
+  readonly approver?: string;
+  readonly choice?: string;
+  readonly outcome: 'ok' | 'error' | 'rejected' | 'skipped' | 'blocked';
+  readonly error?: string;
+  readonly durationMs: number;
+}
+
+export interface AuditSink {
+  record(entry: AuditEntry): void;
+}

@@ -1,0 +1,144 @@
+// The guard: one pure function that decides allow / ask / block for a tool call from live page facts.
+// Every front end (MCP server, agent, recipes, relay) calls it; DESIGN.md section 3.3 is its specification,
+// and the rules below are numbered as there.
+
+import type { BrowserMode, ToolKind, WritePolicy } from './kinds.ts';
+import type { RuleSet } from './sensitiveRules.ts';
+import { effectiveUrl, isOpaqueUrl } from './sensitiveRules.ts';
+
+export interface FrameFact {
+  readonly url: string;
+  /** For about:blank / srcdoc frames: the URL of the document that created them. */
+  readonly creatorUrl?: string;
+}
+
+export interface GuardFacts {
+  readonly tool: string;
+  readonly kind: ToolKind;
+  readonly mode: BrowserMode;
+  /** The tab the call acts on, if any. */
+  readonly tab?: { readonly id: string; readonly ownedByAgent: boolean };
+  /** The target frame first, then each ancestor, ending with the top document. */
+  readonly frames: readonly FrameFact[];
+  /** Where a navigation goes. */
+  readonly destination?: string;
+  /** The call can carry data to the target (typing, submitting, scripts, uploads, a URL with query or fragment). */
+  readonly carriesData: boolean;
+  /** The call sends local files to the page (upload_file): asks in every mode. */
+  readonly exportsLocalFiles?: boolean;
+  /** Origins of sensitive pages the agent has read in this session. */
+  readonly taintedOrigins: readonly string[];
+  readonly policy: WritePolicy;
+  /** An approve-all grant (this tool or the whole server) is in force. */
+  readonly approveAll: boolean;
+}
+
+export type Decision =
+  | { readonly verdict: 'allow'; readonly reason: string }
+  | {
+      readonly verdict: 'ask';
+      readonly reason: string;
+      readonly rule: string;
+      readonly sensitive: boolean;
+      readonly approveAllAllowed: boolean;
+    }
+  | { readonly verdict: 'block'; readonly reason: string; readonly rule: string };
+
+export function decide(facts: GuardFacts, rules: RuleSet): Decision {
+  const { kind, mode, tab } = facts;
+  const userTab = tab !== undefined && !tab.ownedByAgent;
+  if (facts.tool === 'close_page' && userTab && mode !== 'isolated') {
+    return block(
+      'tab-ownership',
+      `close_page refused: tab ${tab.id} is the user's, not one the agent opened.`,
+    );
+  }
+  if (kind === 'read') return { verdict: 'allow', reason: 'read-only tool' };
+  if (kind === 'mode') return modeChange(facts);
+  if (userTab && mode !== 'isolated') {
+    const sensitive = sensitiveFrame(facts, rules) !== undefined;
+    return ask('user-tab', `tab ${tab.id} is the user's own tab, not one the agent opened`, false, sensitive);
+  }
+  if (kind === 'write') {
+    const hit = sensitiveFrame(facts, rules);
+    if (hit)
+      return ask(hit.rule, `writes on sensitive pages need a fresh approval (${hit.where})`, false, true);
+  }
+  if (kind === 'navigate' && facts.destination) {
+    const hit = rules.match(facts.destination);
+    if (hit)
+      return ask(hit.rule, `the destination ${originOf(facts.destination)} is a sensitive page`, false, true);
+  }
+  const leak = taintLeak(facts);
+  if (leak) return ask('taint', leak, false, true);
+  if (kind === 'navigate')
+    return { verdict: 'allow', reason: 'navigation to a page no rule marks sensitive' };
+  if (facts.exportsLocalFiles && !facts.approveAll) {
+    const where = facts.frames[0] ? originOf(facts.frames[0].url) : 'the page';
+    return ask('local-files', `uploading local files hands them to ${where}`, true, false);
+  }
+  return ordinaryWrite(facts);
+}
+
+/** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */
+function modeChange(facts: GuardFacts): Decision {
+  if (facts.tool !== 'browser_connect' || facts.mode !== 'isolated')
+    return { verdict: 'allow', reason: 'mode tool' };
+  return ask('use-your-chrome', 'the agent asks to use your own Chrome and the logins in it', false, false);
+}
+
+function ordinaryWrite(facts: GuardFacts): Decision {
+  if (facts.policy === 'sensitive-only')
+    return { verdict: 'allow', reason: 'policy: only sensitive pages ask' };
+  if (facts.mode === 'isolated' && facts.policy === 'default') {
+    return { verdict: 'allow', reason: 'isolated profile: no account to harm' };
+  }
+  if (facts.approveAll) return { verdict: 'allow', reason: 'covered by an approve-all grant' };
+  const why =
+    facts.mode === 'isolated' ? 'policy strict: every write asks' : `writes in ${facts.mode} mode ask`;
+  return ask('write', why, true, false);
+}
+
+/** The first of target frame, ancestors and top page that a rule marks sensitive; opaque frames fail closed. */
+function sensitiveFrame(facts: GuardFacts, rules: RuleSet): { rule: string; where: string } | undefined {
+  let embeddedInSensitive: { rule: string; where: string } | undefined;
+  for (const [index, frame] of [...facts.frames].entries()) {
+    const hit = rules.match(frame.url, frame.creatorUrl);
+    if (hit) {
+      const where = index === 0 ? originOf(frame.url) : `inside ${originOf(frame.url)}`;
+      embeddedInSensitive ??= { rule: hit.rule, where };
+    }
+  }
+  if (embeddedInSensitive) return embeddedInSensitive;
+  const target = facts.frames[0];
+  const parent = facts.frames[1];
+  if (target && parent && isOpaqueUrl(target.url) && !target.creatorUrl) {
+    const parentHit = facts.frames.slice(1).some((frame) => rules.match(frame.url, frame.creatorUrl));
+    if (parentHit) return { rule: 'opaque-frame', where: 'an opaque frame inside a sensitive page' };
+  }
+  return undefined;
+}
+
+function taintLeak(facts: GuardFacts): string | undefined {
+  if (!facts.carriesData || facts.taintedOrigins.length === 0) return undefined;
+  const target = facts.kind === 'navigate' ? facts.destination : facts.frames[0]?.url;
+  const targetOrigin = target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin';
+  const foreign = facts.taintedOrigins.filter((origin) => origin !== targetOrigin);
+  if (foreign.length === 0) return undefined;
+  return `data read on sensitive ${foreign.join(', ')} could be sent to ${targetOrigin}`;
+}
+
+export function originOf(url: string, creatorUrl?: string): string {
+  const parsed = effectiveUrl(url, creatorUrl);
+  if (!parsed || parsed.origin === 'null')
+    return parsed ? `${parsed.protocol} document` : 'an unparsable URL';
+  return parsed.origin;
+}
+
+function ask(rule: string, reason: string, approveAllAllowed: boolean, sensitive: boolean): Decision {
+  return { verdict: 'ask', reason, rule, sensitive, approveAllAllowed };
+}
+
+function block(rule: string, reason: string): Decision {
+  return { verdict: 'block', reason, rule };
+}

@@ -1,0 +1,159 @@
+// URL patterns for sensitive-page rules, matched on the parsed parts of a URL, never on its raw string.
+// Syntax: SCHEME://HOST[:PORT]/PATH[?QUERY]. SCHEME is a name or `*` (http and https). HOST is `*`, a name,
+// `*.name` (the name and every subdomain) or `name.*` (that label followed by any suffix, e.g. `*.bank.*`).
+// PATH and QUERY are globs where `*` matches anything; a trailing `/*` also covers the bare path.
+
+import { TabwardError } from './errors.ts';
+
+export interface UrlPattern {
+  readonly source: string;
+  readonly schemes: readonly string[] | 'web';
+  readonly host: HostMatcher;
+  readonly port: string | undefined;
+  readonly path: RegExp;
+  readonly query: RegExp | undefined;
+}
+
+interface HostMatcher {
+  readonly kind: 'any' | 'exact' | 'subdomains' | 'labelAnySuffix';
+  readonly name: string;
+  readonly subdomainsToo: boolean;
+}
+
+const webSchemes = ['http', 'https'];
+
+export function compilePattern(source: string): UrlPattern {
+  const text = source.trim();
+  const schemeEnd = text.indexOf('://');
+  if (schemeEnd <= 0) throw badPattern(source, 'it needs a scheme such as `*://` or `https://`');
+  const scheme = text.slice(0, schemeEnd).toLowerCase();
+  const rest = text.slice(schemeEnd + 3);
+  const slash = rest.search(/[/?]/);
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
+  const pathAndQuery = slash === -1 ? '/*' : rest.slice(slash);
+  const [hostText, port] = splitPort(authority, source);
+  const queryStart = pathAndQuery.indexOf('?');
+  const pathText = queryStart === -1 ? pathAndQuery : pathAndQuery.slice(0, queryStart) || '/*';
+  const queryText = queryStart === -1 ? undefined : pathAndQuery.slice(queryStart + 1);
+  return {
+    source: text,
+    schemes: scheme === '*' ? 'web' : [scheme],
+    host: compileHost(hostText, source),
+    port,
+    path: compilePath(pathText.startsWith('/') ? pathText : `/${pathText}`),
+    query: queryText === undefined ? undefined : new RegExp(`^${globToRegex(queryText)}$`, 'i'),
+  };
+}
+
+function splitPort(authority: string, source: string): [string, string | undefined] {
+  const colon = authority.lastIndexOf(':');
+  if (colon === -1 || authority.endsWith(']')) return [authority, undefined];
+  const port = authority.slice(colon + 1);
+  if (!/^\d+$|^\*$/.test(port)) throw badPattern(source, `the port "${port}" is not a number`);
+  return [authority.slice(0, colon), port === '*' ? undefined : port];
+}
+
+function compileHost(hostText: string, source: string): HostMatcher {
+  const host = hostText.toLowerCase();
+  if (host === '*' || host === '') return { kind: 'any', name: '', subdomainsToo: true };
+  const leadingWild = host.startsWith('*.');
+  const trailingWild = host.endsWith('.*');
+  const core = host.slice(leadingWild ? 2 : 0, trailingWild ? -2 : undefined);
+  if (core.includes('*'))
+    throw badPattern(source, 'a `*` in a host may stand only for whole leading or trailing labels');
+  const name = toAsciiHost(core, source);
+  if (trailingWild) return { kind: 'labelAnySuffix', name, subdomainsToo: leadingWild };
+  return { kind: leadingWild ? 'subdomains' : 'exact', name, subdomainsToo: leadingWild };
+}
+
+function toAsciiHost(host: string, source: string): string {
+  try {
+    return stripTrailingDot(new URL(`http://${host}/`).hostname);
+  } catch {
+    throw badPattern(source, `"${host}" is not a valid host name`);
+  }
+}
+
+function compilePath(pathText: string): RegExp {
+  const lowered = pathText.toLowerCase();
+  if (lowered.endsWith('/*')) return new RegExp(`^${globToRegex(lowered.slice(0, -2))}(?:/.*)?$`);
+  return new RegExp(`^${globToRegex(lowered)}/?$`);
+}
+
+function globToRegex(glob: string): string {
+  return glob
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+}
+
+function badPattern(source: string, why: string): TabwardError {
+  return new TabwardError(
+    'bad_input',
+    `Bad URL pattern "${source}": ${why}.`,
+    'Example: *://*.example.com/admin/*',
+  );
+}
+
+export function stripTrailingDot(host: string): string {
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+/** True when the parsed URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
+export function matchesPattern(pattern: UrlPattern, url: URL): boolean {
+  const scheme = url.protocol.slice(0, -1);
+  const schemeOk = pattern.schemes === 'web' ? webSchemes.includes(scheme) : pattern.schemes.includes(scheme);
+  if (!schemeOk) return false;
+  if (!hostMatches(pattern.host, stripTrailingDot(url.hostname))) return false;
+  if (pattern.port !== undefined && effectivePort(url) !== pattern.port) return false;
+  if (pattern.query && !pattern.query.test(safeDecode(url.search.slice(1)))) return false;
+  return pathVariants(url.pathname).some((path) => pattern.path.test(path));
+}
+
+function hostMatches(matcher: HostMatcher, host: string): boolean {
+  switch (matcher.kind) {
+    case 'any':
+      return true;
+    case 'exact':
+      return host === matcher.name;
+    case 'subdomains':
+      return host === matcher.name || host.endsWith(`.${matcher.name}`);
+    case 'labelAnySuffix': {
+      const at = matcher.subdomainsToo ? host.indexOf(`.${matcher.name}.`) + 1 : 0;
+      const startsHere = host.startsWith(`${matcher.name}.`);
+      return startsHere || (matcher.subdomainsToo && at > 0);
+    }
+  }
+}
+
+function effectivePort(url: URL): string {
+  if (url.port) return url.port;
+  return url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '';
+}
+
+/**
+ * The forms of a path that a rule is tested against: as parsed (dot-segments already resolved by the URL
+ * parser), and fully percent-decoded then resolved again, so `%2F` or `%73ettings` cannot hide a segment.
+ */
+function pathVariants(pathname: string): string[] {
+  const parsed = pathname.toLowerCase();
+  const decoded = safeDecode(pathname);
+  let resolved = decoded;
+  try {
+    resolved = new URL(decoded.replace(/^\/*/, '/'), 'http://x').pathname;
+  } catch {
+    // keep the decoded form
+  }
+  return [...new Set([parsed, decoded.toLowerCase(), safeDecode(resolved).toLowerCase()])];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/%([0-9a-f]{2})/gi, (whole, hex: string) => {
+      const char = String.fromCharCode(Number.parseInt(hex, 16));
+      return /[\w.~/-]/.test(char) ? char : whole;
+    });
+  }
+}

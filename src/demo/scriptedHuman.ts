@@ -1,0 +1,41 @@
+// A scripted human for the demo and tests: answers MCP elicitation requests from a queue of decisions,
+// printing each question and answer so the story can be followed.
+
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export interface HumanAnswer {
+  readonly decision: 'approve' | 'approve-all' | 'reject' | 'skip' | 'modify';
+  readonly reason?: string;
+  readonly args?: string;
+}
+
+export class ScriptedHuman {
+  private readonly answers: HumanAnswer[] = [];
+  readonly questions: string[] = [];
+
+  constructor(private readonly print: (line: string) => void = () => undefined) {}
+
+  /** Queue the answers to the next questions, in order. */
+  will(...answers: HumanAnswer[]): void {
+    this.answers.push(...answers);
+  }
+
+  attach(client: Client): void {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const message = 'message' in request.params ? request.params.message : '';
+      this.questions.push(message);
+      const answer = this.answers.shift();
+      this.print(`  ┌ tabward asks the human:\n${message.replace(/^/gm, '  │ ')}`);
+      if (!answer) {
+        this.print('  └ (no answer scripted: declined)');
+        return { action: 'decline' };
+      }
+      this.print(`  └ human: ${answer.decision}${answer.reason ? ` — "${answer.reason}"` : ''}`);
+      const content: Record<string, string> = { decision: answer.decision };
+      if (answer.reason) content.reason = answer.reason;
+      if (answer.args) content.args = answer.args;
+      return { action: 'accept', content };
+    });
+  }
+}

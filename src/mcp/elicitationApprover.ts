@@ -1,0 +1,79 @@
+// Asking the human through the MCP client itself (elicitation), for clients that declare the capability.
+
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
+
+export function clientCanElicit(server: Server): boolean {
+  return server.getClientCapabilities()?.elicitation !== undefined;
+}
+
+export class ElicitationApprover implements Approver {
+  readonly name = 'elicitation';
+
+  constructor(
+    private readonly server: Server,
+    private readonly timeoutMs = 5 * 60_000,
+  ) {}
+
+  async ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+    const decisions = [
+      'approve',
+      ...(request.approveAllAllowed ? ['approve-all'] : []),
+      'reject',
+      'skip',
+      'modify',
+    ];
+    const element = request.element ? ` on ${request.element.role} "${request.element.name}"` : '';
+    const message = [
+      `tabward: ${request.tool}${element}${request.sensitive ? ' — SENSITIVE PAGE' : ''}`,
+      `Page: ${request.url || '(none)'}`,
+      `Why asked: ${request.reason} (rule ${request.rule})`,
+      `Arguments: ${JSON.stringify(request.args)}`,
+    ].join('\n');
+    try {
+      const result = await this.server.elicitInput(
+        {
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              decision: { type: 'string', title: 'Decision', enum: decisions },
+              reason: { type: 'string', title: 'Reason for the agent (when rejecting)' },
+              args: { type: 'string', title: 'New arguments as JSON (when modifying)' },
+            },
+            required: ['decision'],
+          },
+        },
+        { timeout: this.timeoutMs },
+      );
+      if (result.action !== 'accept') return { choice: 'reject', reason: `the user chose ${result.action}` };
+      return toChoice(result.content ?? {}, request);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { choice: 'reject', reason: `approval could not be asked: ${why}` };
+    }
+  }
+}
+
+function toChoice(content: Record<string, unknown>, request: ApprovalRequest): ApprovalChoice {
+  const reason = typeof content.reason === 'string' && content.reason ? content.reason : undefined;
+  switch (content.decision) {
+    case 'approve':
+      return { choice: 'approve' };
+    case 'approve-all':
+      return request.approveAllAllowed ? { choice: 'approve-all', scope: 'tool' } : { choice: 'approve' };
+    case 'skip':
+      return { choice: 'skip' };
+    case 'modify':
+      try {
+        const args: unknown = JSON.parse(typeof content.args === 'string' ? content.args : '');
+        if (typeof args === 'object' && args !== null)
+          return { choice: 'modify', args: args as Record<string, unknown> };
+      } catch {
+        // fall through: unusable arguments are a rejection, never a silent approval
+      }
+      return { choice: 'reject', reason: 'the modified arguments were not a JSON object' };
+    default:
+      return reason ? { choice: 'reject', reason } : { choice: 'reject' };
+  }
+}

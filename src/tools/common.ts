@@ -1,0 +1,93 @@
+// Helpers the tool files share: finding the tab and element a call targets, running page work under a
+// deadline, navigating with login-wall detection, and the short status line tools answer with.
+
+import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
+import { frameChain, resolveRef } from '../browser/elements.ts';
+import { collectLoginFacts } from '../browser/loginFacts.ts';
+import type { TrackedPage } from '../browser/pages.ts';
+import { TabwardError } from '../core/errors.ts';
+import { classifyLoginWall } from '../core/loginWall.ts';
+import type { ToolContext, ToolResult, ToolTarget } from './tool.ts';
+import { text } from './tool.ts';
+
+export async function pageTarget(context: ToolContext, pageId: string | undefined): Promise<ToolTarget> {
+  const tab = await context.session.target(pageId);
+  return { tab, frames: frameChain(tab.page.mainFrame()) };
+}
+
+export async function elementTarget(
+  context: ToolContext,
+  pageId: string | undefined,
+  ref: string,
+): Promise<ToolTarget> {
+  const tab = await context.session.target(pageId);
+  const element = await resolveRef(tab, ref, context.timeoutMs);
+  return { tab, frames: element.frames, element: element.info };
+}
+
+export function requireTab(target: ToolTarget): TrackedPage {
+  if (!target.tab) throw new TabwardError('internal', 'This tool needs a tab but none was resolved.');
+  return target.tab;
+}
+
+/**
+ * Runs page work under the deadline. A dialog opened by the action is not a failure: the action happened,
+ * and the agent is told to answer the dialog.
+ */
+export async function runOnPage(
+  tab: TrackedPage,
+  what: string,
+  timeoutMs: number,
+  work: () => Promise<unknown>,
+): Promise<string> {
+  tab.assertUsable();
+  try {
+    await withDeadline(work(), timeoutMs, what, tab.interrupted);
+    return statusLine(tab);
+  } catch (error) {
+    if (error instanceof TabwardError && error.code === 'dialog_open' && tab.dialog) {
+      return `${what} done. ${error.message} Answer it with handle_dialog.`;
+    }
+    throw translateBrowserError(error, what);
+  }
+}
+
+export function statusLine(tab: TrackedPage): string {
+  return `Tab ${tab.id}: ${tab.page.url()}`;
+}
+
+/** Navigates and reports where the tab landed, with a login-wall verdict when it looks like one. */
+export async function navigateTab(tab: TrackedPage, url: string, context: ToolContext): Promise<ToolResult> {
+  const timeoutMs = context.timeoutMs * 2;
+  const line = await runOnPage(tab, `Opening ${url}`, timeoutMs, () =>
+    tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }),
+  );
+  if (tab.dialog) return { content: [text(line)] };
+  const title = await withDeadline(tab.page.title(), context.timeoutMs, 'reading the title', tab.interrupted);
+  const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
+  const summary = `${line} "${title}"${status}`;
+  const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(() => undefined);
+  const verdict = facts ? classifyLoginWall(facts) : undefined;
+  if (!verdict?.isLoginWall) return { content: [text(summary)] };
+  return {
+    content: [text(`${summary}\nLogin wall: ${verdict.evidence.join('; ')}.`)],
+    loginWall: { url, verdict, tab },
+  };
+}
+
+export function checkUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!['http:', 'https:', 'about:', 'data:'].includes(parsed.protocol)) {
+      throw new TabwardError('bad_input', `Refusing to open ${parsed.protocol} URLs.`, 'Use an http(s) URL.');
+    }
+    return parsed.href;
+  } catch (error) {
+    if (error instanceof TabwardError) throw error;
+    throw new TabwardError(
+      'bad_input',
+      `"${url}" is not an absolute URL.`,
+      'Include the scheme, e.g. https://example.com/.',
+    );
+  }
+}

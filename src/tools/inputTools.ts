@@ -1,0 +1,191 @@
+// Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
+
+import { z } from 'zod';
+import { resolveRef } from '../browser/elements.ts';
+import { TabwardError } from '../core/errors.ts';
+import { elementTarget, pageTarget, requireTab, runOnPage } from './common.ts';
+import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
+
+const pageId = z.string().optional().describe('Tab id; default: the selected tab');
+const ref = z.string().describe('Element ref from take_snapshot, e.g. e12');
+const valueOrSecret = {
+  value: z.string().optional(),
+  secret: z.string().optional().describe('Name of a secret to type instead of value'),
+};
+
+export const click = defineTool({
+  name: 'click',
+  description: 'Click an element.',
+  kind: 'write',
+  schema: z.object({ ref, doubleClick: z.boolean().optional(), pageId }),
+  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const options = { timeout: timeoutMs };
+    const line = await runOnPage(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
+      args.doubleClick ? locator.dblclick(options) : locator.click(options),
+    );
+    return { content: [text(`Clicked ${describe(target)}. ${line}`)] };
+  },
+});
+
+export const hover = defineTool({
+  name: 'hover',
+  description: 'Move the mouse over an element.',
+  kind: 'write',
+  schema: z.object({ ref, pageId }),
+  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const line = await runOnPage(tab, `Hovering ${args.ref}`, timeoutMs + 1000, () =>
+      locator.hover({ timeout: timeoutMs }),
+    );
+    return { content: [text(`Hovered ${describe(target)}. ${line}`)] };
+  },
+});
+
+export const drag = defineTool({
+  name: 'drag',
+  description: 'Drag one element onto another.',
+  kind: 'write',
+  schema: z.object({ fromRef: ref, toRef: ref, pageId }),
+  target: async (args, context) => {
+    const from = await elementTarget(context, args.pageId, args.fromRef);
+    const to = await elementTarget(context, args.pageId, args.toRef);
+    return { ...from, frames: [...from.frames, ...to.frames] };
+  },
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const from = await resolveRef(tab, args.fromRef, timeoutMs);
+    const to = await resolveRef(tab, args.toRef, timeoutMs);
+    const line = await runOnPage(tab, 'Dragging', timeoutMs + 1000, () =>
+      from.locator.dragTo(to.locator, { timeout: timeoutMs }),
+    );
+    return { content: [text(`Dragged ${args.fromRef} onto ${args.toRef}. ${line}`)] };
+  },
+});
+
+export const fill = defineTool({
+  name: 'fill',
+  description:
+    'Type into a text field, or choose an option of a select. Give value, or secret (a secret name).',
+  kind: 'write',
+  schema: z.object({ ref, ...valueOrSecret, pageId }),
+  carriesData: () => true,
+  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  handle: async (args, context, target) => {
+    const line = await fillOne(context, target, args.ref, resolveValue(args, context));
+    return {
+      content: [
+        text(`Filled ${describe(target)}${args.secret ? ` with secret ${args.secret}` : ''}. ${line}`),
+      ],
+    };
+  },
+});
+
+export const fillForm = defineTool({
+  name: 'fill_form',
+  description: 'Fill several fields at once.',
+  kind: 'write',
+  schema: z.object({
+    fields: z
+      .array(z.object({ ref, ...valueOrSecret }))
+      .min(1)
+      .max(50),
+    pageId,
+  }),
+  carriesData: () => true,
+  target: async (args, context) => {
+    const targets = [];
+    for (const field of args.fields) targets.push(await elementTarget(context, args.pageId, field.ref));
+    const [first] = targets;
+    if (!first) throw new TabwardError('bad_input', 'fill_form needs at least one field.');
+    return { ...first, frames: targets.flatMap((target) => target.frames) };
+  },
+  handle: async (args, context, target) => {
+    const lines: string[] = [];
+    for (const field of args.fields) {
+      await fillOne(context, target, field.ref, resolveValue(field, context));
+      lines.push(field.secret ? `${field.ref} (secret ${field.secret})` : field.ref);
+    }
+    return {
+      content: [
+        text(`Filled ${lines.join(', ')}. Tab ${requireTab(target).id}: ${requireTab(target).page.url()}`),
+      ],
+    };
+  },
+});
+
+export const pressKey = defineTool({
+  name: 'press_key',
+  description: 'Press a key or combination (e.g. Enter, Control+A), on an element or the focused one.',
+  kind: 'write',
+  schema: z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
+  carriesData: () => true,
+  target: (args, context) =>
+    args.ref ? elementTarget(context, args.pageId, args.ref) : pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const work = async () => {
+      if (args.ref)
+        await (await resolveRef(tab, args.ref, timeoutMs)).locator.press(args.key, { timeout: timeoutMs });
+      else await tab.page.keyboard.press(args.key);
+    };
+    const line = await runOnPage(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
+    return { content: [text(`Pressed ${args.key}. ${line}`)] };
+  },
+});
+
+export const uploadFile = defineTool({
+  name: 'upload_file',
+  description: 'Set local files on a file input.',
+  kind: 'write',
+  schema: z.object({ ref, paths: z.array(z.string()).min(1), pageId }),
+  carriesData: () => true,
+  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const line = await runOnPage(tab, 'Uploading', timeoutMs + 1000, () =>
+      locator.setInputFiles(args.paths, { timeout: timeoutMs }),
+    );
+    return { content: [text(`Set ${args.paths.length} file(s) on ${describe(target)}. ${line}`)] };
+  },
+});
+
+function resolveValue(
+  args: { value?: string | undefined; secret?: string | undefined },
+  context: ToolContext,
+): string {
+  if (args.secret !== undefined && args.value !== undefined) {
+    throw new TabwardError('bad_input', 'Give either value or secret, not both.');
+  }
+  if (args.secret !== undefined) return context.secrets.get(args.secret);
+  if (args.value !== undefined) return args.value;
+  throw new TabwardError('bad_input', 'Give a value to type, or the name of a secret.');
+}
+
+async function fillOne(
+  context: ToolContext,
+  target: ToolTarget,
+  elementRef: string,
+  value: string,
+): Promise<string> {
+  const tab = requireTab(target);
+  const { timeoutMs } = context;
+  const element = await resolveRef(tab, elementRef, timeoutMs);
+  const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
+  return runOnPage(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
+    if (isSelect && (await element.locator.evaluate((node) => node.nodeName === 'SELECT'))) {
+      await element.locator.selectOption(value, { timeout: timeoutMs });
+    } else {
+      await element.locator.fill(value, { timeout: timeoutMs });
+    }
+  });
+}
+
+function describe(target: ToolTarget): string {
+  return target.element ? `${target.element.role} "${target.element.name}"` : 'the element';
+}

@@ -1,0 +1,71 @@
+// Browser-mode tools: status, attaching to the user's own Chrome, and going back to an isolated browser.
+
+import { z } from 'zod';
+import { defineTool, text } from './tool.ts';
+
+export const browserStatus = defineTool({
+  name: 'browser_status',
+  description: 'Browser mode (isolated/shared/remote), tabs and owners, approvals in force.',
+  kind: 'read',
+  schema: z.object({}),
+  target: async () => ({ frames: [] }),
+  // The runner adds the guard's view (grants, taint, approver) to this.
+  handle: async (_args, { session }) => {
+    const status = session.status();
+    const lines = [
+      `mode: ${status.mode}${status.started ? '' : ' (not started)'}`,
+      ...(status.browserVersion ? [`browser: ${status.browserVersion} at ${status.endpoint}`] : []),
+      ...status.tabs.map((tab) => `${tab.selected ? '*' : ' '}${tab.id} [${tab.owner}] ${tab.url}`),
+    ];
+    return { content: [text(lines.join('\n'))] };
+  },
+});
+
+export const browserConnect = defineTool({
+  name: 'browser_connect',
+  description: "Use the user's own Chrome and its logins (asks the user).",
+  kind: 'mode',
+  schema: z.object({
+    browserUrl: z.string().optional().describe('e.g. http://127.0.0.1:9222; default: auto-discover'),
+    wsEndpoint: z.string().optional(),
+  }),
+  target: async () => ({ frames: [] }),
+  handle: async (args, { session }) => {
+    const target = args.browserUrl || args.wsEndpoint ? { ...args } : session.config.attach;
+    await session.attachShared(cleanTarget(target));
+    const status = session.status();
+    return {
+      content: [
+        text(
+          `Connected to your Chrome ${status.browserVersion ?? ''}; ${status.tabs.length} tab(s) are yours, new tabs are the agent's.`,
+        ),
+      ],
+    };
+  },
+});
+
+export const browserDisconnect = defineTool({
+  name: 'browser_disconnect',
+  description: "Leave the user's Chrome open and go back to an isolated browser.",
+  kind: 'mode',
+  schema: z.object({}),
+  target: async () => ({ frames: [] }),
+  handle: async (_args, { session }) => {
+    await session.detach();
+    return {
+      content: [text('Detached; your Chrome and its tabs are untouched. Back to an isolated browser.')],
+    };
+  },
+});
+
+function cleanTarget(target: {
+  browserUrl?: string | undefined;
+  wsEndpoint?: string | undefined;
+  userDataDir?: string | undefined;
+}) {
+  return {
+    ...(target.browserUrl ? { browserUrl: target.browserUrl } : {}),
+    ...(target.wsEndpoint ? { wsEndpoint: target.wsEndpoint } : {}),
+    ...(target.userDataDir ? { userDataDir: target.userDataDir } : {}),
+  };
+}

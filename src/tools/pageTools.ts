@@ -1,0 +1,134 @@
+// Tab tools: list, select, open, close, navigate and resize tabs.
+
+import { z } from 'zod';
+import { withDeadline } from '../browser/deadline.ts';
+import { TabwardError } from '../core/errors.ts';
+import { checkUrl, navigateTab, pageTarget, requireTab, runOnPage, statusLine } from './common.ts';
+import { defineTool, text } from './tool.ts';
+
+const pageId = z.string().optional().describe('Tab id from list_pages; default: the selected tab');
+
+export const listPages = defineTool({
+  name: 'list_pages',
+  description: 'List open tabs: id, owner (agent/user), URL, title.',
+  kind: 'read',
+  schema: z.object({}),
+  target: async () => ({ frames: [] }),
+  handle: async (_args, { session, timeoutMs }) => {
+    await session.ensure();
+    const lines = await Promise.all(
+      session.pages.list().map(async (tab) => {
+        const title = await withDeadline(tab.page.title(), timeoutMs, 'reading a title').catch(() => '?');
+        const mark = tab === session.pages.selected ? '*' : ' ';
+        return `${mark}${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
+      }),
+    );
+    return { content: [text(lines.join('\n') || 'No open tabs.')] };
+  },
+});
+
+export const selectPage = defineTool({
+  name: 'select_page',
+  description: 'Make a tab the default for later calls.',
+  kind: 'navigate',
+  schema: z.object({ pageId: z.string() }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (_args, { session, timeoutMs }, target) => {
+    const tab = requireTab(target);
+    session.pages.selected = tab;
+    const line = await runOnPage(tab, 'Selecting the tab', timeoutMs, () => tab.page.bringToFront());
+    return { content: [text(`Selected. ${line}`)] };
+  },
+});
+
+export const newPage = defineTool({
+  name: 'new_page',
+  description: 'Open a URL in a new tab owned by the agent.',
+  kind: 'navigate',
+  schema: z.object({ url: z.string() }),
+  carriesData: (args) => hasData(args.url),
+  target: async (args) => ({ frames: [], destination: checkUrl(args.url) }),
+  handle: async (args, context) => {
+    const tab = await context.session.newPage();
+    return navigateTab(tab, checkUrl(args.url), context);
+  },
+});
+
+export const closePage = defineTool({
+  name: 'close_page',
+  description: 'Close a tab the agent opened.',
+  kind: 'write',
+  schema: z.object({ pageId: z.string() }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (_args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    await runOnPage(tab, 'Closing the tab', timeoutMs, () => tab.page.close({ runBeforeUnload: false }));
+    return { content: [text(`Closed ${tab.id}.`)] };
+  },
+});
+
+export const navigatePage = defineTool({
+  name: 'navigate_page',
+  description: 'Go to a URL, or back/forward/reload, in a tab.',
+  kind: 'navigate',
+  schema: z.object({
+    url: z.string().optional(),
+    type: z.enum(['url', 'back', 'forward', 'reload']).optional().describe('default: url'),
+    pageId,
+  }),
+  carriesData: (args) => hasData(args.url ?? ''),
+  target: async (args, context) => {
+    const target = await pageTarget(context, args.pageId);
+    if ((args.type ?? 'url') !== 'url') return target;
+    if (!args.url)
+      throw new TabwardError('bad_input', 'navigate_page needs a url (or type back/forward/reload).');
+    return { ...target, destination: checkUrl(args.url) };
+  },
+  handle: async (args, context, target) => {
+    const tab = requireTab(target);
+    const timeoutMs = context.timeoutMs * 2;
+    const step = { waitUntil: 'domcontentloaded' as const, timeout: timeoutMs };
+    switch (args.type ?? 'url') {
+      case 'back':
+        return {
+          content: [text(await runOnPage(tab, 'Going back', timeoutMs, () => tab.page.goBack(step)))],
+        };
+      case 'forward':
+        return {
+          content: [text(await runOnPage(tab, 'Going forward', timeoutMs, () => tab.page.goForward(step)))],
+        };
+      case 'reload':
+        return { content: [text(await runOnPage(tab, 'Reloading', timeoutMs, () => tab.page.reload(step)))] };
+      default:
+        return navigateTab(tab, target.destination ?? '', context);
+    }
+  },
+});
+
+export const resizePage = defineTool({
+  name: 'resize_page',
+  description: 'Set the viewport size of a tab.',
+  kind: 'write',
+  schema: z.object({
+    width: z.number().int().min(200).max(7680),
+    height: z.number().int().min(200).max(4320),
+    pageId,
+  }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const size = { width: args.width, height: args.height };
+    await runOnPage(tab, 'Resizing', timeoutMs, () => tab.page.setViewportSize(size));
+    return { content: [text(`Resized to ${args.width}x${args.height}. ${statusLine(tab)}`)] };
+  },
+});
+
+/** A URL with a query or fragment can carry data out to its host. */
+function hasData(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.search.length > 1 || parsed.hash.length > 1;
+  } catch {
+    return false;
+  }
+}

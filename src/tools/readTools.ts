@@ -1,0 +1,86 @@
+// Reading tools: the compact accessibility snapshot, screenshots (password fields masked) and waiting for text.
+
+import { z } from 'zod';
+import { withDeadline } from '../browser/deadline.ts';
+import { captureSnapshot } from '../browser/snapshot.ts';
+import { originOf } from '../core/guard.ts';
+import { untrusted } from '../core/redact.ts';
+import { pageTarget, requireTab, runOnPage } from './common.ts';
+import { defineTool, text } from './tool.ts';
+
+const pageId = z.string().optional().describe('Tab id; default: the selected tab');
+
+export const takeSnapshot = defineTool({
+  name: 'take_snapshot',
+  description:
+    'Read a tab as an accessibility tree. Elements you can act on end in @ref; pass ref to click/fill. ' +
+    'Options: ref (one subtree), query (lines containing text), maxTokens.',
+  kind: 'read',
+  schema: z.object({
+    pageId,
+    ref: z.string().optional(),
+    query: z.string().optional(),
+    maxTokens: z.number().int().min(100).optional(),
+  }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const body = await captureSnapshot(tab, {
+      timeoutMs,
+      ...(args.ref ? { ref: args.ref } : {}),
+      ...(args.query ? { query: args.query } : {}),
+      maxTokens: args.maxTokens ?? 12_000,
+    });
+    const title = await withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
+    const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
+    return { content: [text(`${header}\n${untrusted(originOf(tab.page.url()), body)}`)], readFrom: tab };
+  },
+});
+
+export const takeScreenshot = defineTool({
+  name: 'take_screenshot',
+  description: 'PNG screenshot of a tab (password fields masked).',
+  kind: 'read',
+  schema: z.object({ pageId, fullPage: z.boolean().optional() }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    let image: Buffer = Buffer.alloc(0);
+    await runOnPage(tab, 'Taking a screenshot', timeoutMs, async () => {
+      image = await tab.page.screenshot({
+        type: 'png',
+        fullPage: args.fullPage ?? false,
+        mask: [tab.page.locator('input[type=password]')],
+        timeout: timeoutMs,
+      });
+    });
+    return {
+      content: [
+        text(`Screenshot of tab ${tab.id} (page content, untrusted)`),
+        { type: 'image', data: image.toString('base64'), mimeType: 'image/png' },
+      ],
+      readFrom: tab,
+    };
+  },
+});
+
+export const waitFor = defineTool({
+  name: 'wait_for',
+  description: 'Wait until text appears in a tab.',
+  kind: 'read',
+  schema: z.object({
+    text: z.string().min(1),
+    timeoutMs: z.number().int().min(1).max(60_000).optional(),
+    pageId,
+  }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, context, target) => {
+    const tab = requireTab(target);
+    const timeoutMs = args.timeoutMs ?? context.timeoutMs;
+    const locator = tab.page.getByText(args.text).first();
+    const line = await runOnPage(tab, `Waiting for "${args.text}"`, timeoutMs + 1000, () =>
+      locator.waitFor({ state: 'visible', timeout: timeoutMs }),
+    );
+    return { content: [text(`Found "${args.text}". ${line}`)] };
+  },
+});

@@ -1,0 +1,56 @@
+// Script and dialog tools: evaluate_script runs a function in the page; handle_dialog answers an open
+// alert/confirm/prompt/beforeunload.
+
+import { z } from 'zod';
+import { withDeadline } from '../browser/deadline.ts';
+import { TabwardError } from '../core/errors.ts';
+import { originOf } from '../core/guard.ts';
+import { untrusted } from '../core/redact.ts';
+import { pageTarget, requireTab, runOnPage } from './common.ts';
+import { defineTool, text } from './tool.ts';
+
+const pageId = z.string().optional().describe('Tab id; default: the selected tab');
+
+export const evaluateScript = defineTool({
+  name: 'evaluate_script',
+  description:
+    'Run a JavaScript function in the page and return its JSON result, e.g. "() => document.title".',
+  kind: 'write',
+  schema: z.object({ function: z.string().min(1), pageId }),
+  carriesData: () => true,
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    let result: unknown;
+    await runOnPage(tab, 'Running the script', timeoutMs, async () => {
+      result = await tab.page.evaluate(
+        `(async () => { const fn = (${args.function}); return await fn(); })()`,
+      );
+    });
+    const json = JSON.stringify(result ?? null, null, 1) ?? 'undefined';
+    return { content: [text(untrusted(originOf(tab.page.url()), json.slice(0, 50_000)))], readFrom: tab };
+  },
+});
+
+export const handleDialog = defineTool({
+  name: 'handle_dialog',
+  description: 'Accept or dismiss the open dialog of a tab.',
+  kind: 'write',
+  schema: z.object({ action: z.enum(['accept', 'dismiss']), promptText: z.string().optional(), pageId }),
+  target: (args, context) => pageTarget(context, args.pageId),
+  handle: async (args, { timeoutMs }, target) => {
+    const tab = requireTab(target);
+    const dialog = tab.dialog;
+    if (!dialog) throw new TabwardError('not_found', `Tab ${tab.id} has no open dialog.`);
+    const message = dialog.message();
+    const answer = args.action === 'accept' ? dialog.accept(args.promptText) : dialog.dismiss();
+    await withDeadline(answer, timeoutMs, 'Answering the dialog');
+    tab.rearm();
+    const line = await runOnPage(tab, 'Answering the dialog', timeoutMs, async () => undefined);
+    return {
+      content: [
+        text(`${args.action === 'accept' ? 'Accepted' : 'Dismissed'} "${message.slice(0, 100)}". ${line}`),
+      ],
+    };
+  },
+});

@@ -1,0 +1,61 @@
+// How a browser tool is declared: as data (name, description, kind, zod schema) plus two functions over
+// browser/: `target` reports the live facts the guard decides on, `handle` does the work. Front ends never
+// call `handle` directly; they go through the ToolRunner, which runs the guard first.
+
+import type { z } from 'zod';
+import type { RefInfo, TrackedPage } from '../browser/pages.ts';
+import type { BrowserSession } from '../browser/session.ts';
+import type { FrameFact } from '../core/guard.ts';
+import type { ToolKind } from '../core/kinds.ts';
+import type { LoginWallVerdict } from '../core/loginWall.ts';
+import type { Secrets } from './secrets.ts';
+
+export interface ToolContext {
+  readonly session: BrowserSession;
+  readonly secrets: Secrets;
+  /** Deadline for one browser step; navigations get twice as long. */
+  readonly timeoutMs: number;
+}
+
+/** What the call will act on, as the browser reports it right now. */
+export interface ToolTarget {
+  readonly tab?: TrackedPage;
+  readonly frames: readonly FrameFact[];
+  readonly destination?: string;
+  readonly element?: RefInfo;
+}
+
+export type ToolContent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+
+export interface ToolResult {
+  readonly content: ToolContent[];
+  /** Set by navigating tools when the page they reached looks like a login wall. */
+  readonly loginWall?: {
+    readonly url: string;
+    readonly verdict: LoginWallVerdict;
+    readonly tab: TrackedPage;
+  };
+  /** The tab whose content this result shows; a sensitive one taints the session. */
+  readonly readFrom?: TrackedPage;
+}
+
+export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly description: string;
+  readonly kind: ToolKind;
+  readonly schema: Schema;
+  /** Whether this call can carry data to its target (rule 5 of the guard). */
+  readonly carriesData?: (args: z.infer<Schema>) => boolean;
+  readonly target: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolTarget>;
+  readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
+}
+
+export function defineTool<Schema extends z.ZodObject>(tool: Tool<Schema>): Tool {
+  return tool as unknown as Tool;
+}
+
+export function text(value: string): ToolContent {
+  return { type: 'text', text: value };
+}
