@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { probeBrowser } from '../browser/connect.ts';
 import {
   defaultUserDataDirs,
   discoverActivePort,
