@@ -15,6 +15,7 @@ export const browserStatus = defineTool({
     const lines = [
       `mode: ${status.mode}${status.started ? '' : ' (not started)'}`,
       ...(status.browserVersion ? [`browser: ${status.browserVersion} at ${status.endpoint}`] : []),
+      ...(status.profile ? [`temporary profile: ${status.profile}`] : []),
       ...status.tabs.map((tab) => `${tab.selected ? '*' : ' '}${tab.id} [${tab.owner}] ${tab.url}`),
     ];
     return { content: [text(lines.join('\n'))] };

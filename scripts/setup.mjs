@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Sets up a checkout: checks Node, installs npm dependencies from the lockfile, and makes sure a Chrome or
+// Chromium is there (installing Debian's `chromium` package as root on Debian/Ubuntu; elsewhere it says
+// exactly what to install). Safe to run again.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const say = (line) => process.stdout.write(`setup: ${line}\n`);
+const fail = (line) => {
+  process.stderr.write(`setup: ${line}\n`);
+  process.exit(1);
+};
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) fail(`Node ${process.versions.node} is too old; tabward needs Node >= 20.19.`);
+
+say('installing npm dependencies from package-lock.json');
+const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+if (npm.status !== 0) fail('npm ci failed (see above).');
+
+const findChrome = async () => {
+  const { register } = await import(join(root, 'node_modules/tsx/dist/esm/api/index.mjs'));
+  register();
+  const { findChrome: find } = await import(join(root, 'src/browser/findChrome.ts'));
+  try {
+    return find();
+  } catch {
+    return undefined;
+  }
+};
+
+let chrome = await findChrome();
+if (!chrome) {
+  const isRoot = process.getuid?.() === 0;
+  const hasApt = existsSync('/usr/bin/apt-get');
+  if (process.platform === 'linux' && hasApt && isRoot) {
+    say('no Chrome/Chromium found; installing Debian\'s chromium package');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+    chrome = await findChrome();
+  } else if (process.platform === 'linux' && hasApt) {
+    fail('no Chrome/Chromium found. Run `sudo apt-get install chromium` (or install Google Chrome), then run setup again.');
+  } else if (process.platform === 'darwin') {
+    fail('no Chrome found. Install Google Chrome from https://www.google.com/chrome/ (or set TABWARD_CHROME), then run setup again.');
+  } else {
+    fail('no Chrome/Chromium found. Install Chrome or Chromium, or set TABWARD_CHROME to its executable, then run setup again.');
+  }
+}
+if (!chrome) fail('Chromium was installed but is still not found; set TABWARD_CHROME to its executable.');
+say(`browser: ${chrome}`);
+say('done. Try: bin/tabward demo');

@@ -1,0 +1,83 @@
+// Starts `bin/tabward mcp` as a real subprocess with a temporary TABWARD_HOME and connects the real MCP SDK
+// client to it over stdio. The scripted human answers elicitation requests.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ScriptedHuman } from '../../src/demo/scriptedHuman.ts';
+import { testChromeArgs } from './fixtureServer.ts';
+
+export const binPath = fileURLToPath(new URL('../../bin/tabward', import.meta.url));
+
+export interface CallOutcome {
+  readonly text: string;
+  readonly isError: boolean;
+  readonly images: number;
+}
+
+export interface McpUnderTest {
+  readonly client: Client;
+  readonly human: ScriptedHuman;
+  readonly home: string;
+  readonly auditPath: string;
+  readonly stderr: () => string;
+  call(name: string, args?: Record<string, unknown>): Promise<CallOutcome>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly args?: readonly string[];
+  /** Declare elicitation so the scripted human is asked (default true). */
+  readonly elicitation?: boolean;
+  readonly env?: Record<string, string>;
+}
+
+export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest> {
+  const home = mkdtempSync(join(tmpdir(), 'tabward-home-'));
+  const auditPath = join(home, 'audit.jsonl');
+  const args = [binPath, 'mcp', '--audit-log', auditPath, ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]), ...(options.args ?? [])];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    env: { ...(process.env as Record<string, string>), TABWARD_HOME: home, ...options.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'tabward-test', version: '1' }, { capabilities: options.elicitation === false ? {} : { elicitation: {} } });
+  const human = new ScriptedHuman();
+  human.attach(client);
+  await client.connect(transport);
+  return {
+    client,
+    human,
+    home,
+    auditPath,
+    stderr: () => stderr,
+    call: async (name, callArgs = {}) => {
+      const result = await client.callTool({ name, arguments: callArgs }, undefined, { timeout: 120_000 });
+      const parts = result.content as { type: string; text?: string }[];
+      return {
+        text: parts.map((part) => part.text ?? '').join('\n'),
+        isError: result.isError === true,
+        images: parts.filter((part) => part.type === 'image').length,
+      };
+    },
+    close: async () => {
+      await client.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The ref of the element with this accessible name in a snapshot text. */
+export function refOf(snapshot: string, name: string): string {
+  const match = new RegExp(`"${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^\\n]*@(\\S+)`).exec(snapshot);
+  if (!match?.[1]) throw new Error(`no ref for "${name}" in:\n${snapshot}`);
+  return match[1];
+}

@@ -1,0 +1,59 @@
+// The compact snapshot renderer: refs only on actionable elements, flattening, tables, relative URLs, budget.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type AriaNode, renderSnapshot } from '../../../src/browser/snapshotFormat.ts';
+
+const tree: AriaNode[] = [
+  {
+    role: 'generic',
+    ref: 'e1',
+    children: [
+      { role: 'heading', name: 'Orders', level: 2, ref: 'e2' },
+      { role: 'paragraph', ref: 'e3', children: ['Recent orders', { role: 'link', name: 'All', ref: 'e4', url: 'https://shop.test/orders?all=1' }] },
+      { role: 'link', name: 'Elsewhere', ref: 'e5', url: 'https://other.test/x' },
+      {
+        role: 'table',
+        ref: 'e6',
+        children: [
+          { role: 'rowgroup', ref: 'e7', children: [
+            { role: 'row', ref: 'e8', children: [{ role: 'columnheader', name: 'Id', ref: 'e9' }, { role: 'columnheader', name: 'Total', ref: 'e10' }] },
+            { role: 'row', ref: 'e11', children: [{ role: 'cell', name: '17', ref: 'e12' }, { role: 'cell', ref: 'e13', children: [{ role: 'button', name: 'Refund', ref: 'e14' }] }] },
+          ] },
+        ],
+      },
+      { role: 'checkbox', name: 'Paid only', checked: true, ref: 'e15' },
+    ],
+  },
+];
+
+test('refs appear only on elements an agent can act on', () => {
+  const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/orders' });
+  const has = (ref: string) => new RegExp(`@${ref}\\b`).test(text);
+  for (const ref of ['e4', 'e5', 'e14', 'e15']) assert.ok(has(ref), ref);
+  for (const ref of ['e1', 'e2', 'e3', 'e6', 'e9', 'e12']) assert.ok(!has(ref), ref);
+  assert.ok(text.includes('## Orders'));
+  assert.ok(text.includes('checkbox "Paid only" [checked] @e15'));
+});
+
+test('same-origin URLs become relative, others stay absolute', () => {
+  const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/orders' });
+  assert.ok(text.includes('link "All" /orders?all=1 @e4'));
+  assert.ok(text.includes('https://other.test/x'));
+});
+
+test('tables are compact rows with actionable cells addressable', () => {
+  const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/' });
+  assert.ok(text.includes('| Id | Total |'));
+  assert.ok(text.includes('| 17 | button "Refund" @e14 |'));
+});
+
+test('subtree by ref, text query, and the token budget with its marker', () => {
+  const sub = renderSnapshot(tree, { pageUrl: 'https://shop.test/', ref: 'e6' });
+  assert.ok(sub.startsWith('table:') && !sub.includes('Orders'));
+  assert.match(renderSnapshot(tree, { pageUrl: 'https://shop.test/', ref: 'e999' }), /no element with ref e999/);
+  const found = renderSnapshot(tree, { pageUrl: 'https://shop.test/', query: 'refund' });
+  assert.ok(found.includes('Refund') && !found.includes('Paid only'));
+  const cut = renderSnapshot(tree, { pageUrl: 'https://shop.test/', maxTokens: 8 });
+  assert.match(cut, /\[truncated: \d+ more lines over maxTokens=8; narrow with query or ref\]/);
+});
