@@ -25,8 +25,18 @@ if (files.length === 0) {
   process.exit(1);
 }
 const args = [
-  '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', '--test-force-exit',
-  '--test-timeout=90000', ...files,
+  '--import',
+  'tsx',
+  '--test',
+  '--test-reporter=spec',
+  '--test-concurrency=3',
+  '--test-force-exit',
+  '--test-timeout=90000',
+  ...files,
 ];
-const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TABWARD_TEST: '1' } });
+const result = spawnSync(process.execPath, args, {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, TABWARD_TEST: '1' },
+});
 process.exit(result.status ?? 1);

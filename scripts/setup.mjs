@@ -16,7 +16,8 @@ const fail = (line) => {
 };
 
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 20 || (major === 20 && minor < 19)) fail(`Node ${process.versions.node} is too old; tabward needs Node >= 20.19.`);
+if (major < 20 || (major === 20 && minor < 19))
+  fail(`Node ${process.versions.node} is too old; tabward needs Node >= 20.19.`);
 
 say('installing npm dependencies from package-lock.json');
 const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
@@ -38,17 +39,26 @@ if (!chrome) {
   const isRoot = process.getuid?.() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (process.platform === 'linux' && hasApt && isRoot) {
-    say('no Chrome/Chromium found; installing Debian\'s chromium package');
+    say("no Chrome/Chromium found; installing Debian's chromium package");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+      stdio: 'inherit',
+      env,
+    });
     chrome = await findChrome();
   } else if (process.platform === 'linux' && hasApt) {
-    fail('no Chrome/Chromium found. Run `sudo apt-get install chromium` (or install Google Chrome), then run setup again.');
+    fail(
+      'no Chrome/Chromium found. Run `sudo apt-get install chromium` (or install Google Chrome), then run setup again.',
+    );
   } else if (process.platform === 'darwin') {
-    fail('no Chrome found. Install Google Chrome from https://www.google.com/chrome/ (or set TABWARD_CHROME), then run setup again.');
+    fail(
+      'no Chrome found. Install Google Chrome from https://www.google.com/chrome/ (or set TABWARD_CHROME), then run setup again.',
+    );
   } else {
-    fail('no Chrome/Chromium found. Install Chrome or Chromium, or set TABWARD_CHROME to its executable, then run setup again.');
+    fail(
+      'no Chrome/Chromium found. Install Chrome or Chromium, or set TABWARD_CHROME to its executable, then run setup again.',
+    );
   }
 }
 if (!chrome) fail('Chromium was installed but is still not found; set TABWARD_CHROME to its executable.');

@@ -79,11 +79,20 @@ async function waitForActivePort(
         `The browser exited during start-up (${child.exitCode ?? child.signalCode}): ${stderr.join('').slice(-600)}`,
       );
     }
-    const port = readActivePort(userDataDir);
+    const port = readPortIfComplete(userDataDir);
     if (port) return port;
     await sleep(50);
   }
   throw new TabwardError('timeout', `The browser did not open its debugging port within ${timeoutMs} ms.`);
+}
+
+/** Chrome may be half-way through writing the file; an incomplete one means "not yet". */
+function readPortIfComplete(userDataDir: string): ActivePort | undefined {
+  try {
+    return readActivePort(userDataDir);
+  } catch {
+    return undefined;
+  }
 }
 
 async function stopChrome(child: ChildProcess, profileToDelete: string | undefined): Promise<void> {

@@ -2,7 +2,8 @@
 // document it shows, its open dialog, crash state, the main document's HTTP status, and the refs of its
 // last snapshot.
 
-import type { BrowserContext, Dialog, Page } from 'playwright-core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrowserContext, Dialog, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 
 export interface RefInfo {
@@ -19,6 +20,7 @@ export class TrackedPage {
   refs = new Map<string, RefInfo>();
   refsDocumentSeq = -1;
   private interruptReject: ((error: TabwardError) => void) | undefined;
+  private readonly navigations = new Set<Request>();
   interrupted: Promise<never>;
 
   constructor(
@@ -35,6 +37,13 @@ export class TrackedPage {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame())
         this.status = response.status();
     });
+    page.on('request', (request) => {
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
+        this.navigations.add(request);
+    });
+    const settled = (request: Request) => this.navigations.delete(request);
+    page.on('requestfinished', settled);
+    page.on('requestfailed', settled);
     page.on('dialog', (dialog) => {
       this.dialog = dialog;
       this.interrupt(new TabwardError('dialog_open', dialogText(dialog), 'Answer it with handle_dialog.'));
@@ -60,6 +69,20 @@ export class TrackedPage {
       throw new TabwardError('page_crashed', `Tab ${this.id} has crashed.`, 'Open it again with new_page.');
     if (this.dialog)
       throw new TabwardError('dialog_open', dialogText(this.dialog), 'Answer it with handle_dialog first.');
+  }
+
+  /**
+   * After an action: if it started a navigation of the tab, wait (bounded) until the new document has loaded,
+   * so the agent's next step sees the page the action led to.
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    await sleep(120);
+    const deadline = Date.now() + timeoutMs;
+    if (this.navigations.size === 0) return;
+    while (this.navigations.size > 0 && Date.now() < deadline && !this.closed && !this.dialog)
+      await sleep(40);
+    const left = Math.max(1, deadline - Date.now());
+    await this.page.waitForLoadState('domcontentloaded', { timeout: left }).catch(() => undefined);
   }
 
   /** After a dialog is answered, later work must not see the old interruption. */

@@ -13,6 +13,8 @@ export interface HumanAnswer {
 export class ScriptedHuman {
   private readonly answers: HumanAnswer[] = [];
   readonly questions: string[] = [];
+  /** The decisions offered with each question (approve-all is missing on sensitive pages). */
+  readonly offered: string[][] = [];
 
   constructor(private readonly print: (line: string) => void = () => undefined) {}
 
@@ -25,6 +27,7 @@ export class ScriptedHuman {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const message = 'message' in request.params ? request.params.message : '';
       this.questions.push(message);
+      this.offered.push(offeredDecisions(request.params));
       const answer = this.answers.shift();
       this.print(`  ┌ tabward asks the human:\n${message.replace(/^/gm, '  │ ')}`);
       if (!answer) {
@@ -38,4 +41,13 @@ export class ScriptedHuman {
       return { action: 'accept', content };
     });
   }
+}
+
+function offeredDecisions(params: object): string[] {
+  const schema =
+    'requestedSchema' in params
+      ? (params.requestedSchema as { properties?: Record<string, { enum?: unknown }> })
+      : {};
+  const choices = schema.properties?.decision?.enum;
+  return Array.isArray(choices) ? choices.map(String) : [];
 }

@@ -52,6 +52,19 @@ export async function runOnPage(
   }
 }
 
+/** runOnPage for actions that may navigate: waits for a navigation they start to load. */
+export async function runAction(
+  tab: TrackedPage,
+  what: string,
+  timeoutMs: number,
+  work: () => Promise<unknown>,
+): Promise<string> {
+  const line = await runOnPage(tab, what, timeoutMs, work);
+  if (tab.dialog) return line;
+  await tab.settle(timeoutMs);
+  return statusLine(tab);
+}
+
 export function statusLine(tab: TrackedPage): string {
   return `Tab ${tab.id}: ${tab.page.url()}`;
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { resolveRef } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
-import { elementTarget, pageTarget, requireTab, runOnPage } from './common.ts';
+import { elementTarget, pageTarget, requireTab, runAction } from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -23,7 +23,7 @@ export const click = defineTool({
     const tab = requireTab(target);
     const { locator } = await resolveRef(tab, args.ref, timeoutMs);
     const options = { timeout: timeoutMs };
-    const line = await runOnPage(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
+    const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
     );
     return { content: [text(`Clicked ${describe(target)}. ${line}`)] };
@@ -39,7 +39,7 @@ export const hover = defineTool({
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const { locator } = await resolveRef(tab, args.ref, timeoutMs);
-    const line = await runOnPage(tab, `Hovering ${args.ref}`, timeoutMs + 1000, () =>
+    const line = await runAction(tab, `Hovering ${args.ref}`, timeoutMs + 1000, () =>
       locator.hover({ timeout: timeoutMs }),
     );
     return { content: [text(`Hovered ${describe(target)}. ${line}`)] };
@@ -60,7 +60,7 @@ export const drag = defineTool({
     const tab = requireTab(target);
     const from = await resolveRef(tab, args.fromRef, timeoutMs);
     const to = await resolveRef(tab, args.toRef, timeoutMs);
-    const line = await runOnPage(tab, 'Dragging', timeoutMs + 1000, () =>
+    const line = await runAction(tab, 'Dragging', timeoutMs + 1000, () =>
       from.locator.dragTo(to.locator, { timeout: timeoutMs }),
     );
     return { content: [text(`Dragged ${args.fromRef} onto ${args.toRef}. ${line}`)] };
@@ -133,7 +133,7 @@ export const pressKey = defineTool({
         await (await resolveRef(tab, args.ref, timeoutMs)).locator.press(args.key, { timeout: timeoutMs });
       else await tab.page.keyboard.press(args.key);
     };
-    const line = await runOnPage(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
+    const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
     return { content: [text(`Pressed ${args.key}. ${line}`)] };
   },
 });
@@ -148,7 +148,7 @@ export const uploadFile = defineTool({
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const { locator } = await resolveRef(tab, args.ref, timeoutMs);
-    const line = await runOnPage(tab, 'Uploading', timeoutMs + 1000, () =>
+    const line = await runAction(tab, 'Uploading', timeoutMs + 1000, () =>
       locator.setInputFiles(args.paths, { timeout: timeoutMs }),
     );
     return { content: [text(`Set ${args.paths.length} file(s) on ${describe(target)}. ${line}`)] };
@@ -177,7 +177,7 @@ async function fillOne(
   const { timeoutMs } = context;
   const element = await resolveRef(tab, elementRef, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
-  return runOnPage(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
+  return runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
     if (isSelect && (await element.locator.evaluate((node) => node.nodeName === 'SELECT'))) {
       await element.locator.selectOption(value, { timeout: timeoutMs });
     } else {

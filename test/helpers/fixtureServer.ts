@@ -1,7 +1,12 @@
 // A fixture web server for tests: routes as functions, every request recorded, plain HTTP or TLS with a
 // throwaway self-signed certificate (Chromium's HSTS preload list forces https for github.com and others).
 
-import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttp,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
@@ -26,13 +31,22 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function startFixture(routes: Record<string, Route>, options: { tls?: boolean } = {}): Promise<Fixture> {
+export async function startFixture(
+  routes: Record<string, Route>,
+  options: { tls?: boolean } = {},
+): Promise<Fixture> {
   const seen: Seen[] = [];
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     for await (const chunk of req) body += String(chunk);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    seen.push({ method: req.method ?? '', host: req.headers.host ?? '', path: req.url ?? '', body, cookie: req.headers.cookie ?? '' });
+    seen.push({
+      method: req.method ?? '',
+      host: req.headers.host ?? '',
+      path: req.url ?? '',
+      body,
+      cookie: req.headers.cookie ?? '',
+    });
     const route = routes[`${req.method} ${path}`] ?? routes[path];
     if (!route) {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title><h1>Not found</h1>');
@@ -62,7 +76,12 @@ async function certificate(): Promise<{ key: string; cert: string }> {
   return { key: pems.private, cert: pems.cert };
 }
 
-export function html(res: ServerResponse, body: string, status = 200, headers: Record<string, string> = {}): void {
+export function html(
+  res: ServerResponse,
+  body: string,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
 }
 

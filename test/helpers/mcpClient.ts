@@ -38,7 +38,14 @@ export interface StartOptions {
 export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest> {
   const home = mkdtempSync(join(tmpdir(), 'tabward-home-'));
   const auditPath = join(home, 'audit.jsonl');
-  const args = [binPath, 'mcp', '--audit-log', auditPath, ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]), ...(options.args ?? [])];
+  const args = [
+    binPath,
+    'mcp',
+    '--audit-log',
+    auditPath,
+    ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+    ...(options.args ?? []),
+  ];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
@@ -49,7 +56,10 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: 'tabward-test', version: '1' }, { capabilities: options.elicitation === false ? {} : { elicitation: {} } });
+  const client = new Client(
+    { name: 'tabward-test', version: '1' },
+    { capabilities: options.elicitation === false ? {} : { elicitation: {} } },
+  );
   const human = new ScriptedHuman();
   human.attach(client);
   await client.connect(transport);

@@ -5,12 +5,19 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { defaultUserDataDirs, discoverActivePort, readActivePort } from '../../../src/browser/devToolsActivePort.ts';
+import {
+  defaultUserDataDirs,
+  discoverActivePort,
+  readActivePort,
+} from '../../../src/browser/devToolsActivePort.ts';
 
 test('default user-data-dirs cover every Chrome channel and Chromium on each platform', () => {
   const linux = defaultUserDataDirs('linux', {}, '/home/u');
   assert.ok(linux.includes('/home/u/.config/google-chrome') && linux.includes('/home/u/.config/chromium'));
-  assert.ok(linux.includes('/home/u/.config/google-chrome-beta') && linux.includes('/home/u/.config/google-chrome-unstable'));
+  assert.ok(
+    linux.includes('/home/u/.config/google-chrome-beta') &&
+      linux.includes('/home/u/.config/google-chrome-unstable'),
+  );
   const mac = defaultUserDataDirs('darwin', {}, '/Users/u');
   assert.ok(mac.includes('/Users/u/Library/Application Support/Google/Chrome Canary'));
   const windows = defaultUserDataDirs('win32', { LOCALAPPDATA: 'C:/L' }, 'C:/U');

@@ -10,16 +10,41 @@ const tree: AriaNode[] = [
     ref: 'e1',
     children: [
       { role: 'heading', name: 'Orders', level: 2, ref: 'e2' },
-      { role: 'paragraph', ref: 'e3', children: ['Recent orders', { role: 'link', name: 'All', ref: 'e4', url: 'https://shop.test/orders?all=1' }] },
+      {
+        role: 'paragraph',
+        ref: 'e3',
+        children: [
+          'Recent orders',
+          { role: 'link', name: 'All', ref: 'e4', url: 'https://shop.test/orders?all=1' },
+        ],
+      },
       { role: 'link', name: 'Elsewhere', ref: 'e5', url: 'https://other.test/x' },
       {
         role: 'table',
         ref: 'e6',
         children: [
-          { role: 'rowgroup', ref: 'e7', children: [
-            { role: 'row', ref: 'e8', children: [{ role: 'columnheader', name: 'Id', ref: 'e9' }, { role: 'columnheader', name: 'Total', ref: 'e10' }] },
-            { role: 'row', ref: 'e11', children: [{ role: 'cell', name: '17', ref: 'e12' }, { role: 'cell', ref: 'e13', children: [{ role: 'button', name: 'Refund', ref: 'e14' }] }] },
-          ] },
+          {
+            role: 'rowgroup',
+            ref: 'e7',
+            children: [
+              {
+                role: 'row',
+                ref: 'e8',
+                children: [
+                  { role: 'columnheader', name: 'Id', ref: 'e9' },
+                  { role: 'columnheader', name: 'Total', ref: 'e10' },
+                ],
+              },
+              {
+                role: 'row',
+                ref: 'e11',
+                children: [
+                  { role: 'cell', name: '17', ref: 'e12' },
+                  { role: 'cell', ref: 'e13', children: [{ role: 'button', name: 'Refund', ref: 'e14' }] },
+                ],
+              },
+            ],
+          },
         ],
       },
       { role: 'checkbox', name: 'Paid only', checked: true, ref: 'e15' },
@@ -51,7 +76,10 @@ test('tables are compact rows with actionable cells addressable', () => {
 test('subtree by ref, text query, and the token budget with its marker', () => {
   const sub = renderSnapshot(tree, { pageUrl: 'https://shop.test/', ref: 'e6' });
   assert.ok(sub.startsWith('table:') && !sub.includes('Orders'));
-  assert.match(renderSnapshot(tree, { pageUrl: 'https://shop.test/', ref: 'e999' }), /no element with ref e999/);
+  assert.match(
+    renderSnapshot(tree, { pageUrl: 'https://shop.test/', ref: 'e999' }),
+    /no element with ref e999/,
+  );
   const found = renderSnapshot(tree, { pageUrl: 'https://shop.test/', query: 'refund' });
   assert.ok(found.includes('Refund') && !found.includes('Paid only'));
   const cut = renderSnapshot(tree, { pageUrl: 'https://shop.test/', maxTokens: 8 });

@@ -21,7 +21,12 @@ test('approve-all grants cover their tool or the whole server, expire, and clear
 
 test('a single approval is spent once, only on the exact action in the same document', () => {
   let now = 0;
-  const binding = { tabId: 'p1', documentId: '3', origin: 'https://github.com', action: canonicalAction('click', { ref: 'e5' }) };
+  const binding = {
+    tabId: 'p1',
+    documentId: '3',
+    origin: 'https://github.com',
+    action: canonicalAction('click', { ref: 'e5' }),
+  };
   const grant = new SingleUseGrant(binding, 10_000, () => now);
   assert.ok(!grant.spend({ ...binding, documentId: '4' }), 'another document');
   assert.ok(!grant.spend({ ...binding, action: canonicalAction('click', { ref: 'e6' }) }), 'another action');

@@ -14,11 +14,22 @@ const page = (facts: Partial<LoginPageFacts>): LoginPageFacts => ({
   forms: [],
   ...facts,
 });
-const loginForm = { action: '/session', hasPassword: true, hasUserField: true, isSearch: false, submitText: 'Sign in' };
+const loginForm = {
+  action: '/session',
+  hasPassword: true,
+  hasUserField: true,
+  isSearch: false,
+  submitText: 'Sign in',
+};
 
 test('a redirect to a login form is a wall, with evidence', () => {
   const verdict = classifyLoginWall(
-    page({ finalUrl: 'https://app.example/login?next=%2Fdashboard', title: 'Sign in', visiblePasswordFields: 1, forms: [loginForm] }),
+    page({
+      finalUrl: 'https://app.example/login?next=%2Fdashboard',
+      title: 'Sign in',
+      visiblePasswordFields: 1,
+      forms: [loginForm],
+    }),
   );
   assert.ok(verdict.isLoginWall);
   assert.ok(verdict.evidence.some((line) => line.includes('password')));
@@ -32,22 +43,44 @@ test('401 and 403 pages are walls', () => {
 
 test('an SSO redirect to an identity provider is a wall', () => {
   const verdict = classifyLoginWall(
-    page({ finalUrl: 'https://sso.corp.example/oauth2/authorize?redirect_uri=x', title: 'Corp SSO', text: 'Sign in with your corporate account' }),
+    page({
+      finalUrl: 'https://sso.corp.example/oauth2/authorize?redirect_uri=x',
+      title: 'Corp SSO',
+      text: 'Sign in with your corporate account',
+    }),
   );
   assert.ok(verdict.isLoginWall, verdict.evidence.join('; '));
 });
 
 test('"sign in to continue" interstitials, English and Chinese', () => {
-  const english = page({ finalUrl: 'https://wiki.example/auth/continue', requestedUrl: 'https://wiki.example/page', title: 'Sign in to continue', text: 'Sign in to continue to Wiki' });
+  const english = page({
+    finalUrl: 'https://wiki.example/auth/continue',
+    requestedUrl: 'https://wiki.example/page',
+    title: 'Sign in to continue',
+    text: 'Sign in to continue to Wiki',
+  });
   assert.ok(classifyLoginWall(english).isLoginWall);
-  const chinese = page({ finalUrl: 'https://docs.example.cn/login', requestedUrl: 'https://docs.example.cn/doc/1', title: '登录', text: '请登录后继续访问' });
+  const chinese = page({
+    finalUrl: 'https://docs.example.cn/login',
+    requestedUrl: 'https://docs.example.cn/doc/1',
+    title: '登录',
+    text: '请登录后继续访问',
+  });
   assert.ok(classifyLoginWall(chinese).isLoginWall);
 });
 
 test('a search box or a newsletter field is not a wall', () => {
-  const search = page({ title: 'Docs', text: 'Search the docs. Log in for more.', forms: [{ ...loginForm, hasPassword: false, isSearch: true }] });
+  const search = page({
+    title: 'Docs',
+    text: 'Search the docs. Log in for more.',
+    forms: [{ ...loginForm, hasPassword: false, isSearch: true }],
+  });
   assert.ok(!classifyLoginWall(search).isLoginWall);
-  const newsletter = page({ title: 'Blog', text: 'Subscribe to our newsletter', forms: [{ ...loginForm, hasPassword: false, submitText: 'Subscribe' }] });
+  const newsletter = page({
+    title: 'Blog',
+    text: 'Subscribe to our newsletter',
+    forms: [{ ...loginForm, hasPassword: false, submitText: 'Subscribe' }],
+  });
   assert.ok(!classifyLoginWall(newsletter).isLoginWall);
   assert.deepEqual(classifyLoginWall(page({})).evidence, ['no login signals']);
 });

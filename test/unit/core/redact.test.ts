@@ -13,7 +13,10 @@ test('secret values are redacted raw, URL-encoded, form-encoded and JSON-escaped
 
 test('deep redaction of JSON values leaves non-strings alone', () => {
   const redactor = new Redactor(['hunter22']);
-  assert.deepEqual(redactor.value({ a: ['hunter22!', 3], b: { c: 'ok', d: null } }), { a: [`${redactionMark}!`, 3], b: { c: 'ok', d: null } });
+  assert.deepEqual(redactor.value({ a: ['hunter22!', 3], b: { c: 'ok', d: null } }), {
+    a: [`${redactionMark}!`, 3],
+    b: { c: 'ok', d: null },
+  });
 });
 
 test('page content cannot forge the end of its untrusted block', () => {

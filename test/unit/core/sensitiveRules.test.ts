@@ -67,10 +67,19 @@ describe('URL patterns', () => {
 describe('the rule set', () => {
   test('covers the 14 rules of the source article', () => {
     const cases = [
-      'https://www.bank.example/login', 'https://www.alipay.com/x', 'https://www.paypal.com/myaccount', 'https://paypal.com/',
-      'https://dashboard.stripe.com/payments', 'https://github.com/settings/keys', 'https://gist.github.com/settings/x',
-      'https://github.com/acme/app/settings', 'https://api.github.com/acme/settings/x', 'https://acme.feishu.cn/admin/index',
-      'https://acme.larksuite.com/admin/', 'https://x.console.cloud.google.com/iam', 'https://eu.console.aws.amazon.com/ec2',
+      'https://www.bank.example/login',
+      'https://www.alipay.com/x',
+      'https://www.paypal.com/myaccount',
+      'https://paypal.com/',
+      'https://dashboard.stripe.com/payments',
+      'https://github.com/settings/keys',
+      'https://gist.github.com/settings/x',
+      'https://github.com/acme/app/settings',
+      'https://api.github.com/acme/settings/x',
+      'https://acme.feishu.cn/admin/index',
+      'https://acme.larksuite.com/admin/',
+      'https://x.console.cloud.google.com/iam',
+      'https://eu.console.aws.amazon.com/ec2',
       'https://a.portal.azure.com/#home',
     ];
     for (const url of cases) assert.ok(defaults.match(url), `${url} should be sensitive`);
@@ -91,7 +100,10 @@ describe('the rule set', () => {
   });
 
   test('a rules file: comments, blank lines, bad lines reported with their line number and skipped', () => {
-    const parsed = parseRulesText('# mine\n\n*://intranet.test/hr/*  # HR\nnot a pattern\n*://*.corp.test/*\n', 'rules.txt');
+    const parsed = parseRulesText(
+      '# mine\n\n*://intranet.test/hr/*  # HR\nnot a pattern\n*://*.corp.test/*\n',
+      'rules.txt',
+    );
     assert.equal(parsed.rules.length, 2);
     assert.equal(parsed.problems.length, 1);
     assert.equal(parsed.problems[0]?.origin, 'rules.txt:4');

@@ -1,0 +1,164 @@
+// Sensitive pages under a real name: the fixture speaks TLS as github.com (the browser maps every name to
+// 127.0.0.1), and the assertions are on what the fixture server saw.
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
+import { refOf, startMcp } from '../helpers/mcpClient.ts';
+
+const settingsPage = `<title>Profile settings</title><h1>Public profile</h1><p>Token: ghp_visibleToken123</p>
+<form method="post" action="/settings/profile"><label>Name <input name="name" value="Alice"></label>
+<button>Update profile</button></form>`;
+
+describe('sensitive pages', () => {
+  let gh: Fixture;
+  let other: Fixture;
+  before(async () => {
+    gh = await startFixture(
+      {
+        'GET /settings/profile': (_req, _body, res) => html(res, settingsPage),
+        'POST /settings/profile': (_req, _body, res) => html(res, '<title>Saved</title><h1>Saved</h1>'),
+        '/acme/app': (_req, _body, res) =>
+          html(res, '<title>acme/app</title><h1>acme/app</h1><a href="/acme/app/settings">Settings</a>'),
+        '/go': (_req, _body, res) => redirect(res, '/settings/profile'),
+      },
+      { tls: true },
+    );
+    other = await startFixture({
+      '/form': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Form</title><form action="/collect"><label>Note <input name="note"></label><button>Send</button></form><p id="echo"></p>',
+        ),
+      '/collect': (_req, _body, res) => html(res, '<title>Thanks</title>Thanks'),
+    });
+  });
+  after(async () => {
+    await gh?.close();
+    await other?.close();
+  });
+
+  test('a write on a sensitive page is refused without approval, runs once with it, and the next write asks again', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    try {
+      mcp.human.will({ decision: 'approve' });
+      const opened = await mcp.call('new_page', { url: gh.url('github.com', '/settings/profile') });
+      assert.ok(!opened.isError, opened.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /navigate_page|new_page/);
+      const snapshot = await mcp.call('take_snapshot');
+      const button = refOf(snapshot.text, 'Update profile');
+
+      mcp.human.will({ decision: 'reject', reason: 'not now' });
+      const rejected = await mcp.call('click', { ref: button });
+      assert.ok(rejected.isError && rejected.text.includes('not now'), rejected.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /SENSITIVE PAGE[\s\S]*\*:\/\/github\.com\/settings\/\*/);
+      assert.equal(gh.writes().length, 0);
+
+      mcp.human.will({ decision: 'approve' });
+      const approved = await mcp.call('click', { ref: button });
+      assert.ok(!approved.isError, approved.text);
+      assert.equal(gh.writes().length, 1);
+      assert.deepEqual(
+        mcp.human.offered.at(-1),
+        ['approve', 'reject', 'skip', 'modify'],
+        'no approve-all on sensitive pages',
+      );
+
+      await mcp.call('navigate_page', { type: 'back' });
+      const again = await mcp.call('take_snapshot');
+      const third = await mcp.call('click', { ref: refOf(again.text, 'Update profile') });
+      assert.ok(third.isError, 'no answer scripted: the next write is asked again and declined');
+      assert.equal(gh.writes().length, 1);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('a redirect from a harmless URL to a sensitive one is caught at action time', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'isolated', '--approval', 'deny'] });
+    const writesBefore = gh.writes().length;
+    try {
+      const opened = await mcp.call('new_page', { url: gh.url('github.com', '/go') });
+      assert.match(opened.text, /\/settings\/profile/);
+      const snapshot = await mcp.call('take_snapshot');
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Update profile') });
+      assert.ok(click.isError && click.text.startsWith('rejected:'), click.text);
+      assert.match(click.text, /--approval page/);
+      assert.equal(gh.writes().length, writesBefore, 'no write reached the server');
+      const audit = readFileSync(mcp.auditPath, 'utf8');
+      assert.match(audit, /"rule":"\*:\/\/github.com\/settings\/\*"/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('taint: data read on a sensitive page cannot be typed into another origin without approval', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    try {
+      await mcp.call('new_page', { url: other.url('notes.example', '/form') });
+      const before = await mcp.call('take_snapshot');
+      const fillBefore = await mcp.call('fill', { ref: refOf(before.text, 'Note'), value: 'hello' });
+      assert.ok(!fillBefore.isError, `untainted: no question (${fillBefore.text})`);
+
+      mcp.human.will({ decision: 'approve' });
+      await mcp.call('new_page', { url: gh.url('github.com', '/settings/profile') });
+      const secretPage = await mcp.call('take_snapshot');
+      assert.match(secretPage.text, /ghp_visibleToken123/);
+
+      await mcp.call('new_page', { url: other.url('notes.example', '/form') });
+      const form = await mcp.call('take_snapshot');
+      mcp.human.will({ decision: 'reject' });
+      const fill = await mcp.call('fill', { ref: refOf(form.text, 'Note'), value: 'ghp_visibleToken123' });
+      assert.ok(fill.isError && fill.text.startsWith('rejected:'), fill.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /data read on sensitive https:\/\/github\.com:\d+/);
+
+      mcp.human.will({ decision: 'reject' });
+      const leak = await mcp.call('navigate_page', {
+        url: other.url('notes.example', '/collect?t=ghp_visibleToken123'),
+      });
+      assert.ok(leak.isError, leak.text);
+      assert.ok(
+        !other.seen.some((request) => request.path.includes('ghp_')),
+        'the token never reached the other origin',
+      );
+      assert.match((await mcp.call('browser_status')).text, /tainted by reading: https:\/\/github\.com/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('a secret typed by name never appears in any response, log or the audit', async () => {
+    const secret = 'S3cr3t-Value-9931';
+    const mcpHome = await startMcp({ args: ['--mode', 'isolated'] });
+    await mcpHome.close();
+    const secretsFile = join(mcpHome.home, '..', `secrets-${process.pid}.env`);
+    writeFileSync(secretsFile, `NOTE_SECRET=${secret}\n`);
+    const mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secretsFile] });
+    try {
+      await mcp.call('new_page', { url: other.url('notes.example', '/form') });
+      const form = await mcp.call('take_snapshot');
+      const outputs: string[] = [];
+      outputs.push((await mcp.call('fill', { ref: refOf(form.text, 'Note'), secret: 'NOTE_SECRET' })).text);
+      outputs.push((await mcp.call('take_snapshot')).text);
+      outputs.push(
+        (await mcp.call('evaluate_script', { function: '() => document.querySelector("input").value' })).text,
+      );
+      outputs.push((await mcp.call('press_key', { key: 'Enter' })).text);
+      await mcp.call('wait_for', { text: 'Thanks' });
+      outputs.push((await mcp.call('list_pages')).text);
+      outputs.push((await mcp.call('fill', { ref: 'e999', secret: 'NO_SUCH_SECRET' })).text);
+      assert.ok(
+        other.seen.some((request) => request.path.includes(encodeURIComponent(secret))),
+        'the secret was really typed and sent',
+      );
+      for (const output of outputs) assert.ok(!output.includes(secret), output);
+      assert.ok(outputs.some((output) => output.includes('«redacted»')));
+      assert.ok(!readFileSync(mcp.auditPath, 'utf8').includes(secret));
+      assert.ok(!mcp.stderr().includes(secret));
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -1,0 +1,130 @@
+// Shared and auto modes against "your Chrome": a second Chromium logged in to a fixture intranet through its
+// real login form, with a tab of its own. Isolated mode does not see the login; shared mode does.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { probeBrowser } from '../../src/browser/connect.ts';
+import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { type Fixture, testChromeArgs } from '../helpers/fixtureServer.ts';
+import { loginHost, startLoginSite } from '../helpers/loginSite.ts';
+import { refOf, startMcp } from '../helpers/mcpClient.ts';
+
+describe('shared and auto modes', () => {
+  let site: Fixture;
+  let chrome: UserChrome;
+  let privateUrl: string;
+
+  before(async () => {
+    site = await startLoginSite();
+    privateUrl = site.url(loginHost, '/private');
+    chrome = await startUserChrome({
+      chromeArgs: testChromeArgs,
+      login: { url: site.url(loginHost, '/login'), username: 'alice', password: 'pw-alice' },
+      openTab: privateUrl,
+    });
+  });
+  after(async () => {
+    await chrome?.close();
+    await site?.close();
+  });
+
+  test('isolated sees a login wall; after a human yes, shared sees the private page; the user tab is protected', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'isolated', '--user-data-dir', chrome.userDataDir] });
+    try {
+      const walled = await mcp.call('new_page', { url: privateUrl });
+      assert.match(walled.text, /Login wall: .*password field/);
+      mcp.human.will({ decision: 'approve' });
+      const connected = await mcp.call('browser_connect');
+      assert.ok(!connected.isError, connected.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /use your own Chrome/);
+      await mcp.call('new_page', { url: privateUrl });
+      const snapshot = await mcp.call('take_snapshot');
+      assert.match(snapshot.text, /Secret plan: launch in May/);
+      const pages = await mcp.call('list_pages');
+      const userTab = /(p\d+) \[user\] \S+\/private/.exec(pages.text)?.[1];
+      assert.ok(userTab, pages.text);
+
+      const close = await mcp.call('close_page', { pageId: userTab });
+      assert.ok(close.isError && close.text.startsWith('blocked:'), close.text);
+
+      await mcp.call('take_snapshot', { pageId: userTab });
+      const before = site.writes().length;
+      const userSnapshot = await mcp.call('take_snapshot', { pageId: userTab });
+      mcp.human.will({ decision: 'reject', reason: 'that is my tab' });
+      const click = await mcp.call('click', { pageId: userTab, ref: refOf(userSnapshot.text, 'Edit plan') });
+      assert.ok(click.isError && /rejected: .*that is my tab/.test(click.text), click.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /user's own tab/);
+      assert.equal(site.writes().length, before);
+
+      const detached = await mcp.call('browser_disconnect');
+      assert.ok(!detached.isError, detached.text);
+      const probe = await probeBrowser(chrome.wsEndpoint, 10_000);
+      assert.ok(probe.tabs >= 1, "the user's tabs survive the detach");
+      const status = await mcp.call('browser_status');
+      assert.match(status.text, /mode: isolated/);
+    } finally {
+      await mcp.close();
+    }
+    const afterClose = await probeBrowser(chrome.wsEndpoint, 10_000);
+    assert.ok(afterClose.tabs >= 1, "closing tabward leaves the user's Chrome open");
+  });
+
+  test('auto mode switches on a login wall after approval, and reopens the URL in an agent tab', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'auto', '--user-data-dir', chrome.userDataDir] });
+    try {
+      mcp.human.will({ decision: 'approve' });
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /Switched to your Chrome/);
+      assert.match(opened.text, /"Private"/);
+      const status = await mcp.call('browser_status');
+      assert.match(status.text, /mode: shared/);
+      assert.match(status.text, /\[agent\] \S+\/private/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('auto mode stays isolated when the human refuses', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'auto', '--user-data-dir', chrome.userDataDir] });
+    try {
+      mcp.human.will({ decision: 'reject' });
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /chose not to use their Chrome/);
+      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('a failed attach keeps the isolated session and says how to turn on remote debugging', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-chrome-'));
+    const mcp = await startMcp({
+      args: ['--mode', 'auto', '--user-data-dir', empty, '--attach-timeout', '3000'],
+    });
+    try {
+      mcp.human.will({ decision: 'approve' });
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /Could not use your Chrome, staying isolated/);
+      assert.match(opened.text, /chrome:\/\/inspect\/#remote-debugging/);
+      const status = await mcp.call('browser_status');
+      assert.match(status.text, /mode: isolated/);
+      assert.match(status.text, /last attach error/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('shared mode at start-up attaches through --browser-url too', async () => {
+    const port = new URL(chrome.wsEndpoint).port;
+    const mcp = await startMcp({ args: ['--mode', 'shared', '--browser-url', `http://127.0.0.1:${port}`] });
+    try {
+      await mcp.call('new_page', { url: privateUrl });
+      assert.match((await mcp.call('take_snapshot')).text, /Secret plan/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
