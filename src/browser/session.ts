@@ -6,6 +6,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
+import { translateBrowserError, withDeadline } from './deadline.ts';
 import { findChrome } from './findChrome.ts';
 import { type LaunchedChrome, launchChrome } from './launch.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
@@ -34,6 +35,8 @@ export interface SessionStatus {
   readonly browserVersion?: string;
   readonly endpoint?: string;
   readonly profile?: string;
+  /** The process of a browser tabward launched. */
+  readonly pid?: number;
   readonly tabs: { id: string; url: string; owner: 'agent' | 'user'; selected: boolean }[];
   readonly lastAttachError?: string;
 }
@@ -95,12 +98,21 @@ export class BrowserSession {
   }
 
   async newPage(): Promise<TrackedPage> {
-    const connection = await this.ensure();
-    const page = await connection.context.newPage();
-    const tracked = this.pages.track(page, true);
-    tracked.ownedByAgent = true;
-    this.pages.selected = tracked;
-    return tracked;
+    for (let attempt = 0; ; attempt++) {
+      const connection = await this.ensure();
+      try {
+        const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
+        const tracked = this.pages.track(page, true);
+        tracked.ownedByAgent = true;
+        this.pages.selected = tracked;
+        return tracked;
+      } catch (error) {
+        const failure = translateBrowserError(error, 'Opening a tab');
+        // The browser died under us (its disconnect may not have been reported yet): start afresh, once.
+        if (attempt > 0 || failure.code !== 'page_closed') throw failure;
+        await this.closeCurrent();
+      }
+    }
   }
 
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */
@@ -123,7 +135,9 @@ export class BrowserSession {
       mode: this.mode,
       started: connection !== undefined,
       ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),
-      ...(connection?.launched ? { profile: connection.launched.userDataDir } : {}),
+      ...(connection?.launched
+        ? { profile: connection.launched.userDataDir, pid: connection.launched.pid }
+        : {}),
       ...(this.lastAttachError ? { lastAttachError: this.lastAttachError } : {}),
       tabs: this.pages.list().map((tracked) => ({
         id: tracked.id,

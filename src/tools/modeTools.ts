@@ -14,7 +14,11 @@ export const browserStatus = defineTool({
     const status = session.status();
     const lines = [
       `mode: ${status.mode}${status.started ? '' : ' (not started)'}`,
-      ...(status.browserVersion ? [`browser: ${status.browserVersion} at ${status.endpoint}`] : []),
+      ...(status.browserVersion
+        ? [
+            `browser: ${status.browserVersion} at ${status.endpoint}${status.pid ? ` (pid ${status.pid})` : ''}`,
+          ]
+        : []),
       ...(status.profile ? [`temporary profile: ${status.profile}`] : []),
       ...status.tabs.map((tab) => `${tab.selected ? '*' : ' '}${tab.id} [${tab.owner}] ${tab.url}`),
     ];
