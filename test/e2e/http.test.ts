@@ -30,16 +30,31 @@ describe('Streamable HTTP and the approval page', () => {
   before(async () => {
     site = await startFixture(
       {
-        'GET /settings/emails': (_req, _body, res) => html(res, '<title>Emails</title><form method="post"><button>Add email</button></form>'),
+        'GET /settings/emails': (_req, _body, res) =>
+          html(res, '<title>Emails</title><form method="post"><button>Add email</button></form>'),
         'POST /settings/emails': (_req, _body, res) => html(res, '<title>Added</title>Added'),
       },
       { tls: true },
     );
     const home = mkdtempSync(join(tmpdir(), 'tabward-http-'));
-    server = spawn(process.execPath, [binPath, 'mcp', '--mode', 'isolated', '--http', '0', '--approval', 'page', ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg])], {
-      env: { ...process.env, TABWARD_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    server = spawn(
+      process.execPath,
+      [
+        binPath,
+        'mcp',
+        '--mode',
+        'isolated',
+        '--http',
+        '0',
+        '--approval',
+        'page',
+        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+      ],
+      {
+        env: { ...process.env, TABWARD_HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start-up lines: ${stderr}`)), 30_000);
@@ -64,10 +79,18 @@ describe('Streamable HTTP and the approval page', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
     return client;
   };
-  const text = (result: { content?: unknown }) => (result.content as { text?: string }[]).map((part) => part.text ?? '').join('\n');
-  const pending = async (): Promise<Pending[]> => (await fetch(`${pageUrl}pending`)).json() as Promise<Pending[]>;
+  const text = (result: object) =>
+    (('content' in result ? result.content : []) as { text?: string }[])
+      .map((part) => part.text ?? '')
+      .join('\n');
+  const pending = async (): Promise<Pending[]> =>
+    (await fetch(`${pageUrl}pending`)).json() as Promise<Pending[]>;
   const decide = (id: string, decision: object) =>
-    fetch(`${pageUrl}decide`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, decision }) });
+    fetch(`${pageUrl}decide`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id, decision }),
+    });
   const waitForPending = async (): Promise<Pending> => {
     for (let i = 0; i < 200; i++) {
       const [first] = await pending();
@@ -80,7 +103,10 @@ describe('Streamable HTTP and the approval page', () => {
   test('a sensitive write waits on the approval page, shows the element, and runs once approved', async () => {
     const client = await connect();
     try {
-      const opening = client.callTool({ name: 'new_page', arguments: { url: site.url('github.com', '/settings/emails') } });
+      const opening = client.callTool({
+        name: 'new_page',
+        arguments: { url: site.url('github.com', '/settings/emails') },
+      });
       const navigation = await waitForPending();
       assert.equal(navigation.tool, 'new_page');
       assert.equal((await decide(navigation.id, { choice: 'approve' })).status, 200);
@@ -94,9 +120,17 @@ describe('Streamable HTTP and the approval page', () => {
       const result = await clicking;
       assert.ok(!result.isError, text(result));
       assert.equal(site.writes().length, 1);
-      assert.equal((await decide(write.id, { choice: 'approve' })).status, 404, 'an answered request cannot be answered again');
+      assert.equal(
+        (await decide(write.id, { choice: 'approve' })).status,
+        404,
+        'an answered request cannot be answered again',
+      );
       const status = text(await client.callTool({ name: 'browser_status', arguments: {} }));
-      assert.match(status, /approve-all grants: none/, 'approve-all on a sensitive page was downgraded to one approval');
+      assert.match(
+        status,
+        /approve-all grants: none/,
+        'approve-all on a sensitive page was downgraded to one approval',
+      );
       assert.match(status, /approver: page http:\/\/127\.0\.0\.1/);
     } finally {
       await client.close();
@@ -108,10 +142,13 @@ describe('Streamable HTTP and the approval page', () => {
     assert.equal((await fetch(`http://127.0.0.1:${base.port}/wrong-token/pending`)).status, 404);
     const rawStatus = (url: URL, host: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, headers: { host } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: '127.0.0.1', port: url.port, path: url.pathname, headers: { host } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end();
       });
