@@ -16,6 +16,9 @@ export class ScriptedHuman {
   /** The decisions offered with each question (approve-all is missing on sensitive pages). */
   readonly offered: string[][] = [];
 
+  /** Answers questions when no queued answer is left; without one, unanswered questions are declined. */
+  policy: ((message: string) => HumanAnswer) | undefined;
+
   constructor(private readonly print: (line: string) => void = () => undefined) {}
 
   /** Queue the answers to the next questions, in order. */
@@ -28,7 +31,7 @@ export class ScriptedHuman {
       const message = 'message' in request.params ? request.params.message : '';
       this.questions.push(message);
       this.offered.push(offeredDecisions(request.params));
-      const answer = this.answers.shift();
+      const answer = this.answers.shift() ?? this.policy?.(message);
       this.print(`  ┌ tabward asks the human:\n${message.replace(/^/gm, '  │ ')}`);
       if (!answer) {
         this.print('  └ (no answer scripted: declined)');
