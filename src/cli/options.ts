@@ -27,7 +27,7 @@ export function addBrowserOptions(command: Command): Command {
         .choices(['isolated', 'shared', 'auto', 'remote'])
         .default('auto'),
     )
-    .option('--headless', 'run browsers tabward launches without a window (default)', true)
+    .option('--headless', 'run browsers tabward launches without a window', true)
     .option('--headed', 'show the window of browsers tabward launches')
     .option(
       '--executable-path <path>',
