@@ -70,7 +70,8 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   if (!roots) return `(no element with ref ${options.ref}; take a new snapshot)`;
   const lines: string[] = [];
   for (const node of roots) renderNode(node, 0, lines, options.pageUrl);
-  const kept = options.query ? filterByQuery(lines, options.query) : lines;
+  const deduped = dropLabelEchoes(lines);
+  const kept = options.query ? filterByQuery(deduped, options.query) : deduped;
   return applyBudget(kept, options.maxTokens);
 }
 
@@ -127,6 +128,21 @@ function pushText(lines: string[], depth: number, text: string): void {
     return;
   }
   lines.push(`${' '.repeat(depth)}${trimmed}`);
+}
+
+/** A label's text printed just before the field it names says nothing the field's own line does not. */
+function dropLabelEchoes(lines: readonly string[]): string[] {
+  return lines.filter((line, index) => {
+    const next = lines[index + 1];
+    const text = line.trim();
+    return !(
+      next &&
+      text &&
+      !text.includes('"') &&
+      next.includes(`${JSON.stringify(text)} `) &&
+      next.includes('@')
+    );
+  });
 }
 
 function renderTable(node: AriaNode, depth: number, lines: string[], pageUrl: string): void {

@@ -8,6 +8,8 @@ export interface HumanAnswer {
   readonly decision: 'approve' | 'approve-all' | 'reject' | 'skip' | 'modify';
   readonly reason?: string;
   readonly args?: string;
+  /** Runs while the human is "thinking", before the answer is given (tests use it to move the page). */
+  readonly meanwhile?: () => Promise<void>;
 }
 
 export class ScriptedHuman {
@@ -38,6 +40,7 @@ export class ScriptedHuman {
         return { action: 'decline' };
       }
       this.print(`  └ human: ${answer.decision}${answer.reason ? ` — "${answer.reason}"` : ''}`);
+      await answer.meanwhile?.();
       const content: Record<string, string> = { decision: answer.decision };
       if (answer.reason) content.reason = answer.reason;
       if (answer.args) content.args = answer.args;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
 import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
 import { refOf, startMcp } from '../helpers/mcpClient.ts';
 
@@ -89,6 +90,33 @@ describe('sensitive pages', () => {
       assert.equal(gh.writes().length, writesBefore, 'no write reached the server');
       const audit = readFileSync(mcp.auditPath, 'utf8');
       assert.match(audit, /"rule":"\*:\/\/github.com\/settings\/\*"/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('the decision is taken again when the page moves while the human decides', async () => {
+    const mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    const writesBefore = gh.writes().length;
+    try {
+      await mcp.call('new_page', { url: gh.url('github.com', '/acme/app') });
+      const endpoint = /at (ws:\S+)/.exec((await mcp.call('browser_status')).text)?.[1] ?? '';
+      mcp.human.will({ decision: 'approve' });
+      await mcp.call('navigate_page', { url: gh.url('github.com', '/settings/profile') });
+      const snapshot = await mcp.call('take_snapshot');
+      const moveThePage = async () => {
+        const browser = await chromium.connectOverCDP(endpoint, { timeout: 10_000 });
+        const page = browser
+          .contexts()[0]
+          ?.pages()
+          .find((candidate) => candidate.url().includes('/settings/profile'));
+        await page?.reload();
+        await browser.close();
+      };
+      mcp.human.will({ decision: 'approve', meanwhile: moveThePage });
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Update profile') });
+      assert.ok(click.isError && click.text.startsWith('stale_ref:'), click.text);
+      assert.equal(gh.writes().length, writesBefore, 'the approval given for the old document did not run');
     } finally {
       await mcp.close();
     }

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -125,6 +126,58 @@ describe('shared and auto modes', () => {
       assert.match((await mcp.call('take_snapshot')).text, /Secret plan/);
     } finally {
       await mcp.close();
+    }
+  });
+
+  test("remote mode: a browser service gives a fresh context of the agent's own, and writes there ask", async () => {
+    const mcp = await startMcp({
+      args: ['--mode', 'remote', '--ws-endpoint', chrome.wsEndpoint, '--approval', 'deny'],
+    });
+    try {
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /Login wall/, "no cookies of the service's other sessions");
+      const pages = await mcp.call('list_pages');
+      assert.doesNotMatch(pages.text, /\[user\]/);
+      const snapshot = await mcp.call('take_snapshot');
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Sign in') });
+      assert.ok(click.isError && click.text.startsWith('rejected:'), click.text);
+      assert.match((await mcp.call('browser_status')).text, /mode: remote/);
+    } finally {
+      await mcp.close();
+    }
+    assert.ok(
+      (await probeBrowser(chrome.wsEndpoint, 10_000)).tabs >= 1,
+      'the service browser is left running',
+    );
+  });
+
+  test('while Chrome waits for the user to allow the connection, tabward says so, and gives up in bounded time', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const port = (silent.address() as { port: number }).port;
+    const mcp = await startMcp({
+      args: [
+        '--mode',
+        'shared',
+        '--ws-endpoint',
+        `ws://127.0.0.1:${port}/devtools/browser/x`,
+        '--attach-timeout',
+        '3000',
+      ],
+    });
+    try {
+      const started = Date.now();
+      const opened = await mcp.call('new_page', { url: site.url(loginHost, '/') });
+      assert.ok(!opened.isError, 'falls back to the isolated browser');
+      assert.ok(Date.now() - started < 20_000);
+      assert.match(mcp.stderr(), /if it asks whether to allow remote debugging, click "Allow"/);
+      assert.match(mcp.stderr(), /could not use your Chrome, continuing isolated/);
+      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
+    } finally {
+      await mcp.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   });
 });

@@ -85,3 +85,13 @@ test('subtree by ref, text query, and the token budget with its marker', () => {
   const cut = renderSnapshot(tree, { pageUrl: 'https://shop.test/', maxTokens: 8 });
   assert.match(cut, /\[truncated: \d+ more lines over maxTokens=8; narrow with query or ref\]/);
 });
+
+test('a label echoed by the field it names is printed once', () => {
+  const form: AriaNode[] = [
+    {
+      role: 'generic',
+      children: ['Workspace name', { role: 'textbox', name: 'Workspace name', ref: 'e5' }, 'Other'],
+    },
+  ];
+  assert.equal(renderSnapshot(form, { pageUrl: 'https://a.test/' }), 'textbox "Workspace name" @e5\nOther');
+});
