@@ -2,7 +2,7 @@
 // service. Chrome >= 144 asks the user to allow each new debugging connection, so attaching waits, visibly and
 // for a bounded time.
 
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
 
@@ -47,6 +47,14 @@ async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Pr
   throw new TabwardError('attach_failed', `No Chrome answered at ${browserUrl}.`, enableRemoteDebuggingHint);
 }
 
+/**
+ * playwright-core takes most of a second to load; loading it on first connection lets an MCP client see the
+ * tool list before any browser work starts.
+ */
+async function loadChromium() {
+  return (await import('playwright-core')).chromium;
+}
+
 export async function connectCdp(
   endpoint: string,
   timeoutMs: number,
@@ -57,7 +65,7 @@ export async function connectCdp(
     1500,
   );
   try {
-    return await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+    return await (await loadChromium()).connectOverCDP(endpoint, { timeout: timeoutMs });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new TabwardError(
@@ -75,7 +83,7 @@ export async function probeBrowser(
   endpoint: string,
   timeoutMs: number,
 ): Promise<{ version: string; tabs: number }> {
-  const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+  const browser = await (await loadChromium()).connectOverCDP(endpoint, { timeout: timeoutMs });
   try {
     return { version: browser.version(), tabs: browser.contexts()[0]?.pages().length ?? 0 };
   } finally {

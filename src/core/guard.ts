@@ -82,7 +82,7 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
 
 /** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */
 function modeChange(facts: GuardFacts): Decision {
-  if (facts.tool !== 'browser_connect' || facts.mode !== 'isolated')
+  if (facts.tool !== 'browser_connect' || facts.mode === 'shared')
     return { verdict: 'allow', reason: 'mode tool' };
   return ask('use-your-chrome', 'the agent asks to use your own Chrome and the logins in it', false, false);
 }

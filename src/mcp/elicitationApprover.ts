@@ -37,7 +37,12 @@ export class ElicitationApprover implements Approver {
           requestedSchema: {
             type: 'object',
             properties: {
-              decision: { type: 'string', title: 'Decision', enum: decisions },
+              decision: {
+                type: 'string',
+                title: 'Decision',
+                description: 'approve-all: this tool from now on; approve-all-server: every tool of tabward',
+                enum: decisions,
+              },
               reason: { type: 'string', title: 'Reason for the agent (when rejecting)' },
               args: { type: 'string', title: 'New arguments as JSON (when modifying)' },
             },
@@ -61,7 +66,9 @@ function toChoice(content: Record<string, unknown>, request: ApprovalRequest): A
     case 'approve':
       return { choice: 'approve' };
     case 'approve-all':
-      return request.approveAllAllowed ? { choice: 'approve-all', scope: 'tool' } : { choice: 'approve' };
+    case 'approve-all-server':
+      if (!request.approveAllAllowed) return { choice: 'approve' };
+      return { choice: 'approve-all', scope: content.decision === 'approve-all' ? 'tool' : 'server' };
     case 'skip':
       return { choice: 'skip' };
     case 'modify':

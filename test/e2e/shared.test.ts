@@ -180,4 +180,46 @@ describe('shared and auto modes', () => {
       silent.close();
     }
   });
+
+  test('approve-all is honoured on ordinary pages and cleared by the switch to your Chrome; skip and modify', async () => {
+    const mcp = await startMcp({
+      args: ['--mode', 'remote', '--ws-endpoint', chrome.wsEndpoint, '--user-data-dir', chrome.userDataDir],
+    });
+    try {
+      await mcp.call('new_page', { url: site.url(loginHost, '/login') });
+      const form = await mcp.call('take_snapshot');
+      const userField = refOf(form.text, 'User name');
+      mcp.human.will({ decision: 'modify', args: JSON.stringify({ ref: userField, value: 'alice' }) });
+      assert.ok(!(await mcp.call('fill', { ref: userField, value: 'mallory' })).isError);
+      assert.match(
+        (await mcp.call('take_snapshot')).text,
+        /textbox "User name" ="alice"/,
+        "the human's arguments ran",
+      );
+      mcp.human.will({ decision: 'skip' });
+      const skipped = await mcp.call('fill', { ref: refOf(form.text, 'Password'), value: 'guess' });
+      assert.match(skipped.text, /skipped fill; nothing was done/);
+
+      mcp.human.will({ decision: 'approve-all' });
+      await mcp.call('fill', { ref: userField, value: 'a' });
+      const asked = mcp.human.questions.length;
+      assert.ok(!(await mcp.call('fill', { ref: userField, value: 'b' })).isError);
+      assert.equal(mcp.human.questions.length, asked, 'approve-all covered the second fill');
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: tool:fill/);
+
+      mcp.human.will({ decision: 'approve' });
+      await mcp.call('browser_connect');
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: none/);
+      await mcp.call('new_page', { url: site.url(loginHost, '/') });
+      await mcp.call('take_snapshot');
+      await mcp.call('new_page', { url: site.url(loginHost, '/login') });
+      const again = await mcp.call('take_snapshot');
+      const before = mcp.human.questions.length;
+      const fill = await mcp.call('fill', { ref: refOf(again.text, 'User name'), value: 'c' });
+      assert.ok(fill.isError, `no answer scripted: declined: ${fill.text} ${mcp.human.questions.at(-1)}`);
+      assert.equal(mcp.human.questions.length, before + 1, 'asked again after the switch');
+    } finally {
+      await mcp.close();
+    }
+  });
 });

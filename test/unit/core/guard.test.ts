@@ -130,6 +130,10 @@ describe('guard', () => {
   test("using the user's Chrome is a human decision", () => {
     const decision = verdict({ tool: 'browser_connect', kind: 'mode', frames: [] });
     assert.ok(decision.verdict === 'ask' && decision.rule === 'use-your-chrome');
+    assert.equal(
+      verdict({ tool: 'browser_connect', kind: 'mode', mode: 'remote', frames: [] }).verdict,
+      'ask',
+    );
     assert.equal(verdict({ tool: 'browser_disconnect', kind: 'mode', frames: [] }).verdict, 'allow');
   });
 });
