@@ -3,7 +3,7 @@
 
 import type { Frame, Locator } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import type { FrameFact } from '../core/guard.ts';
+import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
 
@@ -11,12 +11,48 @@ export interface ResolvedElement {
   readonly locator: Locator;
   readonly frames: FrameFact[];
   readonly info: RefInfo;
+  /** Where clicking it (or pressing a key in it) would send the browser. */
+  readonly effects: Effect[];
+}
+
+/** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (DESIGN.md 6.3). */
+interface DomElement {
+  readonly tagName: string;
+  readonly href?: string;
+  readonly formAction?: string;
+  readonly form?: { readonly action: string } | null;
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+  closest(selector: string): DomElement | null;
+}
+
+/**
+ * Runs in the page: a link's target; a submit button's form action; with keyPress, also the form of a field,
+ * which Enter submits. Self-contained, because Playwright sends its source text to the page.
+ */
+function effectsOf(node: unknown, keyPress: boolean): Effect[] {
+  const el = node as DomElement;
+  const out: Effect[] = [];
+  const link = el.closest('a[href]');
+  if (link?.href) out.push({ url: link.href, submitsForm: false });
+  const form = el.form ?? (el.closest('form') as { action: string } | null);
+  const type = (el.getAttribute('type') ?? '').toLowerCase();
+  const isSubmit =
+    (el.tagName === 'BUTTON' && (type || 'submit') === 'submit') ||
+    (el.tagName === 'INPUT' && (type === 'submit' || type === 'image'));
+  const isField = el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT';
+  if (form && (isSubmit || (keyPress && isField))) {
+    const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : form.action;
+    out.push({ url: action, submitsForm: true });
+  }
+  return out;
 }
 
 export async function resolveRef(
   tracked: TrackedPage,
   ref: string,
   timeoutMs: number,
+  keyPress = false,
 ): Promise<ResolvedElement> {
   tracked.assertUsable();
   if (tracked.refsDocumentSeq !== tracked.documentSeq) {
@@ -38,14 +74,15 @@ export async function resolveRef(
   const work = async () => {
     const handle = await locator.elementHandle({ timeout: timeoutMs });
     const frame = await handle.ownerFrame();
+    const effects = await handle.evaluate(effectsOf, keyPress);
     await handle.dispose();
     if (!frame)
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
-    return frameChain(frame);
+    return { frames: frameChain(frame), effects };
   };
   try {
-    const frames = await withDeadline(work(), timeoutMs, `finding ${ref}`, tracked.interrupted);
-    return { locator, frames, info };
+    const { frames, effects } = await withDeadline(work(), timeoutMs, `finding ${ref}`, tracked.interrupted);
+    return { locator, frames, info, effects };
   } catch (error) {
     if (error instanceof TabwardError) throw error;
     throw new TabwardError(
@@ -68,4 +105,16 @@ export function frameChain(frame: Frame): FrameFact[] {
     current = parent;
   }
   return chain;
+}
+
+/** The effects of a key press on whatever has the focus, for press_key without a ref. */
+export async function focusedEffects(tracked: TrackedPage, timeoutMs: number): Promise<Effect[]> {
+  const work = async () => {
+    const focused = await tracked.page.$('*:focus');
+    if (!focused) return [];
+    const effects = await focused.evaluate(effectsOf, true);
+    await focused.dispose();
+    return effects;
+  };
+  return withDeadline(work(), timeoutMs, 'reading the focused element', tracked.interrupted);
 }

@@ -22,6 +22,8 @@ export interface GuardFacts {
   readonly frames: readonly FrameFact[];
   /** Where a navigation goes. */
   readonly destination?: string;
+  /** Where a click or key press would send the browser: a link's target, a submitted form's action. */
+  readonly effects?: readonly Effect[];
   /** The call can carry data to the target (typing, submitting, scripts, uploads, a URL with query or fragment). */
   readonly carriesData: boolean;
   /** The call sends local files to the page (upload_file): asks in every mode. */
@@ -31,6 +33,12 @@ export interface GuardFacts {
   readonly policy: WritePolicy;
   /** An approve-all grant (this tool or the whole server) is in force. */
   readonly approveAll: boolean;
+}
+
+export interface Effect {
+  readonly url: string;
+  /** A form submission carries the form's data; a link only its own URL. */
+  readonly submitsForm: boolean;
 }
 
 export type Decision =
@@ -61,8 +69,11 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   }
   if (kind === 'write') {
     const hit = sensitiveFrame(facts, rules);
-    if (hit)
+    if (hit) {
       return ask(hit.rule, `writes on sensitive pages need a fresh approval (${hit.where})`, false, true);
+    }
+    const effect = sensitiveEffect(facts, rules);
+    if (effect) return ask(effect.rule, effect.reason, false, true);
   }
   if (kind === 'navigate' && facts.destination) {
     const hit = rules.match(facts.destination);
@@ -119,13 +130,29 @@ function sensitiveFrame(facts: GuardFacts, rules: RuleSet): { rule: string; wher
   return undefined;
 }
 
+/** A click on a harmless page whose form posts to (or link leads to) a sensitive page acts on that page. */
+function sensitiveEffect(facts: GuardFacts, rules: RuleSet): { rule: string; reason: string } | undefined {
+  for (const effect of facts.effects ?? []) {
+    const hit = rules.match(effect.url);
+    if (hit) {
+      const how = effect.submitsForm ? 'submits a form to' : 'leads to';
+      return { rule: hit.rule, reason: `this ${how} the sensitive page ${originOf(effect.url)}` };
+    }
+  }
+  return undefined;
+}
+
 function taintLeak(facts: GuardFacts): string | undefined {
-  if (!facts.carriesData || facts.taintedOrigins.length === 0) return undefined;
-  const target = facts.kind === 'navigate' ? facts.destination : facts.frames[0]?.url;
-  const targetOrigin = target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin';
-  const foreign = facts.taintedOrigins.filter((origin) => origin !== targetOrigin);
+  if (facts.taintedOrigins.length === 0) return undefined;
+  const targets: string[] = [];
+  if (facts.carriesData) {
+    const target = facts.kind === 'navigate' ? facts.destination : facts.frames[0]?.url;
+    targets.push(target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin');
+  }
+  for (const effect of facts.effects ?? []) if (effect.submitsForm) targets.push(originOf(effect.url));
+  const foreign = facts.taintedOrigins.filter((origin) => targets.some((target) => target !== origin));
   if (foreign.length === 0) return undefined;
-  return `data read on sensitive ${foreign.join(', ')} could be sent to ${targetOrigin}`;
+  return `data read on sensitive ${foreign.join(', ')} could be sent to ${[...new Set(targets)].join(', ')}`;
 }
 
 export function originOf(url: string, creatorUrl?: string): string {

@@ -19,10 +19,11 @@ export async function elementTarget(
   context: ToolContext,
   pageId: string | undefined,
   ref: string,
+  keyPress = false,
 ): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
-  const element = await resolveRef(tab, ref, context.timeoutMs);
-  return { tab, frames: element.frames, element: element.info };
+  const element = await resolveRef(tab, ref, context.timeoutMs, keyPress);
+  return { tab, frames: element.frames, element: element.info, effects: element.effects };
 }
 
 export function requireTab(target: ToolTarget): TrackedPage {

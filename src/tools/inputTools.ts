@@ -1,7 +1,7 @@
 // Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
 
 import { z } from 'zod';
-import { resolveRef } from '../browser/elements.ts';
+import { focusedEffects, resolveRef } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { elementTarget, pageTarget, requireTab, runAction } from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
@@ -124,8 +124,11 @@ export const pressKey = defineTool({
   kind: 'write',
   schema: z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
   carriesData: () => true,
-  target: (args, context) =>
-    args.ref ? elementTarget(context, args.pageId, args.ref) : pageTarget(context, args.pageId),
+  target: async (args, context) => {
+    if (args.ref) return elementTarget(context, args.pageId, args.ref, true);
+    const target = await pageTarget(context, args.pageId);
+    return { ...target, effects: await focusedEffects(requireTab(target), context.timeoutMs) };
+  },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const work = async () => {

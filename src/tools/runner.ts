@@ -139,6 +139,7 @@ export class ToolRunner {
         ...(target.tab ? { tab: { id: target.tab.id, ownedByAgent: target.tab.ownedByAgent } } : {}),
         frames: target.frames,
         ...(target.destination ? { destination: target.destination } : {}),
+        ...(target.effects ? { effects: target.effects } : {}),
         carriesData: tool.carriesData?.(args) ?? false,
         exportsLocalFiles: tool.name === 'upload_file',
         taintedOrigins: this.taint.list(),

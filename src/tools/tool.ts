@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { RefInfo, TrackedPage } from '../browser/pages.ts';
 import type { BrowserSession } from '../browser/session.ts';
-import type { FrameFact } from '../core/guard.ts';
+import type { Effect, FrameFact } from '../core/guard.ts';
 import type { ToolKind } from '../core/kinds.ts';
 import type { LoginWallVerdict } from '../core/loginWall.ts';
 import type { Secrets } from './secrets.ts';
@@ -23,6 +23,7 @@ export interface ToolTarget {
   readonly frames: readonly FrameFact[];
   readonly destination?: string;
   readonly element?: RefInfo;
+  readonly effects?: readonly Effect[];
 }
 
 export type ToolContent =

@@ -77,6 +77,20 @@ describe('guard', () => {
     assert.equal(srcdoc.verdict, 'ask');
   });
 
+  test('rule 3: a click on a harmless page that submits a form to a sensitive one asks', () => {
+    const submit = verdict({ effects: [{ url: 'https://github.com/settings/delete', submitsForm: true }] });
+    assert.ok(submit.verdict === 'ask' && submit.sensitive && submit.reason.includes('submits a form to'));
+    assert.equal(
+      verdict({ effects: [{ url: 'https://example.com/next', submitsForm: false }] }).verdict,
+      'allow',
+    );
+    const tainted = verdict({
+      taintedOrigins: ['https://github.com'],
+      effects: [{ url: 'https://evil.example/c', submitsForm: true }],
+    });
+    assert.ok(tainted.verdict === 'ask' && tainted.rule === 'taint');
+  });
+
   test('rule 4: navigating to a sensitive URL asks and names the rule', () => {
     const decision = verdict({
       tool: 'navigate_page',
