@@ -10,6 +10,7 @@ export interface SnapshotOptions {
   readonly ref?: string;
   readonly query?: string;
   readonly maxTokens?: number;
+  readonly allRefs?: boolean;
   readonly timeoutMs: number;
 }
 
@@ -29,6 +30,7 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       ...(options.ref ? { ref: options.ref } : {}),
       ...(options.query ? { query: options.query } : {}),
       ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.allRefs ? { allRefs: true } : {}),
     });
     return maskValues(text, passwords);
   };

@@ -21,6 +21,13 @@ export interface RenderOptions {
   /** Keep only lines containing this text (case-insensitive), with the headings above them. */
   readonly query?: string;
   readonly maxTokens?: number;
+  /** Refs on every element with text, not only the ones an agent usually acts on (drag handles, custom widgets). */
+  readonly allRefs?: boolean;
+}
+
+interface RenderContext {
+  readonly pageUrl: string;
+  readonly allRefs: boolean;
 }
 
 const actionableRoles = new Set([
@@ -69,32 +76,34 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const roots = options.ref ? findRef(tree, options.ref) : tree;
   if (!roots) return `(no element with ref ${options.ref}; take a new snapshot)`;
   const lines: string[] = [];
-  for (const node of roots) renderNode(node, 0, lines, options.pageUrl);
+  const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false };
+  for (const node of roots) renderNode(node, 0, lines, context);
   const deduped = dropLabelEchoes(lines);
   const kept = options.query ? filterByQuery(deduped, options.query) : deduped;
   return applyBudget(kept, options.maxTokens);
 }
 
-function renderNode(node: AriaNode | string, depth: number, lines: string[], pageUrl: string): void {
+function renderNode(node: AriaNode | string, depth: number, lines: string[], context: RenderContext): void {
   if (typeof node === 'string') {
     pushText(lines, depth, node);
     return;
   }
   if (node.role === 'table' || node.role === 'grid') {
-    renderTable(node, depth, lines, pageUrl);
+    renderTable(node, depth, lines, context);
     return;
   }
-  const label = describe(node, pageUrl);
+  const label = describe(node, context);
   const children = node.children ?? [];
   if (label)
     lines.push(`${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `: ${node.text}` : ''}`);
-  else if (node.text) pushText(lines, depth, node.text);
+  else if (node.text)
+    pushText(lines, depth, context.allRefs && node.ref ? `${node.text} @${node.ref}` : node.text);
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
-  for (const child of children) renderNode(child, childDepth, lines, pageUrl);
+  for (const child of children) renderNode(child, childDepth, lines, context);
 }
 
 /** One line for an element, or '' when it is a wrapper whose children say everything. */
-function describe(node: AriaNode, pageUrl: string): string {
+function describe(node: AriaNode, context: RenderContext): string {
   const actionable = isActionable(node);
   if (!actionable && transparentRoles.has(node.role) && !node.name) return '';
   if (node.role === 'heading')
@@ -108,8 +117,8 @@ function describe(node: AriaNode, pageUrl: string): string {
     if (value === true) parts.push(`[${state}]`);
     else if (typeof value === 'string' || typeof value === 'number') parts.push(`[${state}=${value}]`);
   }
-  if (node.url) parts.push(relativeUrl(node.url, pageUrl));
-  if (actionable && node.ref) parts.push(`@${node.ref}`);
+  if (node.url) parts.push(relativeUrl(node.url, context.pageUrl));
+  if ((actionable || context.allRefs) && node.ref) parts.push(`@${node.ref}`);
   return parts.join(' ');
 }
 
@@ -145,11 +154,11 @@ function dropLabelEchoes(lines: readonly string[]): string[] {
   });
 }
 
-function renderTable(node: AriaNode, depth: number, lines: string[], pageUrl: string): void {
+function renderTable(node: AriaNode, depth: number, lines: string[], context: RenderContext): void {
   const pad = ' '.repeat(depth);
   lines.push(`${pad}table${node.name ? ` ${JSON.stringify(node.name)}` : ''}:`);
   for (const row of collectRows(node)) {
-    const cells = (row.children ?? []).map((cell) => cellText(cell, pageUrl));
+    const cells = (row.children ?? []).map((cell) => cellText(cell, context));
     lines.push(`${pad} | ${cells.join(' | ')} |`);
   }
 }
@@ -164,12 +173,12 @@ function collectRows(node: AriaNode): AriaNode[] {
   return rows;
 }
 
-function cellText(cell: AriaNode | string, pageUrl: string): string {
+function cellText(cell: AriaNode | string, context: RenderContext): string {
   if (typeof cell === 'string') return cell.trim();
   const inner: string[] = [];
-  for (const child of cell.children ?? []) renderNode(child, 0, inner, pageUrl);
+  for (const child of cell.children ?? []) renderNode(child, 0, inner, context);
   const own = inner.length > 0 ? inner.map((line) => line.trim()).join(' ') : (cell.name ?? cell.text ?? '');
-  return isActionable(cell) && cell.ref ? `${own} @${cell.ref}` : own;
+  return (isActionable(cell) || context.allRefs) && cell.ref ? `${own} @${cell.ref}` : own;
 }
 
 function relativeUrl(url: string, pageUrl: string): string {

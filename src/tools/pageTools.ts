@@ -1,7 +1,7 @@
 // Tab tools: list, select, open, close, navigate and resize tabs.
 
 import { z } from 'zod';
-import { withDeadline } from '../browser/deadline.ts';
+import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
 import { TabwardError } from '../core/errors.ts';
 import { checkUrl, navigateTab, pageTarget, requireTab, runOnPage, statusLine } from './common.ts';
 import { defineTool, text } from './tool.ts';
@@ -62,7 +62,12 @@ export const closePage = defineTool({
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (_args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    await runOnPage(tab, 'Closing the tab', timeoutMs, () => tab.page.close({ runBeforeUnload: false }));
+    // Not runOnPage: the tab closing is the success here, not an interruption.
+    await withDeadline(tab.page.close({ runBeforeUnload: false }), timeoutMs, 'Closing the tab').catch(
+      (error: unknown) => {
+        throw translateBrowserError(error, 'Closing the tab');
+      },
+    );
     return { content: [text(`Closed ${tab.id}.`)] };
   },
 });

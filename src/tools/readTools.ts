@@ -14,13 +14,14 @@ export const takeSnapshot = defineTool({
   name: 'take_snapshot',
   description:
     'Read a tab as an accessibility tree. Elements you can act on end in @ref; pass ref to click/fill. ' +
-    'Options: ref (one subtree), query (lines containing text), maxTokens.',
+    'Options: ref (one subtree), query (lines containing text), maxTokens, allRefs (refs on every element).',
   kind: 'read',
   schema: z.object({
     pageId,
     ref: z.string().optional(),
     query: z.string().optional(),
     maxTokens: z.number().int().min(100).optional(),
+    allRefs: z.boolean().optional(),
   }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
@@ -30,6 +31,7 @@ export const takeSnapshot = defineTool({
       ...(args.ref ? { ref: args.ref } : {}),
       ...(args.query ? { query: args.query } : {}),
       maxTokens: args.maxTokens ?? 12_000,
+      ...(args.allRefs ? { allRefs: true } : {}),
     });
     const title = await withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;

@@ -87,7 +87,11 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
 
 /** The ref of the element with this accessible name in a snapshot text. */
 export function refOf(snapshot: string, name: string): string {
-  const match = new RegExp(`"${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^\\n]*@(\\S+)`).exec(snapshot);
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // An element line names it in quotes; with allRefs, a plain text line ends in its ref.
+  const match =
+    new RegExp(`"${escaped}"[^\\n]*@(\\S+)`).exec(snapshot) ??
+    new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
   if (!match?.[1]) throw new Error(`no ref for "${name}" in:\n${snapshot}`);
   return match[1];
 }

@@ -95,3 +95,11 @@ test('a label echoed by the field it names is printed once', () => {
   ];
   assert.equal(renderSnapshot(form, { pageUrl: 'https://a.test/' }), 'textbox "Workspace name" @e5\nOther');
 });
+
+test('allRefs gives plain elements with text a ref too', () => {
+  const plain: AriaNode[] = [
+    { role: 'generic', children: [{ role: 'generic', ref: 'e7', text: 'Drag me' }] },
+  ];
+  assert.equal(renderSnapshot(plain, { pageUrl: 'https://a.test/' }), 'Drag me');
+  assert.equal(renderSnapshot(plain, { pageUrl: 'https://a.test/', allRefs: true }), 'Drag me @e7');
+});
