@@ -10,6 +10,7 @@ import { translateBrowserError, withDeadline } from './deadline.ts';
 import { findChrome } from './findChrome.ts';
 import { type LaunchedChrome, launchChrome } from './launch.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
+import { RecipePage } from './recipePage.ts';
 
 export interface BrowserConfig {
   readonly mode: BrowserMode;
@@ -113,6 +114,18 @@ export class BrowserSession {
         await this.closeCurrent();
       }
     }
+  }
+
+  /** A tab for one recipe run: in a context of its own, except in the user's Chrome, where logins live. */
+  async openRunPage(timeoutMs: number): Promise<RecipePage> {
+    const connection = await this.ensure();
+    if (connection.mode === 'shared') return RecipePage.open(connection.context, false, timeoutMs);
+    const context = await withDeadline(
+      connection.browser.newContext(),
+      timeoutMs,
+      'Opening a browser context',
+    );
+    return RecipePage.open(context, true, timeoutMs);
   }
 
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */

@@ -6,9 +6,9 @@ import { AuditLog } from '../audit/auditLog.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { noApprover } from '../core/approvals.ts';
 import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
+import { Secrets } from '../core/secrets.ts';
 import { browserTools } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
-import { Secrets } from '../tools/secrets.ts';
 import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems } from './config.ts';
 
 export interface GuardedBrowserOptions {

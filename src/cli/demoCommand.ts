@@ -1,7 +1,9 @@
 // `tabward demo`: the guided demo on the bundled demo site; no model and no network needed.
 
 import { Command } from 'commander';
+import { startDemoSite } from '../demo/demoSite.ts';
 import { runDemo } from '../demo/runDemo.ts';
+import { positiveInt } from './options.ts';
 
 export function demoCommand(): Command {
   return new Command('demo')
@@ -9,7 +11,17 @@ export function demoCommand(): Command {
       'Show the whole story on a bundled demo site: isolated reads, a login wall, your Chrome, approvals, the audit log.',
     )
     .option('--executable-path <path>', 'the Chrome/Chromium to use')
-    .action(async (flags: { executablePath?: string }) => {
-      await runDemo((line) => process.stdout.write(`${line}\n`), flags.executablePath);
+    .option('--site-only', 'only serve the demo site (for the example recipes) until Ctrl-C')
+    .option('--port <port>', 'with --site-only: the port', positiveInt('--port'), 8765)
+    .action(async (flags: { executablePath?: string; siteOnly?: boolean; port: number }) => {
+      if (!flags.siteOnly) {
+        await runDemo((line) => process.stdout.write(`${line}\n`), flags.executablePath);
+        return;
+      }
+      const site = await startDemoSite(flags.port);
+      process.stdout.write(
+        `Acme demo site at http://127.0.0.1:${site.port}/ (user alice, password demo-password). Ctrl-C stops it.\n`,
+      );
+      process.on('SIGINT', () => void site.close().then(() => process.exit(0)));
     });
 }

@@ -7,6 +7,7 @@ import { auditCommand } from './auditCommand.ts';
 import { demoCommand } from './demoCommand.ts';
 import { doctorCommand } from './doctorCommand.ts';
 import { mcpCommand } from './mcpCommand.ts';
+import { runCommand, serveCommand } from './recipeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
 import { version } from './version.ts';
 
@@ -15,6 +16,8 @@ export function buildProgram(): Command {
     .description('A browser for AI agents that carries your login and keeps their hands off what matters.')
     .version(version)
     .addCommand(mcpCommand())
+    .addCommand(runCommand())
+    .addCommand(serveCommand())
     .addCommand(demoCommand())
     .addCommand(rulesCommand())
     .addCommand(auditCommand())

@@ -16,17 +16,17 @@ export interface DemoSite {
 
 export const demoHost = 'intranet.acme.test';
 
-export async function startDemoSite(): Promise<DemoSite> {
+export async function startDemoSite(port = 0): Promise<DemoSite> {
   const sessions = new Set<string>();
   const writes: string[] = [];
   const server: Server = createServer((req, res) => {
     route(req, res, sessions, writes).catch(() => send(res, 500, page('Error', '<p>Server error</p>')));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    port,
-    origin: `http://${demoHost}:${port}`,
+    port: bound,
+    origin: `http://${demoHost}:${bound}`,
     writes,
     close: () =>
       new Promise<void>((resolve) => {
@@ -74,6 +74,23 @@ async function route(
     );
   }
   if (url.pathname === '/admin/settings') return send(res, 200, settingsPage);
+  if (url.pathname === '/portal/refund' && req.method === 'POST') {
+    const order = new URLSearchParams(await body(req)).get('order') ?? '?';
+    writes.push(`refund ${order}`);
+    return send(
+      res,
+      200,
+      page('Refunded', `<h1>Refund issued</h1><p>Order ${escapeHtml(order)} was refunded.</p>`),
+    );
+  }
+  if (url.pathname === '/portal/export')
+    return send(
+      res,
+      200,
+      page('Export', `<h1>Export ready</h1><p id="export">${orders.length} orders exported.</p>`),
+    );
+  if (url.pathname === '/portal/orders')
+    return send(res, 200, ordersPage(Number(url.searchParams.get('page') ?? '1')));
   return send(res, 404, page('Not found', '<h1>Not found</h1>'));
 }
 
@@ -139,3 +156,35 @@ const settingsPage = page(
   <button name="action" value="save">Save</button>
   <button name="action" value="delete-workspace">Delete workspace</button></form>`,
 );
+
+/** The seller-center part of the demo: 12 orders, 5 to a page. */
+const orders = Array.from({ length: 12 }, (_, index) => ({
+  id: `A-${1001 + index}`,
+  customer: ['Ada', 'Bo', 'Chen', 'Dara', 'Eli', 'Femi'][index % 6] ?? 'Ada',
+  total: ((index + 1) * 12.5).toFixed(2),
+  status: index % 3 === 0 ? 'shipped' : 'paid',
+}));
+
+function ordersPage(requested: number): string {
+  const pages = Math.ceil(orders.length / 5);
+  const current = Number.isInteger(requested) && requested >= 1 && requested <= pages ? requested : 1;
+  const rows = orders
+    .slice((current - 1) * 5, current * 5)
+    .map(
+      (order) =>
+        `<tr class="order"><td class="id">${order.id}</td><td class="customer">${order.customer}</td>` +
+        `<td class="total">${order.total}</td><td class="status">${order.status}</td>` +
+        `<td><form method="post" action="/portal/refund"><input type="hidden" name="order" value="${order.id}">` +
+        '<button class="refund">Refund</button></form></td></tr>',
+    )
+    .join('');
+  const next =
+    current < pages ? `<a class="next" href="/portal/orders?page=${current + 1}">Next page</a>` : '';
+  return page(
+    `Orders (page ${current}) - Acme seller center`,
+    `<h1>Orders</h1><p class="summary">${orders.length} orders in all</p>
+    <form action="/portal/export"><button id="export">Export CSV</button></form>
+    <table><thead><tr><th>Order</th><th>Customer</th><th>Total</th><th>Status</th><th></th></tr></thead>
+    <tbody>${rows}</tbody></table><nav>Page ${current} of ${pages} ${next}</nav>`,
+  );
+}

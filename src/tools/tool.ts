@@ -8,7 +8,7 @@ import type { BrowserSession } from '../browser/session.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import type { ToolKind } from '../core/kinds.ts';
 import type { LoginWallVerdict } from '../core/loginWall.ts';
-import type { Secrets } from './secrets.ts';
+import type { Secrets } from '../core/secrets.ts';
 
 export interface ToolContext {
   readonly session: BrowserSession;

@@ -2,8 +2,8 @@
 // typed into pages; everything an agent or a log sees has them redacted. Every value from the file is
 // redacted from the start; an environment variable is redacted from the moment it is used as a secret.
 
-import { TabwardError } from '../core/errors.ts';
-import { Redactor } from '../core/redact.ts';
+import { TabwardError } from './errors.ts';
+import { Redactor } from './redact.ts';
 
 export class Secrets {
   private readonly used = new Map<string, string>();

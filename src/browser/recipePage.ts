@@ -1,0 +1,177 @@
+// A tab for a recipe run, driven by CSS selectors: each method is one recipe step under its deadline, plus
+// what the runner needs to judge a click and to extract data. Isolated and remote runs get a context of their
+// own (fresh cookies, safe to run side by side); shared runs a tab in the user's profile.
+
+import type { BrowserContext, Page } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
+import { translateBrowserError, withDeadline } from './deadline.ts';
+import { extractInPage, type FieldsSpec } from './extractFields.ts';
+
+export interface ClickTarget {
+  readonly name: string;
+  readonly formAction?: string;
+}
+
+export class RecipePage {
+  private constructor(
+    private readonly page: Page,
+    private readonly closeTab: () => Promise<void>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async open(context: BrowserContext, ownContext: boolean, timeoutMs: number): Promise<RecipePage> {
+    const page = await withDeadline(context.newPage(), timeoutMs, 'Opening a tab');
+    // A dialog would block every later step; recipes cannot answer one, so it is dismissed.
+    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    const close = ownContext ? () => context.close() : () => page.close();
+    return new RecipePage(page, async () => void (await close().catch(() => undefined)), timeoutMs);
+  }
+
+  url(): string {
+    return this.page.url();
+  }
+
+  close(): Promise<void> {
+    return this.closeTab();
+  }
+
+  async goto(url: string): Promise<number | undefined> {
+    const response = await this.step(`goto ${url}`, this.timeoutMs * 2, () =>
+      this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.timeoutMs * 2 }),
+    );
+    return response?.status();
+  }
+
+  fill(selector: string, text: string): Promise<void> {
+    return this.step(`type into ${selector}`, this.timeoutMs, () =>
+      this.page.locator(selector).first().fill(text, { timeout: this.timeoutMs }),
+    );
+  }
+
+  /** What a person would read on the element, and where its form posts, for the destructive-click check. */
+  clickTarget(selector: string): Promise<ClickTarget> {
+    return this.step(`find ${selector}`, this.timeoutMs, async () => {
+      const locator = this.page.locator(selector).first();
+      await locator.waitFor({ state: 'attached', timeout: this.timeoutMs });
+      return locator.evaluate(describeClickTarget);
+    });
+  }
+
+  click(selector: string): Promise<void> {
+    return this.step(`click ${selector}`, this.timeoutMs, async () => {
+      await this.page.locator(selector).first().click({ timeout: this.timeoutMs });
+      await this.page.waitForLoadState('domcontentloaded', { timeout: this.timeoutMs });
+    });
+  }
+
+  waitFor(selector: string, state: 'visible' | 'attached' | 'hidden', timeoutMs: number): Promise<void> {
+    return this.step(`wait for ${selector}`, timeoutMs + 1000, () =>
+      this.page.locator(selector).first().waitFor({ state, timeout: timeoutMs }),
+    );
+  }
+
+  async select(selector: string, value: string): Promise<void> {
+    // A string matches an option by value or by label.
+    await this.step(`select in ${selector}`, this.timeoutMs, () =>
+      this.page.locator(selector).first().selectOption(value, { timeout: this.timeoutMs }),
+    );
+  }
+
+  press(key: string, selector: string | undefined): Promise<void> {
+    return this.step(`press ${key}`, this.timeoutMs, async () => {
+      if (selector) await this.page.locator(selector).first().press(key, { timeout: this.timeoutMs });
+      else await this.page.keyboard.press(key);
+      await this.page.waitForLoadState('domcontentloaded', { timeout: this.timeoutMs });
+    });
+  }
+
+  scroll(selector: string | undefined, to: 'top' | 'bottom'): Promise<void> {
+    return this.step('scroll', this.timeoutMs, async () => {
+      if (selector)
+        await this.page.locator(selector).first().scrollIntoViewIfNeeded({ timeout: this.timeoutMs });
+      else await this.page.mouse.wheel(0, to === 'top' ? -1e6 : 1e6);
+    });
+  }
+
+  waitForUrl(glob: string, timeoutMs: number): Promise<void> {
+    return this.step(`wait for URL ${glob}`, timeoutMs + 1000, () =>
+      this.page.waitForURL(glob, { timeout: timeoutMs }),
+    );
+  }
+
+  waitForNetworkIdle(timeoutMs: number): Promise<void> {
+    return this.step('wait for network idle', timeoutMs + 1000, () =>
+      this.page.waitForLoadState('networkidle', { timeout: timeoutMs }),
+    );
+  }
+
+  extract(spec: FieldsSpec): Promise<Record<string, unknown>> {
+    return this.step('extract', this.timeoutMs, () => this.page.evaluate(extractInPage, spec));
+  }
+
+  /** The page's visible text, for prompt extraction. */
+  text(maxChars: number): Promise<string> {
+    return this.step('read the page text', this.timeoutMs, async () =>
+      (await this.page.locator('body').innerText({ timeout: this.timeoutMs })).slice(0, maxChars),
+    );
+  }
+
+  /** Whether the selector matches an element that can be clicked (for pagination). */
+  async has(selector: string): Promise<boolean> {
+    const count = await this.step(`look for ${selector}`, this.timeoutMs, () =>
+      this.page.locator(selector).count(),
+    );
+    return count > 0;
+  }
+
+  screenshot(): Promise<Buffer> {
+    return this.step('screenshot', this.timeoutMs, () =>
+      this.page.screenshot({
+        type: 'png',
+        fullPage: true,
+        mask: [this.page.locator('input[type=password]')],
+        timeout: this.timeoutMs,
+      }),
+    );
+  }
+
+  private async step<T>(what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+    try {
+      return await withDeadline(work(), timeoutMs, what);
+    } catch (error) {
+      if (error instanceof TabwardError) throw error;
+      throw translateBrowserError(error, what);
+    }
+  }
+}
+
+/** The DOM the click description reads (no DOM types in the Node tsconfig). */
+interface DomClickable {
+  readonly tagName: string;
+  readonly innerText?: string;
+  readonly value?: string;
+  readonly form?: { readonly action: string } | null;
+  readonly formAction?: string;
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+  closest(selector: string): DomClickable | null;
+}
+
+/** Runs in the page; self-contained. */
+function describeClickTarget(node: unknown): ClickTarget {
+  const el = node as DomClickable;
+  const name = (
+    el.getAttribute('aria-label') ||
+    el.innerText ||
+    el.value ||
+    el.getAttribute('title') ||
+    ''
+  ).trim();
+  const form = el.form ?? (el.closest('form') as { action: string } | null);
+  const type = (el.getAttribute('type') ?? '').toLowerCase();
+  const submits =
+    (el.tagName === 'BUTTON' && (type || 'submit') === 'submit') ||
+    (el.tagName === 'INPUT' && type === 'submit');
+  if (!form || !submits) return { name };
+  return { name, formAction: el.hasAttribute('formaction') && el.formAction ? el.formAction : form.action };
+}

@@ -1,0 +1,60 @@
+// Reading a recipe: JSON text or a parsed value, validated against the schema, with every problem named by
+// its place (`steps[2].selector: ...`) so the author can find it.
+
+import type { z } from 'zod';
+import { TabwardError } from '../core/errors.ts';
+import { type Recipe, recipeSchema, stepActions } from './recipeSchema.ts';
+
+export function parseRecipeText(text: string, source: string): Recipe {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new TabwardError('bad_input', `${source} is not valid JSON: ${why}.`);
+  }
+  return parseRecipe(raw, source);
+}
+
+export function parseRecipe(raw: unknown, source = 'the recipe'): Recipe {
+  const parsed = recipeSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 10).map((issue) => describeIssue(issue, raw));
+  throw new TabwardError(
+    'bad_input',
+    `${source} is not a valid recipe: ${problems.join('; ')}.`,
+    'The format is in schema/recipe.v1.json.',
+  );
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+  const place = placeOf(issue.path);
+  const value = valueAt(raw, issue.path);
+  if (isStepActionPath(issue.path) && !stepActions.includes(String(value))) {
+    return `${place}: unknown action ${JSON.stringify(value)} (known: ${stepActions.join(', ')})`;
+  }
+  if (issue.code === 'unrecognized_keys')
+    return `${place || 'recipe'}: unknown field(s) ${issue.keys.join(', ')}`;
+  return `${place || 'recipe'}: ${issue.message}`;
+}
+
+function isStepActionPath(path: readonly PropertyKey[]): boolean {
+  return path.length === 3 && path[0] === 'steps' && typeof path[1] === 'number' && path[2] === 'action';
+}
+
+function placeOf(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, key) =>
+      typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key),
+    '',
+  );
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let current = raw;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

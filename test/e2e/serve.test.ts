@@ -1,0 +1,150 @@
+// `tabward serve`: the HTTP API's auth, Host check, limits, validation errors, the write gate, concurrency
+// over a pool of contexts, and per-run deadlines.
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import type { DemoSite } from '../../src/demo/demoSite.ts';
+import { jsonOf } from '../helpers/loose.ts';
+import { binPath } from '../helpers/mcpClient.ts';
+import { startPortal } from '../helpers/recipeSite.ts';
+
+const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+const token = 'test-token-0123456789';
+
+describe('tabward serve', () => {
+  let site: DemoSite;
+  let server: ChildProcess;
+  let base = '';
+  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
+
+  before(async () => {
+    let dir: string;
+    ({ site, dir, recipe } = await startPortal());
+    server = spawn(
+      process.execPath,
+      [
+        binPath,
+        'serve',
+        '--port',
+        '0',
+        '--token',
+        token,
+        '--concurrency',
+        '1',
+        '--queue',
+        '1',
+        '--deadline',
+        '8000',
+        '--max-body',
+        '20000',
+        '--secrets',
+        secretsFile,
+      ],
+      {
+        env: { ...process.env, TABWARD_HOME: dir },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    base = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      const timer = setTimeout(() => reject(new Error(stderr)), 30_000);
+      server.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const url = /serving recipes at (\S+)/.exec(stderr)?.[1];
+        if (url) {
+          clearTimeout(timer);
+          resolve(url);
+        }
+      });
+    });
+  });
+  after(async () => {
+    server?.kill('SIGTERM');
+    await site?.close();
+  });
+
+  const load = (name: string, edit?: (r: Record<string, unknown>) => void) =>
+    JSON.parse(readFileSync(recipe(name, edit), 'utf8'));
+  const post = (body: unknown, auth = `Bearer ${token}`) =>
+    fetch(`${base}/run`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  test('health and schema need no token; runs do', async () => {
+    assert.deepEqual(await jsonOf(await fetch(`${base}/health`)), {
+      ok: true,
+      running: 0,
+      queued: 0,
+      concurrency: 1,
+    });
+    const schema = await jsonOf(await fetch(`${base}/schema`));
+    assert.equal(schema.title, 'tabward recipe, version 1');
+    assert.equal((await post({ recipe: load('acme-orders') }, 'Bearer wrong')).status, 401);
+    assert.equal((await post({ recipe: load('acme-orders') }, '')).status, 401);
+  });
+
+  test('a run returns the data; the secret is typed but never returned', async () => {
+    const response = await post({ recipe: load('acme-orders'), screenshot: true });
+    assert.equal(response.status, 200);
+    const result = await jsonOf(response);
+    assert.equal(result.data.orders.length, 12);
+    assert.match(result.screenshot, /^iVBOR/, 'a base64 PNG');
+    assert.ok(!JSON.stringify(result).includes('demo-password'));
+  });
+
+  test('bad input: not JSON, no recipe, a bad recipe named by place, a huge body, a wrong Host', async () => {
+    assert.equal((await post('{nope')).status, 400);
+    assert.equal((await post({ steps: [] })).status, 400);
+    const bad = await post({ recipe: { url: 'x', steps: [{ action: 'click', selector: '' }] } });
+    assert.equal(bad.status, 400);
+    assert.match((await jsonOf(bad)).error, /steps\[0\]\.selector/);
+    const huge = await post({ recipe: load('acme-orders'), padding: 'x'.repeat(50_000) });
+    assert.equal(huge.status, 413);
+    const hostStatus = await new Promise<number>((resolve) => {
+      const url = new URL(`${base}/health`);
+      request(
+        { host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'evil.example' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      ).end();
+    });
+    assert.equal(hostStatus, 403);
+  });
+
+  test('the write gate answers 403 without confirm, and runs with it', async () => {
+    const refused = await post({ recipe: load('acme-refund') });
+    assert.equal(refused.status, 403);
+    assert.match((await jsonOf(refused)).error.message, /is a write step/);
+    assert.deepEqual(site.writes, []);
+    const confirmed = await post({ recipe: load('acme-refund'), confirm: true });
+    assert.equal(confirmed.status, 200);
+    assert.deepEqual(site.writes, ['refund A-1001']);
+  });
+
+  test('one run at a time, one queued, the rest turned away; a run over its deadline is stopped', async () => {
+    const slow = load('acme-orders', (parsed) => {
+      (parsed.steps as unknown[]).push({ action: 'waitFor', selector: '#never', timeoutMs: 60_000 });
+    });
+    const started = Date.now();
+    const [first, second, third] = await Promise.all([
+      post({ recipe: slow }),
+      post({ recipe: load('acme-orders') }),
+      new Promise<Response>((resolve) =>
+        setTimeout(() => resolve(post({ recipe: load('acme-orders') })), 300),
+      ),
+    ]);
+    assert.equal(third.status, 429);
+    assert.equal(first.status, 504);
+    const timedOut = await jsonOf(first);
+    assert.equal(timedOut.error.code, 'timeout');
+    assert.ok(Date.now() - started < 30_000);
+    assert.equal(second.status, 200, 'the queued run ran after the slow one');
+  });
+});
