@@ -31,7 +31,7 @@ const args = [
   '--test-reporter=spec',
   '--test-concurrency=3',
   '--test-force-exit',
-  '--test-timeout=90000',
+  '--test-timeout=120000',
   ...files,
 ];
 const result = spawnSync(process.execPath, args, {

@@ -81,8 +81,24 @@ export class TrackedPage {
     if (this.navigations.size === 0) return;
     while (this.navigations.size > 0 && Date.now() < deadline && !this.closed && !this.dialog)
       await sleep(40);
-    const left = Math.max(1, deadline - Date.now());
-    await this.page.waitForLoadState('domcontentloaded', { timeout: left }).catch(() => undefined);
+    await this.waitForDocument(Math.max(1, deadline - Date.now()));
+  }
+
+  /**
+   * Waits (bounded) until the current document is parsed. Polls document.readyState instead of waiting for load
+   * events: a page restored from the back/forward cache fires none, and Playwright's load state then never
+   * arrives.
+   */
+  async waitForDocument(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !this.closed && !this.dialog) {
+      const state = await Promise.race([
+        this.page.evaluate('document.readyState').catch(() => 'navigating'),
+        sleep(1_000).then(() => 'slow'),
+      ]);
+      if (state === 'interactive' || state === 'complete') return;
+      await sleep(50);
+    }
   }
 
   /** After a dialog is answered, later work must not see the old interruption. */

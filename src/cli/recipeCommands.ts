@@ -211,6 +211,15 @@ export function serveCommand(): Command {
         run,
       });
       log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);
+      // Start the browser now, so that the first run's deadline is not spent launching it.
+      runtime
+        .browser()
+        .ensure()
+        .catch((error: unknown) =>
+          log(
+            `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       const stop = async () => {
         await server.close();
         await runtime.close();

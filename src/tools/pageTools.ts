@@ -1,7 +1,9 @@
 // Tab tools: list, select, open, close, navigate and resize tabs.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
+import type { TrackedPage } from '../browser/pages.ts';
 import { TabwardError } from '../core/errors.ts';
 import { checkUrl, navigateTab, pageTarget, requireTab, runOnPage, statusLine } from './common.ts';
 import { defineTool, text } from './tool.ts';
@@ -91,22 +93,11 @@ export const navigatePage = defineTool({
   },
   handle: async (args, context, target) => {
     const tab = requireTab(target);
+    const type = args.type ?? 'url';
+    if (type === 'url') return navigateTab(tab, target.destination ?? '', context);
     const timeoutMs = context.timeoutMs * 2;
-    const step = { waitUntil: 'domcontentloaded' as const, timeout: timeoutMs };
-    switch (args.type ?? 'url') {
-      case 'back':
-        return {
-          content: [text(await runOnPage(tab, 'Going back', timeoutMs, () => tab.page.goBack(step)))],
-        };
-      case 'forward':
-        return {
-          content: [text(await runOnPage(tab, 'Going forward', timeoutMs, () => tab.page.goForward(step)))],
-        };
-      case 'reload':
-        return { content: [text(await runOnPage(tab, 'Reloading', timeoutMs, () => tab.page.reload(step)))] };
-      default:
-        return navigateTab(tab, target.destination ?? '', context);
-    }
+    const line = await runOnPage(tab, `Going ${type}`, timeoutMs, () => moveInHistory(tab, type, timeoutMs));
+    return { content: [text(line)] };
   },
 });
 
@@ -136,4 +127,27 @@ function hasData(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Back, forward and reload through the page's own history. Playwright's goBack can wait forever for a page
+ * restored from the back/forward cache, which fires no load events; here the move is seen as a new document
+ * (or a new URL), bounded in time.
+ */
+async function moveInHistory(
+  tab: TrackedPage,
+  type: 'back' | 'forward' | 'reload',
+  timeoutMs: number,
+): Promise<void> {
+  const before = { seq: tab.documentSeq, url: tab.page.url() };
+  const script =
+    type === 'back' ? 'history.back()' : type === 'forward' ? 'history.forward()' : 'location.reload()';
+  await tab.page.evaluate(script);
+  const deadline = Date.now() + Math.min(timeoutMs, 5_000);
+  while (tab.documentSeq === before.seq && tab.page.url() === before.url && Date.now() < deadline)
+    await sleep(50);
+  if (tab.documentSeq === before.seq && tab.page.url() === before.url) {
+    throw new TabwardError('not_found', `There is no page to go ${type} to in tab ${tab.id}.`);
+  }
+  await tab.waitForDocument(timeoutMs);
 }

@@ -37,7 +37,7 @@ describe('tabward serve', () => {
         '--queue',
         '1',
         '--deadline',
-        '8000',
+        '15000',
         '--max-body',
         '20000',
         '--secrets',

@@ -1,0 +1,67 @@
+// Prompt extraction through a local fake model server speaking the OpenAI and Anthropic protocols: a fenced
+// JSON answer, an unparseable one, a schema miss, and no key at all.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { DemoSite } from '../../src/demo/demoSite.ts';
+import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
+import { startPortal } from '../helpers/recipeSite.ts';
+import { runCli } from '../helpers/runCli.ts';
+
+const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+
+describe('tabward run: prompt extraction', () => {
+  let site: DemoSite;
+  let dir: string;
+  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
+  let model: FakeModel;
+  before(async () => {
+    ({ site, dir, recipe } = await startPortal());
+    model = await startFakeModel();
+  });
+  after(async () => {
+    await site?.close();
+    await model?.close();
+  });
+
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['run', ...args], { TABWARD_HOME: dir, ...env });
+
+  test('prompt extraction through a fake model: JSON in fences, an unparseable answer, a schema miss, no key', async () => {
+    const env = {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseURL,
+      TABWARD_MODEL: 'openai:test-model',
+    };
+    const file = recipe('acme-summary-prompt');
+    model.answer(
+      '```json\n{"orders": 5, "largestTotal": 62.5}\n```',
+      'I think there are five orders.',
+      '{"orders": "five"}',
+    );
+    const good = await run([file, '--secrets', secretsFile], env);
+    assert.deepEqual(good.json.data, { kind: 'json', value: { orders: 5, largestTotal: 62.5 } });
+    const sent = model.requests.at(-1);
+    assert.equal(sent?.auth, 'Bearer sk-test');
+    assert.match(JSON.stringify(sent?.body), /A-1001/, 'the page text went to the model');
+    assert.ok(!JSON.stringify(sent?.body).includes('demo-password'));
+    const prose = await run([file, '--secrets', secretsFile], env);
+    assert.equal(prose.json.data.kind, 'unparsed');
+    assert.equal(prose.json.data.text, 'I think there are five orders.');
+    const wrong = await run([file, '--secrets', secretsFile], env);
+    assert.equal(wrong.json.data.kind, 'invalid');
+    assert.match(wrong.json.data.errors.join(' '), /\/orders must be integer/);
+    const noKey = await run([file, '--secrets', secretsFile], { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    assert.equal(noKey.json.data.kind, 'no-model');
+    assert.match(noKey.json.data.text, /12 orders in all/);
+    assert.match(noKey.json.data.note, /ANTHROPIC_API_KEY/);
+    model.answer('{"orders": 5, "largestTotal": 62.5}');
+    const anthropic = await run([file, '--secrets', secretsFile], {
+      ANTHROPIC_API_KEY: 'ak-test',
+      ANTHROPIC_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: '',
+    });
+    assert.equal(anthropic.json.data.kind, 'json');
+    assert.equal(model.requests.at(-1)?.path, '/v1/messages');
+  });
+});

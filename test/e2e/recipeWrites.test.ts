@@ -1,0 +1,77 @@
+// `tabward run` and writes: the gate refuses a write recipe before any browser starts (asserted with a fake
+// browser that records being started), dry runs need no browser, and a destructive click not marked write is
+// refused at run time while the portal records no refund.
+
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { DemoSite } from '../../src/demo/demoSite.ts';
+import { startPortal } from '../helpers/recipeSite.ts';
+import { runCli } from '../helpers/runCli.ts';
+
+const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+
+describe('tabward run: writes', () => {
+  let site: DemoSite;
+  let dir: string;
+  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
+  before(async () => {
+    ({ site, dir, recipe } = await startPortal());
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['run', ...args], { TABWARD_HOME: dir, ...env });
+
+  test('a write recipe without --confirm is refused before any browser starts', async () => {
+    const marker = join(dir, 'browser-started');
+    const fakeChrome = join(dir, 'fake-chrome.sh');
+    writeFileSync(fakeChrome, `#!/bin/sh\ntouch ${marker}\nexit 1\n`);
+    chmodSync(fakeChrome, 0o755);
+    const refused = await run([recipe('acme-refund'), '--secrets', secretsFile], {
+      TABWARD_CHROME: fakeChrome,
+    });
+    assert.equal(refused.code, 3);
+    assert.equal(refused.json.error.code, 'not_allowed');
+    assert.match(
+      refused.json.error.message,
+      /steps\[4\] \(click tr\.order button\.refund \(write\)\) is a write step[\s\S]*--confirm/,
+    );
+    assert.ok(!existsSync(marker), 'no browser process was started');
+    const dry = await run([recipe('acme-refund'), '--dry-run'], { TABWARD_CHROME: fakeChrome });
+    assert.equal(dry.code, 0);
+    assert.deepEqual(dry.json.data.writeSteps, [4]);
+    assert.equal(dry.json.data.needsConfirm, true);
+    assert.equal(dry.json.data.plan.length, 7);
+    assert.ok(!existsSync(marker), 'dry runs need no browser');
+    const broken = await run([recipe('acme-orders'), '--secrets', secretsFile], {
+      TABWARD_CHROME: fakeChrome,
+    });
+    assert.equal(broken.code, 1);
+    assert.equal(
+      broken.json.error.code,
+      'browser_unavailable',
+      'a browser that cannot start is a clean error',
+    );
+  });
+  test('a destructive click not marked write is refused at run time, and the portal records no refund', async () => {
+    const sneaky = recipe('acme-refund', (parsed) => {
+      for (const step of parsed.steps as Record<string, unknown>[]) delete step.write;
+    });
+    const result = await run([sneaky, '--secrets', secretsFile]);
+    assert.equal(result.code, 3);
+    assert.match(
+      result.json.error.message,
+      /steps\[4\]: refused to click "Refund" \(tr\.order button\.refund\): its label "Refund" reads as destructive/,
+    );
+    assert.equal(result.json.error.step, 4);
+    assert.ok(existsSync(result.json.screenshot), 'a screenshot of the failure');
+    assert.deepEqual(site.writes, []);
+    const confirmed = await run([recipe('acme-refund'), '--secrets', secretsFile, '--confirm']);
+    assert.equal(confirmed.json.data.result, 'Refund issued');
+    assert.deepEqual(site.writes, ['refund A-1001']);
+  });
+});
