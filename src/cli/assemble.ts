@@ -1,7 +1,6 @@
 // Assembling a guarded browser from command-line options: rules, secrets, browser session, approver, audit
 // log and the ToolRunner that ties them together. Shared by `tabward mcp` and `tabward demo`.
 
-import { ApprovalPage } from '../approval/approvalPage.ts';
 import { AuditLog } from '../audit/auditLog.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { noApprover } from '../core/approvals.ts';
@@ -10,6 +9,7 @@ import { Secrets } from '../core/secrets.ts';
 import { browserTools } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
 import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems } from './config.ts';
+import { LazyApprovalPage } from './lazyApprovalPage.ts';
 
 export interface GuardedBrowserOptions {
   readonly mode: BrowserMode | 'auto';
@@ -32,7 +32,7 @@ export interface GuardedBrowserOptions {
 export interface GuardedBrowser {
   readonly session: BrowserSession;
   readonly runner: ToolRunner;
-  readonly page: ApprovalPage | undefined;
+  readonly page: LazyApprovalPage | undefined;
   readonly auditPath: string;
   close(): Promise<void>;
 }
@@ -57,8 +57,8 @@ export async function assembleGuardedBrowser(
     attachTimeoutMs: options.attachTimeout,
     notify: log,
   });
-  const page = options.approvalPage ? new ApprovalPage({ notify: log }) : undefined;
-  if (page) log(`tabward: approval page at ${await page.start()}`);
+  // Started by the front end once it is serving (see LazyApprovalPage).
+  const page = options.approvalPage ? new LazyApprovalPage(log) : undefined;
   const auditPath = options.auditLog ?? defaultAuditPath();
   const runner = new ToolRunner({
     tools: browserTools,

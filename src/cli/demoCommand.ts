@@ -1,8 +1,6 @@
 // `tabward demo`: the guided demo on the bundled demo site; no model and no network needed.
 
 import { Command } from 'commander';
-import { startDemoSite } from '../demo/demoSite.ts';
-import { runDemo } from '../demo/runDemo.ts';
 import { positiveInt } from './options.ts';
 
 export function demoCommand(): Command {
@@ -14,6 +12,8 @@ export function demoCommand(): Command {
     .option('--site-only', 'only serve the demo site (for the example recipes) until Ctrl-C')
     .option('--port <port>', 'with --site-only: the port', positiveInt('--port'), 8765)
     .action(async (flags: { executablePath?: string; siteOnly?: boolean; port: number }) => {
+      const { runDemo } = await import('../demo/runDemo.ts');
+      const { startDemoSite } = await import('../demo/demoSite.ts');
       if (!flags.siteOnly) {
         await runDemo((line) => process.stdout.write(`${line}\n`), flags.executablePath);
         return;

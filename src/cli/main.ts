@@ -7,9 +7,9 @@ import { auditCommand } from './auditCommand.ts';
 import { demoCommand } from './demoCommand.ts';
 import { doctorCommand } from './doctorCommand.ts';
 import { mcpCommand } from './mcpCommand.ts';
+import { version } from './packageRoot.ts';
 import { runCommand, serveCommand } from './recipeCommands.ts';
 import { rulesCommand } from './rulesCommand.ts';
-import { version } from './version.ts';
 
 export function buildProgram(): Command {
   return new Command('tabward')

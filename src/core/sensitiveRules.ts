@@ -3,7 +3,7 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { isTabwardError } from './errors.ts';
-import { compilePattern, matchesPattern, type UrlPattern } from './urlPattern.ts';
+import { compilePattern, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
 
 export interface SensitiveRule {
   readonly pattern: UrlPattern;
@@ -63,8 +63,9 @@ export class RuleSet {
   match(url: string, creatorUrl?: string): RuleMatch | undefined {
     const parsed = effectiveUrl(url, creatorUrl);
     if (!parsed) return undefined;
+    const parts = urlParts(parsed);
     for (const rule of this.rules) {
-      if (matchesPattern(rule.pattern, parsed)) return { rule: rule.pattern.source, origin: rule.origin };
+      if (matchesPattern(rule.pattern, parts)) return { rule: rule.pattern.source, origin: rule.origin };
     }
     return undefined;
   }

@@ -99,15 +99,35 @@ export function stripTrailingDot(host: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
-/** True when the parsed URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
-export function matchesPattern(pattern: UrlPattern, url: URL): boolean {
-  const scheme = url.protocol.slice(0, -1);
-  const schemeOk = pattern.schemes === 'web' ? webSchemes.includes(scheme) : pattern.schemes.includes(scheme);
+/** The parts of a URL that patterns look at, worked out once per URL rather than once per rule. */
+export interface UrlParts {
+  readonly scheme: string;
+  readonly host: string;
+  readonly port: string;
+  readonly query: string;
+  readonly paths: readonly string[];
+}
+
+export function urlParts(url: URL): UrlParts {
+  return {
+    scheme: url.protocol.slice(0, -1),
+    host: stripTrailingDot(url.hostname),
+    port: effectivePort(url),
+    query: safeDecode(url.search.slice(1)),
+    paths: pathVariants(url.pathname),
+  };
+}
+
+/** True when the URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
+export function matchesPattern(pattern: UrlPattern, url: URL | UrlParts): boolean {
+  const parts = url instanceof URL ? urlParts(url) : url;
+  const schemeOk =
+    pattern.schemes === 'web' ? webSchemes.includes(parts.scheme) : pattern.schemes.includes(parts.scheme);
   if (!schemeOk) return false;
-  if (!hostMatches(pattern.host, stripTrailingDot(url.hostname))) return false;
-  if (pattern.port !== undefined && effectivePort(url) !== pattern.port) return false;
-  if (pattern.query && !pattern.query.test(safeDecode(url.search.slice(1)))) return false;
-  return pathVariants(url.pathname).some((path) => pattern.path.test(path));
+  if (!hostMatches(pattern.host, parts.host)) return false;
+  if (pattern.port !== undefined && parts.port !== pattern.port) return false;
+  if (pattern.query && !pattern.query.test(parts.query)) return false;
+  return parts.paths.some((path) => pattern.path.test(path));
 }
 
 function hostMatches(matcher: HostMatcher, host: string): boolean {

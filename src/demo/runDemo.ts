@@ -4,10 +4,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
+import { packageRoot } from '../cli/packageRoot.ts';
 import { demoHost, startDemoSite } from './demoSite.ts';
 import { ScriptedHuman } from './scriptedHuman.ts';
 import { startUserChrome } from './yourChrome.ts';
@@ -67,7 +67,7 @@ async function connectClient(
   print: Print,
   args: string[],
 ): Promise<{ client: Client; human: ScriptedHuman }> {
-  const bin = fileURLToPath(new URL('../../bin/tabward', import.meta.url));
+  const bin = join(packageRoot, 'bin', 'tabward');
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, ...args],

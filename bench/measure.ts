@@ -1,0 +1,101 @@
+// Measuring one server: cold start, tools/list tokens, and per page the navigate+snapshot latency, snapshot
+// tokens and coverage; the server process's memory at the end.
+
+import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { BenchPage } from './pages.ts';
+import type { ServerUnderTest } from './servers.ts';
+
+export interface PageFigures {
+  readonly tokens: number;
+  readonly latencyMs: number;
+  readonly textCoverage: number;
+  readonly controlCoverage: number;
+}
+
+export interface RunFigures {
+  readonly toolsTokens: number;
+  readonly toolsCount: number;
+  readonly coldToolsMs: number;
+  readonly coldFirstReadMs: number;
+  readonly rssMb: number;
+  readonly pages: Record<string, PageFigures>;
+}
+
+export const tokens = (text: string): number => encode(text).length;
+
+export async function measureServer(
+  server: ServerUnderTest,
+  pages: readonly BenchPage[],
+  urlOf: (page: BenchPage) => string,
+): Promise<RunFigures> {
+  const started = performance.now();
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: [...server.args],
+    stderr: 'ignore',
+    env: { ...process.env, CI: '1' } as Record<string, string>,
+  });
+  const client = new Client({ name: 'tabward-bench', version: '1' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const coldToolsMs = performance.now() - started;
+  const call = async (request: { name: string; arguments: Record<string, unknown> }) => {
+    const result = await client.callTool(request, undefined, { timeout: 60_000 });
+    const text = (result.content as { type: string; text?: string }[])
+      .map((part) => part.text ?? '')
+      .join('\n');
+    if (result.isError) throw new Error(`${server.name} ${request.name}: ${text.slice(0, 300)}`);
+    return text;
+  };
+  const figures: Record<string, PageFigures> = {};
+  let coldFirstReadMs = 0;
+  for (const page of pages) {
+    const before = performance.now();
+    await call(server.navigate(urlOf(page)));
+    const snapshot = await call(server.snapshot);
+    const latencyMs = performance.now() - before;
+    if (!coldFirstReadMs) coldFirstReadMs = performance.now() - started;
+    figures[page.name] = { tokens: tokens(snapshot), latencyMs, ...coverage(snapshot, page, server.ref) };
+  }
+  const rssMb = transport.pid ? readRssMb(transport.pid) : 0;
+  await client.close();
+  return {
+    toolsTokens: tokens(JSON.stringify(tools)),
+    toolsCount: tools.length,
+    coldToolsMs,
+    coldFirstReadMs,
+    rssMb,
+    pages: figures,
+  };
+}
+
+/** Share of the page's text the snapshot lets an agent read, and of its controls it lets an agent address. */
+export function coverage(
+  snapshot: string,
+  page: BenchPage,
+  ref: RegExp,
+): { textCoverage: number; controlCoverage: number } {
+  const normal = (text: string) => text.replace(/\\"/g, '"').replace(/\s+/g, ' ').trim();
+  const flat = normal(snapshot);
+  const lines = snapshot.split('\n').map(normal);
+  const read = page.texts.filter((text) => flat.includes(normal(text))).length;
+  const addressed = page.controls.filter((name) =>
+    lines.some((line) => line.includes(normal(name)) && ref.test(line)),
+  ).length;
+  return {
+    textCoverage: read / Math.max(1, page.texts.length),
+    controlCoverage: addressed / Math.max(1, page.controls.length),
+  };
+}
+
+function readRssMb(pid: number): number {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,127 @@
+// `npm run bench`: tabward, chrome-devtools-mcp and Playwright MCP on the same pages, the same Chromium, in the
+// same run, through the real MCP SDK client. Prints one table of medians (spread in brackets) and the ratio of
+// tabward to the better peer, and writes it to bench/results.md.
+
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { findChrome } from '../src/browser/findChrome.ts';
+import { measureGuard } from './guardOverhead.ts';
+import { measureServer, type RunFigures } from './measure.ts';
+import { benchPages } from './pages.ts';
+import { servers } from './servers.ts';
+
+const repeats = Number(process.env.BENCH_REPEATS ?? 3);
+const chrome = findChrome(process.env.TABWARD_CHROME);
+
+const site = createServer((req, res) => {
+  const page = benchPages[Number(new URL(req.url ?? '/', 'http://x').pathname.slice(1))];
+  res
+    .writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' })
+    .end(page?.html ?? 'not found');
+});
+await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+const port = (site.address() as AddressInfo).port;
+const urlOf = (page: (typeof benchPages)[number]) => `http://127.0.0.1:${port}/${benchPages.indexOf(page)}`;
+
+const runs = new Map<string, RunFigures[]>();
+for (let round = 0; round < repeats; round++) {
+  // Interleaved, so the machine's noise falls on every server alike.
+  for (const server of servers(chrome)) {
+    process.stderr.write(`round ${round + 1}/${repeats}: ${server.name}\n`);
+    const figures = await measureServer(server, benchPages, urlOf);
+    runs.set(server.name, [...(runs.get(server.name) ?? []), figures]);
+  }
+}
+const firstPage = benchPages[0];
+if (!firstPage) throw new Error('no bench pages');
+const guard = await measureGuard(chrome, urlOf(firstPage));
+site.close();
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+const names = [...runs.keys()];
+const rows: string[][] = [];
+type Metric = {
+  label: string;
+  pick: (run: RunFigures) => number;
+  unit: string;
+  lowerIsBetter: boolean;
+  target?: number;
+  ratio?: boolean;
+};
+const metrics: Metric[] = [
+  { label: 'tools/list tokens', pick: (r) => r.toolsTokens, unit: '', lowerIsBetter: true, target: 0.5 },
+  { label: 'tools', pick: (r) => r.toolsCount, unit: '', lowerIsBetter: true, ratio: false },
+  {
+    label: 'cold start → tools/list',
+    pick: (r) => r.coldToolsMs,
+    unit: ' ms',
+    lowerIsBetter: true,
+    target: 0.5,
+  },
+  { label: 'cold start → first page read', pick: (r) => r.coldFirstReadMs, unit: ' ms', lowerIsBetter: true },
+  { label: 'server memory (RSS)', pick: (r) => r.rssMb, unit: ' MB', lowerIsBetter: true },
+  ...benchPages.flatMap((page): Metric[] => [
+    {
+      label: `snapshot tokens: ${page.name}`,
+      pick: (r) => r.pages[page.name]?.tokens ?? 0,
+      unit: '',
+      lowerIsBetter: true,
+      target: 0.6,
+    },
+    {
+      label: `navigate+snapshot: ${page.name}`,
+      pick: (r) => r.pages[page.name]?.latencyMs ?? 0,
+      unit: ' ms',
+      lowerIsBetter: true,
+      target: 0.8,
+    },
+    {
+      label: `text coverage: ${page.name}`,
+      pick: (r) => (r.pages[page.name]?.textCoverage ?? 0) * 100,
+      unit: '%',
+      lowerIsBetter: false,
+      ratio: false,
+    },
+    {
+      label: `controls addressable: ${page.name}`,
+      pick: (r) => (r.pages[page.name]?.controlCoverage ?? 0) * 100,
+      unit: '%',
+      lowerIsBetter: false,
+      ratio: false,
+    },
+  ]),
+];
+for (const metric of metrics) {
+  const cells = names.map((name) => {
+    const values = (runs.get(name) ?? []).map(metric.pick);
+    return { value: median(values), min: Math.min(...values), max: Math.max(...values) };
+  });
+  const show = (cell: { value: number; min: number; max: number }) =>
+    `${Math.round(cell.value)}${metric.unit}${cell.max - cell.min > 0.05 * cell.value && repeats > 1 ? ` [${Math.round(cell.min)}–${Math.round(cell.max)}]` : ''}`;
+  const ours = cells[0]?.value ?? 0;
+  const bestPeer = Math.min(...cells.slice(1).map((cell) => cell.value));
+  const ratio = metric.ratio === false ? '' : (ours / bestPeer).toFixed(2);
+  const verdict =
+    metric.target === undefined || metric.ratio === false
+      ? ''
+      : ours / bestPeer <= metric.target
+        ? `≤ ${metric.target} ✓`
+        : `≤ ${metric.target} ✗`;
+  rows.push([metric.label, ...cells.map(show), ratio, verdict]);
+}
+const header = ['', ...names, 'tabward / best peer', 'target'];
+const table = [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+const guardLines = [
+  `Guard: one decision with 1,000 user rules ${guard.decisionUs.toFixed(1)} µs (defaults only ${guard.decisionDefaultsUs.toFixed(1)} µs);`,
+  `take_snapshot through guard + audit ${guard.guardedMs.toFixed(1)} ms vs the bare handler ${guard.directMs.toFixed(1)} ms (ratio ${(guard.guardedMs / guard.directMs).toFixed(2)}).`,
+];
+const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n`;
+writeFileSync(new URL('./results.md', import.meta.url), report);
+process.stdout.write(report);

@@ -1,0 +1,72 @@
+// The three MCP servers under test, each pointed at the same Chromium, and how to drive each: the tool that
+// navigates, the tool that snapshots, and what its element refs look like.
+
+import { fileURLToPath } from 'node:url';
+
+const bin = (pkg: string, file: string) =>
+  fileURLToPath(new URL(`./node_modules/${pkg}/${file}`, import.meta.url));
+
+export interface ServerUnderTest {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly navigate: (url: string) => { name: string; arguments: Record<string, unknown> };
+  readonly snapshot: { name: string; arguments: Record<string, unknown> };
+  /** A line of the snapshot that carries one of these can be acted on. */
+  readonly ref: RegExp;
+}
+
+export function servers(chrome: string): ServerUnderTest[] {
+  return [
+    {
+      name: 'tabward',
+      command: process.execPath,
+      args: [
+        fileURLToPath(new URL('../bin/tabward', import.meta.url)),
+        'mcp',
+        '--mode',
+        'isolated',
+        '--approval',
+        'deny',
+        '--executable-path',
+        chrome,
+      ],
+      navigate: (url) => ({ name: 'navigate_page', arguments: { url } }),
+      snapshot: { name: 'take_snapshot', arguments: {} },
+      ref: /@f?\d*e\d+/,
+    },
+    {
+      name: 'chrome-devtools-mcp',
+      command: process.execPath,
+      args: [
+        bin('chrome-devtools-mcp', 'build/src/bin/chrome-devtools-mcp.js'),
+        '--headless',
+        '--isolated',
+        '--executablePath',
+        chrome,
+        '--chromeArg=--no-sandbox',
+        '--usageStatistics=false',
+        '--no-page-id-routing',
+        '--performanceCrux=false',
+      ],
+      navigate: (url) => ({ name: 'navigate_page', arguments: { type: 'url', url } }),
+      snapshot: { name: 'take_snapshot', arguments: {} },
+      ref: /uid=\S+/,
+    },
+    {
+      name: 'playwright-mcp',
+      command: process.execPath,
+      args: [
+        bin('@playwright/mcp', 'cli.js'),
+        '--headless',
+        '--isolated',
+        '--executable-path',
+        chrome,
+        '--no-sandbox',
+      ],
+      navigate: (url) => ({ name: 'browser_navigate', arguments: { url } }),
+      snapshot: { name: 'browser_snapshot', arguments: {} },
+      ref: /\[ref=\S+\]/,
+    },
+  ];
+}

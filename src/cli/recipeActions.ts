@@ -1,0 +1,156 @@
+// What `tabward run` and `tabward serve` do once their flags are parsed; loaded only when one of them runs.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { AuditLog } from '../audit/auditLog.ts';
+import { BrowserSession } from '../browser/session.ts';
+import { TabwardError } from '../core/errors.ts';
+import type { BrowserMode } from '../core/kinds.ts';
+import { Secrets } from '../core/secrets.ts';
+import { modelConfigFromEnv } from '../llm/modelClient.ts';
+import { parseRecipeText } from '../recipes/parseRecipe.ts';
+import type { Recipe } from '../recipes/recipeSchema.ts';
+import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
+import { startRecipeServer } from '../recipes/server.ts';
+import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems, tabwardHome } from './config.ts';
+
+import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
+
+/** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
+function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
+  const { rules, problems } = loadRules(flags.rules);
+  reportRuleProblems(problems, log);
+  const secrets = new Secrets(loadSecretsFile(flags.secrets), process.env);
+  const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
+  let session: BrowserSession | undefined;
+  const browser = () => {
+    session ??= new BrowserSession({
+      mode,
+      headless: !flags.headed,
+      ...(flags.executablePath ? { executablePath: flags.executablePath } : {}),
+      chromeArgs: flags.chromeArg,
+      attach: {
+        ...(flags.userDataDir ? { userDataDir: flags.userDataDir } : {}),
+        ...(flags.browserUrl ? { browserUrl: flags.browserUrl } : {}),
+        ...(flags.wsEndpoint ? { wsEndpoint: flags.wsEndpoint } : {}),
+      },
+      attachTimeoutMs: 60_000,
+      notify: log,
+    });
+    return session;
+  };
+  return {
+    rules,
+    secrets,
+    browser,
+    audit: new AuditLog(flags.auditLog ?? defaultAuditPath()),
+    model: modelConfigFromEnv(),
+    close: async () => session?.close(),
+  };
+}
+
+function progressLine(entry: StepLog): string {
+  const label = typeof entry.step === 'number' ? `step ${entry.step}` : entry.step;
+  return `${entry.ok ? '✓' : '✗'} ${label}: ${entry.detail} (${entry.ms} ms)${entry.error ? ` — ${entry.error}` : ''}`;
+}
+
+/** Screenshots go to files on the command line: the given path, or a temporary file for a failure. */
+function withScreenshotFile(result: RecipeResult, path: string | undefined): RecipeResult {
+  if (!result.screenshot) return result;
+  const target = result.ok && path ? path : join(tmpdir(), `tabward-failure-${Date.now()}.png`);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, Buffer.from(result.screenshot, 'base64'));
+  return { ...result, screenshot: target };
+}
+
+/** The token kept in ~/.tabward/serve-token, made on first start and printed once. */
+function serveToken(log: (line: string) => void): string {
+  const file = join(tabwardHome(), 'serve-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('base64url');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  log(`tabward: new bearer token (kept in ${file}): ${token}`);
+  return token;
+}
+
+export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (!existsSync(file)) throw new TabwardError('bad_input', `No recipe file at ${file}.`);
+  const recipe = parseRecipeText(readFileSync(file, 'utf8'), file);
+  const runtime = recipeRuntime(flags, log);
+  try {
+    const result = await runRecipe(recipe, {
+      confirm: flags.confirm === true,
+      dryRun: flags.dryRun === true,
+      browser: runtime.browser,
+      secrets: runtime.secrets,
+      rules: runtime.rules,
+      audit: runtime.audit,
+      model: runtime.model,
+      timeoutMs: flags.timeout,
+      deadlineMs: flags.deadline,
+      screenshot: flags.screenshot !== undefined,
+      frontEnd: 'run',
+      ...(process.stderr.isTTY ? { onStep: (entry: StepLog) => log(progressLine(entry)) } : {}),
+    });
+    const printed = JSON.stringify(withScreenshotFile(result, flags.screenshot), null, 2);
+    if (flags.out) writeFileSync(flags.out, `${printed}\n`);
+    else process.stdout.write(`${printed}\n`);
+    process.exitCode = result.ok
+      ? 0
+      : result.error?.code === 'not_allowed'
+        ? 3
+        : result.error?.code === 'bad_input'
+          ? 2
+          : 1;
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function serveRecipes(flags: ServeFlags): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const runtime = recipeRuntime(flags, log);
+  const token = flags.token ?? process.env.TABWARD_SERVE_TOKEN ?? serveToken(log);
+  const run = (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
+    runRecipe(recipe, {
+      ...request,
+      browser: runtime.browser,
+      secrets: runtime.secrets,
+      rules: runtime.rules,
+      audit: runtime.audit,
+      model: runtime.model,
+      timeoutMs: flags.timeout,
+      deadlineMs: flags.deadline,
+      frontEnd: 'serve',
+    });
+  const server = await startRecipeServer({
+    port: flags.port,
+    host: flags.host,
+    token,
+    concurrency: flags.concurrency,
+    queue: flags.queue,
+    maxBodyBytes: flags.maxBody,
+    run,
+  });
+  log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);
+  // Start the browser now, so that the first run's deadline is not spent launching it.
+  runtime
+    .browser()
+    .ensure()
+    .catch((error: unknown) =>
+      log(
+        `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+  const stop = async () => {
+    await server.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}

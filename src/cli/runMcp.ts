@@ -1,0 +1,45 @@
+// What `tabward mcp` does once its flags are parsed: assemble the guarded browser and serve it over stdio or
+// Streamable HTTP.
+
+import { createMcpServer } from '../mcp/mcpServer.ts';
+import { serveHttp, serveStdio } from '../mcp/transports.ts';
+import { assembleGuardedBrowser } from './assemble.ts';
+import type { McpFlags } from './mcpCommand.ts';
+import { version } from './packageRoot.ts';
+
+export async function runMcp(flags: McpFlags): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const browser = await assembleGuardedBrowser(
+    {
+      ...flags,
+      headless: !flags.headed,
+      approvalPage: flags.approval === 'auto' || flags.approval === 'page',
+    },
+    log,
+  );
+  const makeServer = () =>
+    createMcpServer({
+      runner: browser.runner,
+      approval: flags.approval,
+      ...(browser.page ? { page: browser.page } : {}),
+      version,
+    });
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await browser.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+  if (flags.http === undefined) await serveStdio(makeServer(), shutdown);
+  else log(`tabward: MCP over Streamable HTTP at ${(await serveHttp(makeServer, flags.http)).url}`);
+  // Serving already: the approval page's server can start now without delaying the client's first reply.
+  setImmediate(
+    () =>
+      void browser.page
+        ?.start()
+        .catch((error: unknown) => log(`tabward: approval page failed: ${String(error)}`)),
+  );
+}
