@@ -59,6 +59,13 @@ const transparentRoles = new Set([
   'rowgroup',
   'paragraph',
   'section',
+  // Landmarks without a name: the headings and links inside say where the agent is.
+  'main',
+  'article',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'region',
 ]);
 const indentingRoles = new Set([
   'list',
@@ -94,9 +101,12 @@ function renderNode(node: AriaNode | string, depth: number, lines: string[], con
   }
   const label = describe(node, context);
   const children = node.children ?? [];
-  if (label)
-    lines.push(`${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `: ${node.text}` : ''}`);
-  else if (node.text)
+  if (label) {
+    const separator = node.role === 'listitem' ? ' ' : ': ';
+    lines.push(
+      `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${node.text}` : ''}`,
+    );
+  } else if (node.text)
     pushText(lines, depth, context.allRefs && node.ref ? `${node.text} @${node.ref}` : node.text);
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
   for (const child of children) renderNode(child, childDepth, lines, context);
@@ -141,16 +151,13 @@ function pushText(lines: string[], depth: number, text: string): void {
 
 /** A label's text printed just before the field it names says nothing the field's own line does not. */
 function dropLabelEchoes(lines: readonly string[]): string[] {
+  const names = (line: string | undefined) => (line?.includes('@') ? line : '');
   return lines.filter((line, index) => {
-    const next = lines[index + 1];
     const text = line.trim();
-    return !(
-      next &&
-      text &&
-      !text.includes('"') &&
-      next.includes(`${JSON.stringify(text)} `) &&
-      next.includes('@')
-    );
+    if (!text || text.includes('"')) return true;
+    // A label before its field, or after its checkbox or radio button.
+    const echo = `${JSON.stringify(text)} `;
+    return !(names(lines[index + 1]).includes(echo) || names(lines[index - 1]).includes(echo));
   });
 }
 

@@ -47,5 +47,5 @@ export class Redactor {
 /** Marks page content as data from the page, not instructions; the closing marker cannot be forged. */
 export function untrusted(origin: string, content: string): string {
   const safe = content.replace(/<\/?untrusted[^>]*>/gi, '[marker removed]');
-  return `<untrusted origin="${origin}">\n${safe}\n</untrusted>`;
+  return `<untrusted${origin ? ` origin="${origin}"` : ''}>\n${safe}\n</untrusted>`;
 }

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { withDeadline } from '../browser/deadline.ts';
 import { captureSnapshot } from '../browser/snapshot.ts';
-import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
 import { pageTarget, requireTab, runOnPage } from './common.ts';
 import { defineTool, text } from './tool.ts';
@@ -35,7 +34,8 @@ export const takeSnapshot = defineTool({
     });
     const title = await withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
-    return { content: [text(`${header}\n${untrusted(originOf(tab.page.url()), body)}`)], readFrom: tab };
+    // The header, outside the untrusted block, names the page; the block itself needs no origin again.
+    return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: tab };
   },
 });
 

@@ -103,3 +103,17 @@ test('allRefs gives plain elements with text a ref too', () => {
   assert.equal(renderSnapshot(plain, { pageUrl: 'https://a.test/' }), 'Drag me');
   assert.equal(renderSnapshot(plain, { pageUrl: 'https://a.test/', allRefs: true }), 'Drag me @e7');
 });
+
+test('list items read "- text", unnamed landmarks add no line, a checkbox label after it is not repeated', () => {
+  const page: AriaNode[] = [
+    {
+      role: 'main',
+      children: [
+        { role: 'list', children: [{ role: 'listitem', text: 'First point' }] },
+        { role: 'checkbox', name: 'Keep me signed in', ref: 'e3' },
+        'Keep me signed in',
+      ],
+    },
+  ];
+  assert.equal(renderSnapshot(page, { pageUrl: 'https://a.test/' }), 'list\n - First point\ncheckbox "Keep me signed in" @e3');
+});
