@@ -115,5 +115,8 @@ test('list items read "- text", unnamed landmarks add no line, a checkbox label 
       ],
     },
   ];
-  assert.equal(renderSnapshot(page, { pageUrl: 'https://a.test/' }), 'list\n - First point\ncheckbox "Keep me signed in" @e3');
+  assert.equal(
+    renderSnapshot(page, { pageUrl: 'https://a.test/' }),
+    'list\n - First point\ncheckbox "Keep me signed in" @e3',
+  );
 });
