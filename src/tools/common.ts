@@ -77,10 +77,13 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
     tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }),
   );
   if (tab.dialog) return { content: [text(line)] };
-  const title = await withDeadline(tab.page.title(), context.timeoutMs, 'reading the title', tab.interrupted);
+  // One round trip reads the title and the login-wall facts together.
+  const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(() => undefined);
+  const title =
+    facts?.title ??
+    (await withDeadline(tab.page.title(), context.timeoutMs, 'reading the title', tab.interrupted));
   const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
   const summary = `${line} "${title}"${status}`;
-  const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(() => undefined);
   const verdict = facts ? classifyLoginWall(facts) : undefined;
   if (!verdict?.isLoginWall) return { content: [text(summary)] };
   return {

@@ -25,6 +25,7 @@ export const takeSnapshot = defineTool({
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
+    const titled = withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
     const body = await captureSnapshot(tab, {
       timeoutMs,
       ...(args.ref ? { ref: args.ref } : {}),
@@ -32,7 +33,7 @@ export const takeSnapshot = defineTool({
       maxTokens: args.maxTokens ?? 12_000,
       ...(args.allRefs ? { allRefs: true } : {}),
     });
-    const title = await withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
+    const title = await titled;
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
     return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: tab };
