@@ -18,11 +18,11 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
   tracked.assertUsable();
   const { page } = tracked;
   const work = async () => {
-    const tree = (await page.ariaSnapshotJSON({
-      mode: 'ai',
-      timeout: options.timeoutMs,
-    })) as unknown as AriaNode[];
-    const passwords = await passwordValues(page);
+    const [json, passwords] = await Promise.all([
+      page.ariaSnapshotJSON({ mode: 'ai', timeout: options.timeoutMs }),
+      passwordValues(page),
+    ]);
+    const tree = json as unknown as AriaNode[];
     tracked.refs = collectRefs(tree);
     tracked.refsDocumentSeq = tracked.documentSeq;
     const text = renderSnapshot(tree, {

@@ -66,6 +66,7 @@ const transparentRoles = new Set([
   'contentinfo',
   'complementary',
   'region',
+  'search',
 ]);
 const indentingRoles = new Set([
   'list',
@@ -85,7 +86,7 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const lines: string[] = [];
   const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false };
   for (const node of roots) renderNode(node, 0, lines, context);
-  const deduped = dropLabelEchoes(lines);
+  const deduped = mergeBullets(dropLabelEchoes(lines));
   const kept = options.query ? filterByQuery(deduped, options.query) : deduped;
   return applyBudget(kept, options.maxTokens);
 }
@@ -150,6 +151,22 @@ function pushText(lines: string[], depth: number, text: string): void {
 }
 
 /** A label's text printed just before the field it names says nothing the field's own line does not. */
+/** A list bullet on a line of its own takes the line that follows it: "- link ...". */
+function mergeBullets(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? '';
+    const next = lines[index + 1];
+    if (line.trim() === '-' && next !== undefined) {
+      out.push(`${line} ${next.trim()}`);
+      index++;
+    } else {
+      out.push(line);
+    }
+  }
+  return out;
+}
+
 function dropLabelEchoes(lines: readonly string[]): string[] {
   const names = (line: string | undefined) => (line?.includes('@') ? line : '');
   return lines.filter((line, index) => {

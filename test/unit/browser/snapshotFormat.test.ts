@@ -120,3 +120,21 @@ test('list items read "- text", unnamed landmarks add no line, a checkbox label 
     'list\n - First point\ncheckbox "Keep me signed in" @e3',
   );
 });
+
+test('a list item whose content is an element reads "- element" on one line', () => {
+  const list: AriaNode[] = [
+    {
+      role: 'list',
+      children: [
+        {
+          role: 'listitem',
+          children: [{ role: 'link', name: 'Result 1', ref: 'e7', url: '/r/1' }, 'snippet'],
+        },
+      ],
+    },
+  ];
+  assert.equal(
+    renderSnapshot(list, { pageUrl: 'https://a.test/' }),
+    'list\n - link "Result 1" /r/1 @e7\n snippet',
+  );
+});
