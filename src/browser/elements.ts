@@ -70,7 +70,7 @@ export async function resolveRef(
       'Take a new snapshot.',
     );
   }
-  const locator = tracked.page.getByRef(ref);
+  const locator = tracked.page.getByRef(info.target);
   const work = async () => {
     const handle = await locator.elementHandle({ timeout: timeoutMs });
     const frame = await handle.ownerFrame();

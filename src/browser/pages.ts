@@ -9,6 +9,8 @@ import { TabwardError } from '../core/errors.ts';
 export interface RefInfo {
   readonly role: string;
   readonly name: string;
+  /** Playwright's own ref for the element (the agent sees a shorter one). */
+  readonly target: string;
 }
 
 export class TrackedPage {
@@ -18,6 +20,8 @@ export class TrackedPage {
   crashed = false;
   closed = false;
   refs = new Map<string, RefInfo>();
+  /** Playwright ref → the short ref the agent sees, for the current document. */
+  shortRefs = new Map<string, string>();
   refsDocumentSeq = -1;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();

@@ -3,7 +3,7 @@
 
 import type { Page } from 'playwright-core';
 import { withDeadline } from './deadline.ts';
-import type { RefInfo, TrackedPage } from './pages.ts';
+import type { TrackedPage } from './pages.ts';
 import { type AriaNode, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
@@ -23,9 +23,13 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       passwordValues(page),
     ]);
     const tree = json as unknown as AriaNode[];
-    tracked.refs = collectRefs(tree);
-    tracked.refsDocumentSeq = tracked.documentSeq;
-    const text = renderSnapshot(tree, {
+    if (tracked.refsDocumentSeq !== tracked.documentSeq) {
+      tracked.refs = new Map();
+      tracked.shortRefs = new Map();
+      tracked.refsDocumentSeq = tracked.documentSeq;
+    }
+    const shortTree = shortenRefs(tree, tracked);
+    const text = renderSnapshot(shortTree, {
       pageUrl: page.url(),
       ...(options.ref ? { ref: options.ref } : {}),
       ...(options.query ? { query: options.query } : {}),
@@ -59,14 +63,21 @@ function maskValues(text: string, values: readonly string[]): string {
   return output;
 }
 
-function collectRefs(
-  nodes: readonly (AriaNode | string)[],
-  into = new Map<string, RefInfo>(),
-): Map<string, RefInfo> {
-  for (const node of nodes) {
-    if (typeof node === 'string') continue;
-    if (node.ref) into.set(node.ref, { role: node.role, name: node.name ?? node.text ?? '' });
-    collectRefs(node.children ?? [], into);
-  }
-  return into;
+/**
+ * Gives every element with a ref a short one of tabward's own (Playwright's carry frame and generation prefixes
+ * that cost the agent tokens). The same element keeps its short ref across snapshots of one document, so a ref
+ * from an earlier snapshot never silently points at another element.
+ */
+function shortenRefs(nodes: readonly (AriaNode | string)[], tracked: TrackedPage): (AriaNode | string)[] {
+  return nodes.map((node) => {
+    if (typeof node === 'string') return node;
+    let ref: string | undefined;
+    if (node.ref) {
+      ref = tracked.shortRefs.get(node.ref) ?? `e${tracked.shortRefs.size + 1}`;
+      tracked.shortRefs.set(node.ref, ref);
+      tracked.refs.set(ref, { role: node.role, name: node.name ?? node.text ?? '', target: node.ref });
+    }
+    const children = node.children ? shortenRefs(node.children, tracked) : undefined;
+    return { ...node, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
+  });
 }

@@ -113,6 +113,9 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
 
 export async function serveRecipes(flags: ServeFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  process.on('unhandledRejection', (error) =>
+    log(`tabward: internal error (please report it): ${String(error)}`),
+  );
   const runtime = recipeRuntime(flags, log);
   const token = flags.token ?? process.env.TABWARD_SERVE_TOKEN ?? serveToken(log);
   const run = (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>

@@ -24,6 +24,10 @@ export async function runMcp(flags: McpFlags): Promise<void> {
       ...(browser.page ? { page: browser.page } : {}),
       version,
     });
+  // A bug must not take the agent's browser down with it: say so, and keep serving.
+  process.on('unhandledRejection', (error) =>
+    log(`tabward: internal error (please report it): ${String(error)}`),
+  );
   let closing = false;
   const shutdown = async () => {
     if (closing) return;

@@ -25,15 +25,17 @@ export const takeSnapshot = defineTool({
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const titled = withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted);
-    const body = await captureSnapshot(tab, {
-      timeoutMs,
-      ...(args.ref ? { ref: args.ref } : {}),
-      ...(args.query ? { query: args.query } : {}),
-      maxTokens: args.maxTokens ?? 12_000,
-      ...(args.allRefs ? { allRefs: true } : {}),
-    });
-    const title = await titled;
+    // Together, and both awaited: a failing snapshot must not leave the title's promise unhandled.
+    const [body, title] = await Promise.all([
+      captureSnapshot(tab, {
+        timeoutMs,
+        ...(args.ref ? { ref: args.ref } : {}),
+        ...(args.query ? { query: args.query } : {}),
+        maxTokens: args.maxTokens ?? 12_000,
+        ...(args.allRefs ? { allRefs: true } : {}),
+      }),
+      withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted),
+    ]);
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
     return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: tab };
