@@ -23,7 +23,8 @@ export async function elementTarget(
 ): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
   const element = await resolveRef(tab, ref, context.timeoutMs, keyPress);
-  return { tab, frames: element.frames, element: element.info, effects: element.effects };
+  const { role, name } = element.info;
+  return { tab, frames: element.frames, element: { role, name }, effects: element.effects };
 }
 
 export function requireTab(target: ToolTarget): TrackedPage {

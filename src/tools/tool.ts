@@ -22,7 +22,8 @@ export interface ToolTarget {
   readonly tab?: TrackedPage;
   readonly frames: readonly FrameFact[];
   readonly destination?: string;
-  readonly element?: RefInfo;
+  /** The element acted on, by role and accessible name (what a person sees, and what approvals show). */
+  readonly element?: Pick<RefInfo, 'role' | 'name'>;
   readonly effects?: readonly Effect[];
 }
 
