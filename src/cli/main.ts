@@ -3,6 +3,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { isTabwardError } from '../core/errors.ts';
+import { agentCommand } from './agentCommand.ts';
 import { auditCommand } from './auditCommand.ts';
 import { demoCommand } from './demoCommand.ts';
 import { doctorCommand } from './doctorCommand.ts';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .description('A browser for AI agents that carries your login and keeps their hands off what matters.')
     .version(version)
     .addCommand(mcpCommand())
+    .addCommand(agentCommand())
     .addCommand(runCommand())
     .addCommand(serveCommand())
     .addCommand(demoCommand())

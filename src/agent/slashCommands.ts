@@ -1,0 +1,81 @@
+// The agent's slash commands: /browser status|connect|disconnect|tabs, /audit, /help, /clear, /exit.
+
+import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
+import { isTabwardError } from '../core/errors.ts';
+import type { AgentSession } from './agentSession.ts';
+
+export const slashHelp = `/browser status       mode, your Chrome, tabs and owners, approvals in force, taint
+/browser connect [port|url]   use your logged-in Chrome (default: find it)
+/browser disconnect   leave your Chrome as it is and go back to an isolated browser
+/browser tabs         open tabs
+/audit                the last entries of the audit log
+/clear                forget the conversation
+/help                 this list
+/exit                 quit`;
+
+/** Runs a slash command; returns 'exit' to leave the agent. */
+export async function runSlashCommand(
+  line: string,
+  agent: AgentSession,
+  auditPath: string,
+  print: (text: string) => void,
+): Promise<'exit' | undefined> {
+  const [command, sub, arg] = line.trim().split(/\s+/);
+  const runner = agent.runner;
+  const call = async (tool: string, args: Record<string, unknown> = {}) => {
+    const result = await runner.call(tool, args, { frontEnd: 'agent' });
+    print(result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'));
+  };
+  try {
+    switch (command) {
+      case '/exit':
+      case '/quit':
+        return 'exit';
+      case '/help':
+        print(slashHelp);
+        return;
+      case '/clear':
+        agent.clear();
+        print('Conversation cleared.');
+        return;
+      case '/audit':
+        for (const entry of readAuditLog(auditPath, 10).entries) print(formatAuditEntry(entry));
+        return;
+      case '/browser':
+        return await browserCommand(sub, arg, agent, call, print);
+      default:
+        print(`Unknown command ${command}. ${slashHelp}`);
+    }
+  } catch (error) {
+    print(isTabwardError(error) ? `${error.code}: ${error.describe()}` : String(error));
+  }
+  return undefined;
+}
+
+async function browserCommand(
+  sub: string | undefined,
+  arg: string | undefined,
+  agent: AgentSession,
+  call: (tool: string, args?: Record<string, unknown>) => Promise<void>,
+  print: (text: string) => void,
+): Promise<undefined> {
+  const session = agent.runner.options.context.session;
+  if (sub === 'status' || sub === undefined) await call('browser_status');
+  else if (sub === 'tabs') await call('list_pages');
+  else if (sub === 'disconnect') {
+    await session.detach();
+    print('Detached: your Chrome and its tabs are untouched. Back to an isolated browser.');
+  } else if (sub === 'connect') {
+    // The human typed this, so it is their yes; approve-all grants are cleared by the switch.
+    const target = !arg
+      ? session.config.attach
+      : /^\d+$/.test(arg)
+        ? { browserUrl: `http://127.0.0.1:${arg}` }
+        : arg.startsWith('ws')
+          ? { wsEndpoint: arg }
+          : { browserUrl: arg };
+    await session.attachShared(target);
+    print(`Connected to your Chrome (${session.status().browserVersion ?? '?'}).`);
+  } else print(`Unknown: /browser ${sub}. Try /help.`);
+  return undefined;
+}

@@ -1,0 +1,66 @@
+// What `tabward agent` does: one question (one-shot) or a conversation with slash commands, approvals asked in
+// this terminal. Exit codes: 0 answered, 1 the model or browser failed, 2 no model configured.
+
+import { AgentSession } from '../agent/agentSession.ts';
+import { LineReader } from '../agent/lineReader.ts';
+import { runSlashCommand } from '../agent/slashCommands.ts';
+import { TerminalApprover } from '../agent/terminalApprover.ts';
+import { isTabwardError } from '../core/errors.ts';
+import { modelConfigFromEnv, modelSetupHint } from '../llm/modelClient.ts';
+import type { AgentFlags } from './agentCommand.ts';
+import { assembleGuardedBrowser } from './assemble.ts';
+
+export async function runAgent(question: string, flags: AgentFlags): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const env = flags.model ? { ...process.env, TABWARD_MODEL: flags.model } : process.env;
+  const model = modelConfigFromEnv(env);
+  if (!model) {
+    log(`tabward agent needs a model. ${modelSetupHint}`);
+    return 2;
+  }
+  const browser = await assembleGuardedBrowser(
+    { ...flags, headless: !flags.headed, approvalPage: false },
+    log,
+  );
+  const reader = new LineReader(process.stdin, process.stderr);
+  const approver = new TerminalApprover(reader, (text) => process.stderr.write(text));
+  const agent = new AgentSession(model, browser.runner, approver, {
+    text: (delta) => process.stdout.write(delta),
+    info: log,
+  });
+  try {
+    if (question) return await answer(agent, question);
+    log(
+      `tabward agent (${model.provider}:${model.model}, browser ${browser.session.mode}). /help for commands, /exit to quit.`,
+    );
+    for (;;) {
+      const line = await reader.next('\nyou> ');
+      if (line === undefined) return 0;
+      if (!line.trim()) continue;
+      if (line.trim().startsWith('/')) {
+        if (
+          (await runSlashCommand(line, agent, browser.auditPath, (text) =>
+            process.stdout.write(`${text}\n`),
+          )) === 'exit'
+        )
+          return 0;
+        continue;
+      }
+      await answer(agent, line);
+    }
+  } finally {
+    reader.close();
+    await browser.close();
+  }
+}
+
+async function answer(agent: AgentSession, question: string): Promise<number> {
+  try {
+    await agent.ask(question);
+    process.stdout.write('\n');
+    return 0;
+  } catch (error) {
+    process.stderr.write(`\ntabward: ${isTabwardError(error) ? error.describe() : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,134 @@
+// `tabward agent` against a local fake model server speaking OpenAI's streaming protocol with tool calls, and
+// approvals answered on the agent's standard input: the login-wall switch to "your Chrome", a sensitive write
+// rejected with a reason, slash commands, and no model at all.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
+import { loginHost, startLoginSite } from '../helpers/loginSite.ts';
+import { binPath } from '../helpers/mcpClient.ts';
+
+interface AgentRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+describe('tabward agent', () => {
+  let model: FakeModel;
+  let site: Fixture;
+  let shop: Fixture;
+  let chrome: UserChrome;
+  const home = mkdtempSync(join(tmpdir(), 'tabward-agent-'));
+  before(async () => {
+    model = await startFakeModel();
+    site = await startLoginSite();
+    shop = await startFixture({
+      '/settings': (_req, _body, res) =>
+        html(res, '<title>Shop settings</title><form method="post"><button>Delete shop</button></form>'),
+    });
+    chrome = await startUserChrome({
+      chromeArgs: testChromeArgs,
+      login: { url: site.url(loginHost, '/login'), username: 'alice', password: 'pw-alice' },
+    });
+  });
+  after(async () => {
+    await chrome?.close();
+    await Promise.all([model?.close(), site?.close(), shop?.close()]);
+  });
+
+  const agent = (args: string[], stdin: string, env: Record<string, string> = {}) =>
+    new Promise<AgentRun>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [binPath, 'agent', ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]), ...args],
+        {
+          env: {
+            ...process.env,
+            TABWARD_HOME: home,
+            OPENAI_API_KEY: 'sk-test',
+            OPENAI_BASE_URL: model.baseURL,
+            TABWARD_MODEL: 'openai:fake',
+            ...env,
+          },
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.stdin.end(stdin);
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+
+  test('without a model key it says how to set one', async () => {
+    const run = await agent(['hello'], '', { OPENAI_API_KEY: '', TABWARD_MODEL: '' });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /needs a model\. Set ANTHROPIC_API_KEY, or OPENAI_API_KEY/);
+  });
+
+  test("one shot: a login wall, one confirmation, and the answer comes from the user's logged-in Chrome", async () => {
+    model.reply(
+      { tool: 'new_page', args: { url: site.url(loginHost, '/private') } },
+      { tool: 'take_snapshot', args: {} },
+      'The plan is to launch in May.',
+    );
+    const run = await agent(
+      ['--mode', 'auto', '--user-data-dir', chrome.userDataDir, 'what is the secret plan?'],
+      'y\n',
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /The plan is to launch in May\./);
+    assert.match(run.stderr, /approval needed: browser_connect/);
+    assert.match(run.stderr, /\[tokens: \d+ in, \d+ out/);
+    const lastRequest = JSON.stringify(model.requests.at(-1)?.body);
+    assert.match(
+      lastRequest,
+      /Secret plan: launch in May/,
+      "the model read the private page through the user's login",
+    );
+    assert.match(lastRequest, /Switched to your Chrome/);
+  });
+
+  test('a sensitive write is asked in the terminal, rejected with a reason, and the agent carries on', async () => {
+    const rules = join(home, 'rules.txt');
+    writeFileSync(rules, '*://shop.test/settings/*\n');
+    model.reply(
+      { tool: 'new_page', args: { url: shop.url('shop.test', '/settings') } },
+      { tool: 'take_snapshot', args: {} },
+      {
+        tool: 'click',
+        args: (conversation) => ({ ref: /Delete shop\\" @(e\d+)/.exec(conversation)?.[1] ?? 'e0' }),
+      },
+      'I did not delete the shop: you said no.',
+    );
+    const run = await agent(['--mode', 'isolated', '--rules', rules, 'delete my shop'], 'y\nn\nnot today\n');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /approval needed: click on button "Delete shop" {2}⚠ SENSITIVE PAGE/);
+    assert.doesNotMatch(
+      run.stderr.split('click on button')[1] ?? '',
+      /\[a\] approve all/,
+      'no approve-all on sensitive pages',
+    );
+    assert.match(JSON.stringify(model.requests.at(-1)?.body), /rejected: The user rejected click: not today/);
+    assert.deepEqual(shop.writes(), []);
+  });
+
+  test('slash commands in a conversation; end of input ends it', async () => {
+    const run = await agent(['--mode', 'isolated'], '/help\n/browser status\n/browser tabs\n/audit\n/exit\n');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /\/browser connect \[port\|url\]/);
+    assert.match(run.stdout, /mode: isolated/);
+    assert.match(run.stdout, /approve-all grants: none/);
+  });
+});
