@@ -14,6 +14,13 @@ export interface AgentOutput {
   readonly info: (line: string) => void;
 }
 
+export interface AgentOptions {
+  /** More tools beside the browser's (the user's external MCP servers). */
+  readonly extraTools?: () => LoopTool[];
+  /** Plan first, show the plan, and run it only if this says yes. */
+  readonly confirmPlan?: (plan: string) => Promise<boolean>;
+}
+
 export class AgentSession {
   private messages: ModelMessage[] = [];
   inputTokens = 0;
@@ -24,6 +31,7 @@ export class AgentSession {
     readonly runner: ToolRunner,
     private readonly approver: Approver,
     private readonly output: AgentOutput,
+    private readonly options: AgentOptions = {},
   ) {}
 
   clear(): void {
@@ -32,12 +40,18 @@ export class AgentSession {
 
   /** Sends one user message and streams the answer; returns the answer's text. */
   async ask(question: string): Promise<string> {
+    let message = question;
+    if (this.options.confirmPlan) {
+      const plan = await this.plan(question);
+      if (!(await this.options.confirmPlan(plan))) return 'Plan not run.';
+      message = `${question}\n\nFollow this plan:\n${plan}`;
+    }
     const outcome = await runToolLoop(
       this.model,
       {
         system: systemPrompt(this.runner.options.context.session.mode),
-        messages: [...this.messages, { role: 'user', content: question }],
-        tools: this.tools(),
+        messages: [...this.messages, { role: 'user', content: message }],
+        tools: [...this.tools(), this.subAgentTool(), ...(this.options.extraTools?.() ?? [])],
       },
       {
         onText: this.output.text,
@@ -45,12 +59,55 @@ export class AgentSession {
       },
     );
     this.messages = outcome.messages;
-    this.inputTokens += outcome.inputTokens;
-    this.outputTokens += outcome.outputTokens;
+    this.count(outcome);
     this.output.info(
       `  [tokens: ${outcome.inputTokens} in, ${outcome.outputTokens} out; session ${this.inputTokens + this.outputTokens}]`,
     );
     return outcome.text;
+  }
+
+  /** Plan-then-execute: a numbered plan, written without tools, for the human to look at first. */
+  private async plan(question: string): Promise<string> {
+    this.output.info('  Planning…');
+    const outcome = await runToolLoop(this.model, {
+      system: `${systemPrompt(this.runner.options.context.session.mode)}\nNow only plan: list the pages you will open and what you will read or do, as a short numbered list. Do not use tools.`,
+      messages: [...this.messages, { role: 'user', content: question }],
+      tools: [],
+    });
+    this.count(outcome);
+    return outcome.text.trim();
+  }
+
+  /** A focused browsing sub-task in a context of its own, with the same browser, guard and approvals. */
+  private subAgentTool(): LoopTool {
+    return {
+      name: 'browse_subtask',
+      description: 'Hand a focused browsing sub-task to a helper with its own context; returns its findings.',
+      inputSchema: { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] },
+      execute: async (args) => {
+        this.output.info(`  [sub-agent] ${String(args.task).slice(0, 100)}`);
+        const outcome = await runToolLoop(
+          this.model,
+          {
+            system: `${systemPrompt(this.runner.options.context.session.mode)}\nYou are a helper: do only the task you are given and report what you found, briefly.`,
+            messages: [{ role: 'user', content: String(args.task) }],
+            tools: this.tools(),
+            maxSteps: 15,
+          },
+          {
+            onToolCall: (name, callArgs) =>
+              this.output.info(`  [sub-agent] → ${name} ${JSON.stringify(callArgs)}`),
+          },
+        );
+        this.count(outcome);
+        return outcome.text || '(the helper found nothing to report)';
+      },
+    };
+  }
+
+  private count(outcome: { inputTokens: number; outputTokens: number }): void {
+    this.inputTokens += outcome.inputTokens;
+    this.outputTokens += outcome.outputTokens;
   }
 
   /** The browser tools, as the model sees them; every call goes through the guard. */

@@ -3,11 +3,13 @@
 import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
 import { isTabwardError } from '../core/errors.ts';
 import type { AgentSession } from './agentSession.ts';
+import type { McpHost } from './mcpHost.ts';
 
 export const slashHelp = `/browser status       mode, your Chrome, tabs and owners, approvals in force, taint
 /browser connect [port|url]   use your logged-in Chrome (default: find it)
 /browser disconnect   leave your Chrome as it is and go back to an isolated browser
 /browser tabs         open tabs
+/mcp                  your external MCP servers; /mcp restart NAME [args...] restarts one
 /audit                the last entries of the audit log
 /clear                forget the conversation
 /help                 this list
@@ -19,8 +21,9 @@ export async function runSlashCommand(
   agent: AgentSession,
   auditPath: string,
   print: (text: string) => void,
+  host?: McpHost,
 ): Promise<'exit' | undefined> {
-  const [command, sub, arg] = line.trim().split(/\s+/);
+  const [command, sub, arg, ...rest] = line.trim().split(/\s+/);
   const runner = agent.runner;
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
     const result = await runner.call(tool, args, { frontEnd: 'agent' });
@@ -40,6 +43,14 @@ export async function runSlashCommand(
         return;
       case '/audit':
         for (const entry of readAuditLog(auditPath, 10).entries) print(formatAuditEntry(entry));
+        return;
+      case '/mcp':
+        if (sub === 'restart' && arg && host) {
+          await host.restart(arg, rest.length > 0 ? rest : undefined);
+          print(
+            `Restarted ${arg}${rest.length > 0 ? ` with ${rest.join(' ')}` : ''}; its tools are the same for the model.`,
+          );
+        } else print(host?.describe() ?? 'No external MCP servers.');
         return;
       case '/browser':
         return await browserCommand(sub, arg, agent, call, print);

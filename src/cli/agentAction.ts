@@ -3,12 +3,15 @@
 
 import { AgentSession } from '../agent/agentSession.ts';
 import { LineReader } from '../agent/lineReader.ts';
+import { defaultMcpConfigFiles, loadMcpConfig } from '../agent/mcpConfig.ts';
+import { McpHost } from '../agent/mcpHost.ts';
 import { runSlashCommand } from '../agent/slashCommands.ts';
 import { TerminalApprover } from '../agent/terminalApprover.ts';
 import { isTabwardError } from '../core/errors.ts';
 import { modelConfigFromEnv, modelSetupHint } from '../llm/modelClient.ts';
 import type { AgentFlags } from './agentCommand.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
+import { tabwardHome } from './config.ts';
 
 export async function runAgent(question: string, flags: AgentFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -24,10 +27,20 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
   );
   const reader = new LineReader(process.stdin, process.stderr);
   const approver = new TerminalApprover(reader, (text) => process.stderr.write(text));
-  const agent = new AgentSession(model, browser.runner, approver, {
-    text: (delta) => process.stdout.write(delta),
-    info: log,
-  });
+  const host = new McpHost();
+  await host.start(loadMcpConfig(defaultMcpConfigFiles(tabwardHome(), process.cwd()), process.env), log);
+  const confirmPlan = async (plan: string) => {
+    process.stdout.write(`Plan:\n${plan}\n`);
+    const answer = await reader.next('Run this plan? [Y/n] ');
+    return answer !== undefined && !/^n/i.test(answer.trim());
+  };
+  const agent = new AgentSession(
+    model,
+    browser.runner,
+    approver,
+    { text: (delta) => process.stdout.write(delta), info: log },
+    { extraTools: () => host.loopTools(approver), ...(flags.plan ? { confirmPlan } : {}) },
+  );
   try {
     if (question) return await answer(agent, question);
     log(
@@ -38,18 +51,15 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
       if (line === undefined) return 0;
       if (!line.trim()) continue;
       if (line.trim().startsWith('/')) {
-        if (
-          (await runSlashCommand(line, agent, browser.auditPath, (text) =>
-            process.stdout.write(`${text}\n`),
-          )) === 'exit'
-        )
-          return 0;
+        const print = (text: string) => process.stdout.write(`${text}\n`);
+        if ((await runSlashCommand(line, agent, browser.auditPath, print, host)) === 'exit') return 0;
         continue;
       }
       await answer(agent, line);
     }
   } finally {
     reader.close();
+    await host.close();
     await browser.close();
   }
 }

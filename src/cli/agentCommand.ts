@@ -7,6 +7,7 @@ import { addBrowserOptions } from './options.ts';
 export interface AgentFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
   readonly headed?: boolean;
   readonly model?: string;
+  readonly plan?: boolean;
 }
 
 export function agentCommand(): Command {
@@ -15,6 +16,7 @@ export function agentCommand(): Command {
       'A terminal agent with the guarded browser: asks you before writes, switches to your Chrome on a login wall.',
     )
     .argument('[question...]', 'ask once, print the answer and exit; without it, a conversation starts')
+    .option('--plan', 'plan first, show the plan, and run it when you say yes')
     .option(
       '--model <provider:model>',
       'e.g. openai:gpt-4o-mini or anthropic:claude-sonnet-4-5 (else TABWARD_MODEL)',
