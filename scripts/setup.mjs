@@ -67,4 +67,18 @@ if (!chrome) {
 }
 if (!chrome) fail('Chromium was installed but is still not found; set TABWARD_CHROME to its executable.');
 say(`browser: ${chrome}`);
+
+// The agent's terminal tests drive it through tmux (a real pseudo-terminal).
+const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+if (!hasTmux && process.platform === 'linux' && existsSync('/usr/bin/apt-get') && process.getuid?.() === 0) {
+  say('installing tmux for the terminal tests');
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'tmux'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+} else if (!hasTmux) {
+  say(
+    'tmux is missing: the terminal tests of `tabward agent` need it (e.g. `apt-get install tmux`, `brew install tmux`).',
+  );
+}
 say('done. Try: bin/tabward demo');

@@ -9,7 +9,8 @@ export const slashHelp = `/browser status       mode, your Chrome, tabs and owne
 /browser connect [port|url]   use your logged-in Chrome (default: find it)
 /browser disconnect   leave your Chrome as it is and go back to an isolated browser
 /browser tabs         open tabs
-/mcp                  your external MCP servers; /mcp restart NAME [args...] restarts one
+/mcp                  your external MCP servers
+/mcp restart NAME [args...]   restart one, with these arguments in place of its configured ones
 /audit                the last entries of the audit log
 /clear                forget the conversation
 /help                 this list
