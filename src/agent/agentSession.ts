@@ -29,7 +29,7 @@ export class AgentSession {
   constructor(
     private readonly model: ModelConfig,
     readonly runner: ToolRunner,
-    private readonly approver: Approver,
+    readonly approver: Approver,
     private readonly output: AgentOutput,
     private readonly options: AgentOptions = {},
   ) {}

@@ -27,7 +27,7 @@ export async function runSlashCommand(
   const [command, sub, arg, ...rest] = line.trim().split(/\s+/);
   const runner = agent.runner;
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await runner.call(tool, args, { frontEnd: 'agent' });
+    const result = await runner.call(tool, args, { frontEnd: 'agent', approver: agent.approver });
     print(result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'));
   };
   try {

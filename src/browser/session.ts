@@ -190,7 +190,8 @@ export class BrowserSession {
       extraArgs: this.config.chromeArgs,
     });
     try {
-      const browser = await connectCdp(launched.wsEndpoint, 30_000, this.config.notify);
+      // Our own browser asks nobody to allow the connection: no waiting message.
+      const browser = await connectCdp(launched.wsEndpoint, 30_000, () => undefined);
       const context = browser.contexts()[0] ?? (await browser.newContext());
       return { mode: 'isolated', browser, context, endpoint: launched.wsEndpoint, launched };
     } catch (error) {
