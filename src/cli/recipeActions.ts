@@ -41,13 +41,22 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
     });
     return session;
   };
+  const audit = new AuditLog(flags.auditLog ?? defaultAuditPath());
+  const model = modelConfigFromEnv();
   return {
-    rules,
-    secrets,
     browser,
-    audit: new AuditLog(flags.auditLog ?? defaultAuditPath()),
-    model: modelConfigFromEnv(),
     close: async () => session?.close(),
+    /** What every run of this command shares. */
+    runOptions: (frontEnd: string) => ({
+      browser,
+      secrets,
+      rules,
+      audit,
+      model,
+      timeoutMs: flags.timeout,
+      deadlineMs: flags.deadline,
+      frontEnd,
+    }),
   };
 }
 
@@ -85,15 +94,8 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
     const result = await runRecipe(recipe, {
       confirm: flags.confirm === true,
       dryRun: flags.dryRun === true,
-      browser: runtime.browser,
-      secrets: runtime.secrets,
-      rules: runtime.rules,
-      audit: runtime.audit,
-      model: runtime.model,
-      timeoutMs: flags.timeout,
-      deadlineMs: flags.deadline,
+      ...runtime.runOptions('run'),
       screenshot: flags.screenshot !== undefined,
-      frontEnd: 'run',
       ...(process.stderr.isTTY ? { onStep: (entry: StepLog) => log(progressLine(entry)) } : {}),
     });
     const printed = JSON.stringify(withScreenshotFile(result, flags.screenshot), null, 2);
@@ -121,14 +123,7 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
   const run = (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
     runRecipe(recipe, {
       ...request,
-      browser: runtime.browser,
-      secrets: runtime.secrets,
-      rules: runtime.rules,
-      audit: runtime.audit,
-      model: runtime.model,
-      timeoutMs: flags.timeout,
-      deadlineMs: flags.deadline,
-      frontEnd: 'serve',
+      ...runtime.runOptions('serve'),
     });
   const server = await startRecipeServer({
     port: flags.port,

@@ -3,7 +3,6 @@
 // rejected with a reason, slash commands, and no model at all.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,13 +11,7 @@ import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { loginHost, startLoginSite } from '../helpers/loginSite.ts';
-import { binPath } from '../helpers/mcpClient.ts';
-
-interface AgentRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+import { runAgent } from '../helpers/runAgent.ts';
 
 describe('tabward agent', () => {
   let model: FakeModel;
@@ -43,33 +36,15 @@ describe('tabward agent', () => {
     await Promise.all([model?.close(), site?.close(), shop?.close()]);
   });
 
+  const modelEnv = () => ({
+    TABWARD_HOME: home,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: model.baseURL,
+    TABWARD_MODEL: 'openai:fake',
+  });
+  const chromeArgs = testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]);
   const agent = (args: string[], stdin: string, env: Record<string, string> = {}) =>
-    new Promise<AgentRun>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [binPath, 'agent', ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]), ...args],
-        {
-          env: {
-            ...process.env,
-            TABWARD_HOME: home,
-            OPENAI_API_KEY: 'sk-test',
-            OPENAI_BASE_URL: model.baseURL,
-            TABWARD_MODEL: 'openai:fake',
-            ...env,
-          },
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdin.end(stdin);
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    });
+    runAgent([...chromeArgs, ...args], stdin, { ...modelEnv(), ...env });
 
   test('without a model key it says how to set one', async () => {
     const run = await agent(['hello'], '', { OPENAI_API_KEY: '', TABWARD_MODEL: '' });

@@ -2,14 +2,13 @@
 // run time under the same tool names, writes there asked in the terminal; a browsing sub-agent; plan mode.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
+import { runAgent } from '../helpers/runAgent.ts';
 
 /** `${NAME}` in mcp.json, built so that it is plainly not a template literal by mistake. */
 const variable = (name: string) => `$${'{'}${name}}`;
@@ -41,41 +40,20 @@ describe('tabward agent: external MCP servers, sub-agents, plans', () => {
     await Promise.all([model?.close(), site?.close()]);
   });
 
+  const chromeArgs = testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]);
   const agent = (args: string[], stdin: string) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [
-          binPath,
-          'agent',
-          '--mode',
-          'isolated',
-          ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
-          ...args,
-        ],
-        {
-          env: {
-            ...process.env,
-            TABWARD_HOME: home,
-            OPENAI_API_KEY: 'sk-test',
-            OPENAI_BASE_URL: model.baseURL,
-            TABWARD_MODEL: 'openai:fake',
-            ECHO_PREFIX: 'first',
-          },
-          cwd: home,
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdin.end(stdin);
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    });
+    runAgent(
+      ['--mode', 'isolated', ...chromeArgs, ...args],
+      stdin,
+      {
+        TABWARD_HOME: home,
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: model.baseURL,
+        TABWARD_MODEL: 'openai:fake',
+        ECHO_PREFIX: 'first',
+      },
+      home,
+    );
   const lastRequest = () => JSON.stringify(model.requests.at(-1)?.body);
 
   test("external tools join the browser's; a restart with new arguments keeps their names; writes there ask", async () => {
