@@ -55,6 +55,11 @@ async function loadChromium() {
   return (await import('playwright-core')).chromium;
 }
 
+/** Starts loading playwright-core in the background, once the caller has answered what it had to answer fast. */
+export function preloadBrowserLibrary(): void {
+  loadChromium().catch(() => undefined);
+}
+
 export async function connectCdp(
   endpoint: string,
   timeoutMs: number,

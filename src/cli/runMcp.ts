@@ -1,6 +1,7 @@
 // What `tabward mcp` does once its flags are parsed: assemble the guarded browser and serve it over stdio or
 // Streamable HTTP.
 
+import { preloadBrowserLibrary } from '../browser/connect.ts';
 import { createMcpServer } from '../mcp/mcpServer.ts';
 import { serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
@@ -39,7 +40,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   process.on('SIGTERM', () => void shutdown());
   if (flags.http === undefined) await serveStdio(makeServer(), shutdown);
   else log(`tabward: MCP over Streamable HTTP at ${(await serveHttp(makeServer, flags.http)).url}`);
-  // Serving already: the approval page's server can start now without delaying the client's first reply.
+  // Serving already: the browser library and the approval page load now, without delaying the client's first reply.
+  setImmediate(preloadBrowserLibrary);
   setImmediate(
     () =>
       void browser.page
