@@ -20,6 +20,7 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   );
   const makeServer = () =>
     createMcpServer({
+      onToolsListed: preloadBrowserLibrary,
       runner: browser.runner,
       approval: flags.approval,
       ...(browser.page ? { page: browser.page } : {}),
@@ -40,8 +41,7 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   process.on('SIGTERM', () => void shutdown());
   if (flags.http === undefined) await serveStdio(makeServer(), shutdown);
   else log(`tabward: MCP over Streamable HTTP at ${(await serveHttp(makeServer, flags.http)).url}`);
-  // Serving already: the browser library and the approval page load now, without delaying the client's first reply.
-  setImmediate(preloadBrowserLibrary);
+  // Serving already: the approval page starts now, without delaying the client's first reply.
   setImmediate(
     () =>
       void browser.page

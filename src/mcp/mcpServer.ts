@@ -19,6 +19,8 @@ export interface McpServerOptions {
   /** The local approval page, when one runs. */
   readonly page?: Approver;
   readonly version: string;
+  /** Called once the client has its tool list: heavy start-up work can begin without delaying it. */
+  readonly onToolsListed?: () => void;
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -27,7 +29,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     { capabilities: { tools: {} }, instructions: serverInstructions },
   );
   const listed = options.runner.tools.map(describeTool);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // After this reply has gone out: the macrotask queue runs after the reply's promise chain.
+    if (options.onToolsListed) setImmediate(options.onToolsListed);
+    return { tools: listed };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
       const approver = chooseApprover(server, options);
