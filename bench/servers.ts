@@ -1,7 +1,13 @@
 // The three MCP servers under test, each pointed at the same Chromium, and how to drive each: the tool that
 // navigates, the tool that snapshots, and what its element refs look like.
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** Where Playwright MCP writes its snapshot files: not the checkout. */
+const outputDir = mkdtempSync(join(tmpdir(), 'bench-playwright-mcp-'));
 
 const bin = (pkg: string, file: string) =>
   fileURLToPath(new URL(`./node_modules/${pkg}/${file}`, import.meta.url));
@@ -63,6 +69,8 @@ export function servers(chrome: string): ServerUnderTest[] {
         '--executable-path',
         chrome,
         '--no-sandbox',
+        '--output-dir',
+        outputDir,
       ],
       navigate: (url) => ({ name: 'browser_navigate', arguments: { url } }),
       snapshot: { name: 'browser_snapshot', arguments: {} },
