@@ -3,29 +3,21 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { DemoSite } from '../../src/demo/demoSite.ts';
 import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
-import { startPortal } from '../helpers/recipeSite.ts';
-import { runCli } from '../helpers/runCli.ts';
+import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
 
-const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+const secretsFile = demoSecretsFile;
 
 describe('tabward run: prompt extraction', () => {
-  let site: DemoSite;
-  let dir: string;
-  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
+  const portal = usePortal();
+  const { recipe, run } = portal;
   let model: FakeModel;
   before(async () => {
-    ({ site, dir, recipe } = await startPortal());
     model = await startFakeModel();
   });
   after(async () => {
-    await site?.close();
     await model?.close();
   });
-
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    runCli(['run', ...args], { TABWARD_HOME: dir, ...env });
 
   test('prompt extraction through a fake model: JSON in fences, an unparseable answer, a schema miss, no key', async () => {
     const env = {

@@ -5,30 +5,18 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { DemoSite } from '../../src/demo/demoSite.ts';
-import { startPortal } from '../helpers/recipeSite.ts';
-import { runCli } from '../helpers/runCli.ts';
+import { describe, test } from 'node:test';
+import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
 
-const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+const secretsFile = demoSecretsFile;
 
 describe('tabward run: writes', () => {
-  let site: DemoSite;
-  let dir: string;
-  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
-  before(async () => {
-    ({ site, dir, recipe } = await startPortal());
-  });
-  after(async () => {
-    await site?.close();
-  });
-
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    runCli(['run', ...args], { TABWARD_HOME: dir, ...env });
+  const portal = usePortal();
+  const { recipe, run } = portal;
 
   test('a write recipe without --confirm is refused before any browser starts', async () => {
-    const marker = join(dir, 'browser-started');
-    const fakeChrome = join(dir, 'fake-chrome.sh');
+    const marker = join(portal.dir, 'browser-started');
+    const fakeChrome = join(portal.dir, 'fake-chrome.sh');
     writeFileSync(fakeChrome, `#!/bin/sh\ntouch ${marker}\nexit 1\n`);
     chmodSync(fakeChrome, 0o755);
     const refused = await run([recipe('acme-refund'), '--secrets', secretsFile], {
@@ -69,9 +57,9 @@ describe('tabward run: writes', () => {
     );
     assert.equal(result.json.error.step, 4);
     assert.ok(existsSync(result.json.screenshot), 'a screenshot of the failure');
-    assert.deepEqual(site.writes, []);
+    assert.deepEqual(portal.site.writes, []);
     const confirmed = await run([recipe('acme-refund'), '--secrets', secretsFile, '--confirm']);
     assert.equal(confirmed.json.data.result, 'Refund issued');
-    assert.deepEqual(site.writes, ['refund A-1001']);
+    assert.deepEqual(portal.site.writes, ['refund A-1001']);
   });
 });

@@ -4,29 +4,17 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { DemoSite } from '../../src/demo/demoSite.ts';
-import { startPortal } from '../helpers/recipeSite.ts';
-import { runCli } from '../helpers/runCli.ts';
+import { describe, test } from 'node:test';
+import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
 
-const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
+const secretsFile = demoSecretsFile;
 
 describe('tabward run: extraction and failures', () => {
-  let site: DemoSite;
-  let dir: string;
-  let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
-  before(async () => {
-    ({ site, dir, recipe } = await startPortal());
-  });
-  after(async () => {
-    await site?.close();
-  });
-
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    runCli(['run', ...args], { TABWARD_HOME: dir, ...env });
+  const portal = usePortal();
+  const { recipe, run } = portal;
 
   test('logs in with a secret and extracts every order across pages; the secret appears nowhere', async () => {
-    const shot = join(dir, 'final.png');
+    const shot = join(portal.dir, 'final.png');
     const result = await run([recipe('acme-orders'), '--secrets', secretsFile, '--screenshot', shot]);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.equal(result.json.ok, true);
@@ -48,7 +36,7 @@ describe('tabward run: extraction and failures', () => {
       [...readFileSync(shot).subarray(1, 4)].map((byte) => String.fromCharCode(byte)).join(''),
       'PNG',
     );
-    const everything = result.stdout + result.stderr + readFileSync(join(dir, 'audit.jsonl'), 'utf8');
+    const everything = result.stdout + result.stderr + readFileSync(join(portal.dir, 'audit.jsonl'), 'utf8');
     assert.ok(!everything.includes('demo-password'));
   });
   test('a failing step reports the steps done and the one that failed', async () => {
@@ -60,7 +48,7 @@ describe('tabward run: extraction and failures', () => {
     assert.equal(result.json.error.step, 5);
     assert.equal(result.json.steps.at(-1).ok, false);
     assert.equal(result.json.steps.filter((step: { ok: boolean }) => step.ok).length, 6);
-    const missing = await run([join(dir, 'nope.json')]);
+    const missing = await run([join(portal.dir, 'nope.json')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /No recipe file/);
   });
