@@ -1,6 +1,7 @@
 // The agent's slash commands: /browser status|connect|disconnect|tabs, /audit, /help, /clear, /exit.
 
 import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
+import type { Approver } from '../core/approvals.ts';
 import { isTabwardError } from '../core/errors.ts';
 import type { AgentSession } from './agentSession.ts';
 import type { McpHost } from './mcpHost.ts';
@@ -26,8 +27,12 @@ export async function runSlashCommand(
 ): Promise<'exit' | undefined> {
   const [command, sub, arg, ...rest] = line.trim().split(/\s+/);
   const runner = agent.runner;
-  const call = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await runner.call(tool, args, { frontEnd: 'agent', approver: agent.approver });
+  const call = async (
+    tool: string,
+    args: Record<string, unknown> = {},
+    approver: Approver = agent.approver,
+  ) => {
+    const result = await runner.call(tool, args, { frontEnd: 'agent', approver });
     print(result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'));
   };
   try {
@@ -54,7 +59,7 @@ export async function runSlashCommand(
         } else print(host?.describe() ?? 'No external MCP servers.');
         return;
       case '/browser':
-        return await browserCommand(sub, arg, agent, call, print);
+        return await browserCommand(sub, arg, call, print);
       default:
         print(`Unknown command ${command}. ${slashHelp}`);
     }
@@ -67,27 +72,27 @@ export async function runSlashCommand(
 async function browserCommand(
   sub: string | undefined,
   arg: string | undefined,
-  agent: AgentSession,
-  call: (tool: string, args?: Record<string, unknown>) => Promise<void>,
+  call: (tool: string, args?: Record<string, unknown>, approver?: Approver) => Promise<void>,
   print: (text: string) => void,
 ): Promise<undefined> {
-  const session = agent.runner.options.context.session;
   if (sub === 'status' || sub === undefined) await call('browser_status');
   else if (sub === 'tabs') await call('list_pages');
-  else if (sub === 'disconnect') {
-    await session.detach();
-    print('Detached: your Chrome and its tabs are untouched. Back to an isolated browser.');
-  } else if (sub === 'connect') {
-    // The human typed this, so it is their yes; approve-all grants are cleared by the switch.
+  else if (sub === 'disconnect') await call('browser_disconnect');
+  else if (sub === 'connect') {
+    // Through the runner like any call, so it is guarded and audited; the human typed it, which is their yes.
     const target = !arg
-      ? session.config.attach
+      ? {}
       : /^\d+$/.test(arg)
         ? { browserUrl: `http://127.0.0.1:${arg}` }
         : arg.startsWith('ws')
           ? { wsEndpoint: arg }
           : { browserUrl: arg };
-    await session.attachShared(target);
-    print(`Connected to your Chrome (${session.status().browserVersion ?? '?'}).`);
+    await call('browser_connect', target, typedByHuman);
   } else print(`Unknown: /browser ${sub}. Try /help.`);
   return undefined;
 }
+
+const typedByHuman: Approver = {
+  name: 'terminal (typed by the user)',
+  ask: async () => ({ choice: 'approve' }),
+};

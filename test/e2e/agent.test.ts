@@ -99,6 +99,19 @@ describe('tabward agent', () => {
     assert.deepEqual(shop.writes(), []);
   });
 
+  test('/browser connect and disconnect go through the guard and the audit log', async () => {
+    const port = new URL(chrome.wsEndpoint).port;
+    const run = await agent(
+      ['--mode', 'isolated'],
+      `/browser connect ${port}\n/browser tabs\n/browser disconnect\n/audit\n/exit\n`,
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Connected to your Chrome/);
+    assert.match(run.stdout, /\[user\]/, "the user's tabs are listed as theirs");
+    assert.match(run.stdout, /Detached; your Chrome and its tabs are untouched/);
+    assert.match(run.stdout, /browser_connect .*terminal \(typed by the user\): approve ok/);
+  });
+
   test('slash commands in a conversation; end of input ends it', async () => {
     const run = await agent(['--mode', 'isolated'], '/help\n/browser status\n/browser tabs\n/audit\n/exit\n');
     assert.equal(run.code, 0, run.stderr);
