@@ -5,26 +5,18 @@ import { AuditLog } from '../audit/auditLog.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { noApprover } from '../core/approvals.ts';
 import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
-import { Secrets } from '../core/secrets.ts';
 import { browserTools } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
-import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems } from './config.ts';
+import { type BrowserFlags, browserConfig, defaultAuditPath, loadRulesAndSecrets } from './config.ts';
 import { LazyApprovalPage } from './lazyApprovalPage.ts';
 
-export interface GuardedBrowserOptions {
+export interface GuardedBrowserOptions extends BrowserFlags {
   readonly mode: BrowserMode | 'auto';
-  readonly headless: boolean;
-  readonly executablePath?: string | undefined;
-  readonly chromeArg: readonly string[];
-  readonly userDataDir?: string | undefined;
-  readonly browserUrl?: string | undefined;
-  readonly wsEndpoint?: string | undefined;
   readonly rules: readonly string[];
   readonly secrets?: string | undefined;
   readonly auditLog?: string | undefined;
   readonly policy: WritePolicy;
   readonly timeout: number;
-  readonly attachTimeout: number;
   /** Start the local approval page. */
   readonly approvalPage: boolean;
 }
@@ -41,22 +33,10 @@ export async function assembleGuardedBrowser(
   options: GuardedBrowserOptions,
   log: (line: string) => void,
 ): Promise<GuardedBrowser> {
-  const { rules, problems } = loadRules(options.rules);
-  reportRuleProblems(problems, log);
-  const secrets = new Secrets(loadSecretsFile(options.secrets), process.env);
-  const session = new BrowserSession({
-    mode: options.mode === 'auto' ? 'isolated' : options.mode,
-    headless: options.headless,
-    ...(options.executablePath ? { executablePath: options.executablePath } : {}),
-    chromeArgs: options.chromeArg,
-    attach: {
-      ...(options.userDataDir ? { userDataDir: options.userDataDir } : {}),
-      ...(options.browserUrl ? { browserUrl: options.browserUrl } : {}),
-      ...(options.wsEndpoint ? { wsEndpoint: options.wsEndpoint } : {}),
-    },
-    attachTimeoutMs: options.attachTimeout,
-    notify: log,
-  });
+  const { rules, secrets } = loadRulesAndSecrets(options.rules, options.secrets, log);
+  const session = new BrowserSession(
+    browserConfig(options.mode === 'auto' ? 'isolated' : options.mode, options, log),
+  );
   // Started by the front end once it is serving (see LazyApprovalPage).
   const page = options.approvalPage ? new LazyApprovalPage(log) : undefined;
   const auditPath = options.auditLog ?? defaultAuditPath();

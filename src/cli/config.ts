@@ -5,7 +5,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import type { BrowserConfig } from '../browser/session.ts';
 import { TabwardError } from '../core/errors.ts';
+import type { BrowserMode } from '../core/kinds.ts';
+import { Secrets } from '../core/secrets.ts';
 import {
   defaultRules,
   parseRulesText,
@@ -60,4 +63,47 @@ export function loadSecretsFile(file: string | undefined): Map<string, string> {
 
 export function reportRuleProblems(problems: readonly RuleProblem[], write: (line: string) => void): void {
   for (const problem of problems) write(`tabward: ${problem.origin}: ${problem.message}`);
+}
+
+/** The browser flags every command shares, as given on the command line. */
+export interface BrowserFlags {
+  readonly headless: boolean;
+  readonly executablePath?: string | undefined;
+  readonly chromeArg: readonly string[];
+  readonly userDataDir?: string | undefined;
+  readonly browserUrl?: string | undefined;
+  readonly wsEndpoint?: string | undefined;
+  readonly attachTimeout: number;
+}
+
+/** A browser session's configuration from the command line's flags. */
+export function browserConfig(
+  mode: BrowserMode,
+  flags: BrowserFlags,
+  notify: (line: string) => void,
+): BrowserConfig {
+  return {
+    mode,
+    headless: flags.headless,
+    ...(flags.executablePath ? { executablePath: flags.executablePath } : {}),
+    chromeArgs: flags.chromeArg,
+    attach: {
+      ...(flags.userDataDir ? { userDataDir: flags.userDataDir } : {}),
+      ...(flags.browserUrl ? { browserUrl: flags.browserUrl } : {}),
+      ...(flags.wsEndpoint ? { wsEndpoint: flags.wsEndpoint } : {}),
+    },
+    attachTimeoutMs: flags.attachTimeout,
+    notify,
+  };
+}
+
+/** Rules in force (problems reported) and the secrets, as every command loads them. */
+export function loadRulesAndSecrets(
+  ruleFiles: readonly string[],
+  secretsFile: string | undefined,
+  log: (line: string) => void,
+) {
+  const { rules, problems } = loadRules(ruleFiles);
+  reportRuleProblems(problems, log);
+  return { rules, secrets: new Secrets(loadSecretsFile(secretsFile), process.env) };
 }

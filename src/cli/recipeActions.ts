@@ -8,37 +8,24 @@ import { AuditLog } from '../audit/auditLog.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
-import { Secrets } from '../core/secrets.ts';
 import { modelConfigFromEnv } from '../llm/modelClient.ts';
 import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
 import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
 import { startRecipeServer } from '../recipes/server.ts';
-import { defaultAuditPath, loadRules, loadSecretsFile, reportRuleProblems, tabwardHome } from './config.ts';
+import { browserConfig, defaultAuditPath, loadRulesAndSecrets, tabwardHome } from './config.ts';
 
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 
 /** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
 function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
-  const { rules, problems } = loadRules(flags.rules);
-  reportRuleProblems(problems, log);
-  const secrets = new Secrets(loadSecretsFile(flags.secrets), process.env);
+  const { rules, secrets } = loadRulesAndSecrets(flags.rules, flags.secrets, log);
   const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;
   const browser = () => {
-    session ??= new BrowserSession({
-      mode,
-      headless: !flags.headed,
-      ...(flags.executablePath ? { executablePath: flags.executablePath } : {}),
-      chromeArgs: flags.chromeArg,
-      attach: {
-        ...(flags.userDataDir ? { userDataDir: flags.userDataDir } : {}),
-        ...(flags.browserUrl ? { browserUrl: flags.browserUrl } : {}),
-        ...(flags.wsEndpoint ? { wsEndpoint: flags.wsEndpoint } : {}),
-      },
-      attachTimeoutMs: 60_000,
-      notify: log,
-    });
+    session ??= new BrowserSession(
+      browserConfig(mode, { ...flags, headless: !flags.headed, attachTimeout: 60_000 }, log),
+    );
     return session;
   };
   const audit = new AuditLog(flags.auditLog ?? defaultAuditPath());
