@@ -10,17 +10,20 @@ import { doctorCommand } from './doctorCommand.ts';
 import { mcpCommand } from './mcpCommand.ts';
 import { version } from './packageRoot.ts';
 import { runCommand, serveCommand } from './recipeCommands.ts';
+import { relayCommand } from './relayCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 export function buildProgram(): Command {
   return new Command('tabward')
     .description('A browser for AI agents that carries your login and keeps their hands off what matters.')
     .version(version)
+    .enablePositionalOptions()
     .addCommand(mcpCommand())
     .addCommand(agentCommand())
     .addCommand(runCommand())
     .addCommand(serveCommand())
     .addCommand(demoCommand())
+    .addCommand(relayCommand())
     .addCommand(rulesCommand())
     .addCommand(auditCommand())
     .addCommand(doctorCommand())

@@ -17,6 +17,14 @@ export function positiveInt(name: string) {
   };
 }
 
+/** A TCP port; 0 asks the system for a free one (the command prints which). */
+export function portNumber(value: string): number {
+  const parsed = Number.parseInt(value, 10);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535 || String(parsed) !== value.trim())
+    throw new InvalidArgumentError('--port must be 0 to 65535 (0: any free port).');
+  return parsed;
+}
+
 export function addBrowserOptions(command: Command): Command {
   return command
     .addOption(

@@ -1,0 +1,130 @@
+// The popup: pairing, sharing the current site, approving waiting calls, and the workspace's live activity.
+// It holds no state of its own: every second it asks the service worker, and every button is a request.
+
+import type { PopupRequest } from '../../src/protocol/siteTools.ts';
+import type { PopupReply, PopupState } from './worker/popupState.ts';
+
+const byId = <T extends HTMLElement>(id: string): T => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`popup.html lacks #${id}`);
+  return element as T;
+};
+
+// `?tab=N` shows another tab's site (the popup opened as a page, as in tests); else the active tab.
+async function targetTab(): Promise<number | undefined> {
+  const fromQuery = Number(new URLSearchParams(location.search).get('tab'));
+  if (Number.isInteger(fromQuery) && fromQuery > 0) return fromQuery;
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  return tab?.id;
+}
+
+async function request(message: PopupRequest): Promise<void> {
+  const reply = (await chrome.runtime.sendMessage(message)) as PopupReply;
+  byId('error').textContent = reply.ok ? '' : reply.error;
+  if (reply.ok) render(reply.state);
+}
+
+function item(text: string, className = ''): HTMLLIElement {
+  const li = document.createElement('li');
+  li.textContent = text;
+  if (className) li.className = className;
+  return li;
+}
+
+function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.textContent = label;
+  element.className = className;
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+function render(state: PopupState): void {
+  const link = byId('link');
+  link.textContent = state.paired ? state.link.status : 'not paired';
+  link.className = `status ${state.link.status}`;
+  link.title = state.link.error;
+  byId('pairing').hidden = state.paired;
+  byId('unpair').hidden = !state.paired;
+  byId('workspace').textContent = state.paired ? `Workspace ${state.workspace} · ${state.relayUrl}` : '';
+  const site = state.current;
+  byId('site').hidden = !state.paired || !site;
+  if (site) {
+    byId('site-origin').textContent = site.shareable
+      ? site.origin
+      : 'This page cannot be shared (http and https only).';
+    byId('share').hidden = !site.shareable || site.shared;
+    byId('unshare').hidden = !site.shared;
+    byId('site-tools').replaceChildren(
+      ...site.tools.map((t) => item(`${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`)),
+    );
+  }
+  renderPending(state);
+  const activity = state.activity.slice(-30).reverse();
+  byId('activity').replaceChildren(
+    ...(activity.length
+      ? activity.map((a) =>
+          item(
+            `${a.at.slice(11, 19)} ${a.agent || 'you'} ${a.event} ${a.tool} on ${a.site} [${a.taskId}] ${a.detail}`,
+          ),
+        )
+      : [item('No calls yet.', 'empty')]),
+  );
+}
+
+function renderPending(state: PopupState): void {
+  const list = byId('pending');
+  if (!state.pending.length) {
+    list.replaceChildren(item('Nothing waits.', 'empty'));
+    return;
+  }
+  list.replaceChildren(
+    ...state.pending.map((p) => {
+      const li = item('', 'approval');
+      li.dataset.task = p.taskId;
+      const title = document.createElement('div');
+      title.textContent = `${p.agent} wants to call ${p.tool} on ${p.site}`;
+      const task = document.createElement('div');
+      task.className = 'task';
+      task.textContent = p.taskId;
+      const args = document.createElement('pre');
+      args.textContent = JSON.stringify(p.args, null, 1);
+      const decide = (decision: 'approved' | 'denied' | 'always') => () =>
+        void request({ type: 'decide', taskId: p.taskId, decision });
+      li.append(
+        title,
+        task,
+        args,
+        button('Approve', 'approve', decide('approved')),
+        button('Deny', 'deny', decide('denied')),
+        button(`Always allow ${p.tool}`, 'secondary always', decide('always')),
+      );
+      return li;
+    }),
+  );
+}
+
+async function start(): Promise<void> {
+  const tabId = await targetTab();
+  byId('pair').addEventListener('click', () => {
+    const relayUrl = byId<HTMLInputElement>('relay-url').value;
+    const code = byId<HTMLInputElement>('pair-code').value;
+    void request({ type: 'pair', relayUrl, code });
+  });
+  byId('unpair').addEventListener('click', () => void request({ type: 'unpair' }));
+  byId('share').addEventListener(
+    'click',
+    () => tabId !== undefined && void request({ type: 'share', tabId }),
+  );
+  byId('unshare').addEventListener('click', () => {
+    const origin = byId('site-origin').textContent ?? '';
+    void request({ type: 'unshare', origin });
+  });
+  const refresh = (): Promise<void> =>
+    request(tabId !== undefined ? { type: 'state', tabId } : { type: 'state' });
+  await refresh();
+  setInterval(() => void refresh(), 1000);
+}
+
+void start();

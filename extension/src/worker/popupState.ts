@@ -1,0 +1,28 @@
+// What the popup shows, as the service worker reports it.
+
+import type { ActivityEntry, SiteTool } from '../../../src/protocol/siteTools.ts';
+import type { PendingApproval } from './calls.ts';
+import type { LinkStatus } from './relayLink.ts';
+
+export interface PopupState {
+  readonly paired: boolean;
+  readonly relayUrl: string;
+  readonly workspace: string;
+  readonly link: { readonly status: LinkStatus; readonly error: string };
+  readonly current:
+    | {
+        readonly tabId: number;
+        readonly origin: string;
+        readonly shareable: boolean;
+        readonly shared: boolean;
+        readonly tools: readonly SiteTool[];
+      }
+    | undefined;
+  readonly sites: readonly { readonly origin: string; readonly tools: number; readonly openTabs: number }[];
+  readonly pending: readonly PendingApproval[];
+  readonly activity: readonly ActivityEntry[];
+}
+
+export type PopupReply =
+  | { readonly ok: true; readonly state: PopupState }
+  | { readonly ok: false; readonly error: string };

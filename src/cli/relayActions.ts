@@ -1,0 +1,127 @@
+// What the `tabward relay` commands do: open the store, start the server, print tokens and codes.
+
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TabwardError } from '../core/errors.ts';
+import { bundledExtensionId } from '../protocol/siteTools.ts';
+import { startRelay } from '../relay/relayServer.ts';
+import { RelayStore } from '../relay/relayStore.ts';
+import { loadRules, reportRuleProblems, tabwardHome } from './config.ts';
+import { packageRoot, version } from './packageRoot.ts';
+import type { RelayFlags, StoreFlags } from './relayCommand.ts';
+
+const pairingLifetimeMs = 10 * 60_000;
+
+function openStore(flags: StoreFlags): RelayStore {
+  const file = flags.db ?? join(tabwardHome(), 'relay.db');
+  mkdirSync(dirname(file), { recursive: true });
+  return new RelayStore(file);
+}
+
+export function extensionPath(): string {
+  return join(packageRoot, 'dist', 'extension');
+}
+
+export async function serveRelay(flags: RelayFlags): Promise<void> {
+  const loaded = loadRules(flags.rules);
+  reportRuleProblems(loaded.problems, (line) => process.stderr.write(`${line}\n`));
+  const store = openStore(flags);
+  const relay = await startRelay({
+    store,
+    rules: loaded.rules,
+    port: flags.port,
+    host: flags.host,
+    extensionIds: flags.extensionId.length ? flags.extensionId : [bundledExtensionId],
+    publicHosts: flags.publicHost,
+    callDeadlineMs: flags.callTimeout * 1000,
+    version,
+  }).catch((error: unknown) => {
+    store.close();
+    const busy = (error as { code?: string }).code === 'EADDRINUSE';
+    throw new TabwardError(
+      'bad_input',
+      busy ? `Port ${flags.port} is in use.` : `The relay cannot start: ${String(error)}`,
+      busy ? 'Is a relay already running? Else pick another with --port.' : undefined,
+    );
+  });
+  process.stderr.write(
+    `tabward relay ${version} listening on ${relay.url}\n` +
+      `  agents:    ${relay.url}/mcp  (token: tabward relay token create --workspace NAME)\n` +
+      `  extension: load ${extensionPath()} in chrome://extensions, then pair: tabward relay pair --workspace NAME\n`,
+  );
+  const stop = async (): Promise<void> => {
+    await relay.close();
+    store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+export function pair(flags: StoreFlags & { workspace: string }): void {
+  const store = openStore(flags);
+  const code = store.createPairingCode(checkWorkspace(flags.workspace), pairingLifetimeMs);
+  store.close();
+  process.stdout.write(
+    `Pairing code for workspace "${flags.workspace}": ${code}\n` +
+      'Open the tabward extension popup, enter the relay URL and this code, and press Pair. It works once, for 10 minutes.\n',
+  );
+}
+
+export function createToken(flags: StoreFlags & { workspace: string; name: string; port: number }): void {
+  const store = openStore(flags);
+  const { token, agent } = store.createAgentToken(checkWorkspace(flags.workspace), flags.name);
+  store.close();
+  const url = `http://127.0.0.1:${flags.port}/mcp`;
+  process.stdout.write(
+    `Agent token for "${agent.name}" in workspace "${agent.workspace}" (id ${agent.id}); shown once:\n${token}\n\n` +
+      `Add the relay to Claude Code:\n  claude mcp add --transport http tabward-relay ${url} --header "Authorization: Bearer ${token}"\n` +
+      `Any other MCP client: Streamable HTTP at ${url} with that Authorization header.\n`,
+  );
+}
+
+export function listTokens(flags: StoreFlags): void {
+  const store = openStore(flags);
+  const agents = store.listAgents();
+  store.close();
+  if (!agents.length)
+    process.stdout.write('No agent tokens. Create one: tabward relay token create --workspace NAME\n');
+  for (const agent of agents)
+    process.stdout.write(
+      `${agent.id}  ${agent.workspace}  ${agent.name}  ${agent.createdAt}${agent.revoked ? '  REVOKED' : ''}\n`,
+    );
+}
+
+export function revokeToken(id: string, flags: StoreFlags): void {
+  const store = openStore(flags);
+  const done = store.revokeAgent(id);
+  store.close();
+  if (!done)
+    throw new TabwardError(
+      'bad_input',
+      `No active agent token with id ${id}.`,
+      'See `tabward relay token list`.',
+    );
+  process.stdout.write(`Revoked ${id}.\n`);
+}
+
+export function printExtensionPath(): void {
+  const path = extensionPath();
+  if (!existsSync(join(path, 'manifest.json')))
+    throw new TabwardError(
+      'not_found',
+      `The extension is not built at ${path}.`,
+      'Run `node scripts/setup.mjs`.',
+    );
+  process.stdout.write(`${path}\n`);
+}
+
+function checkWorkspace(name: string): string {
+  if (!/^[\w.-]{1,64}$/.test(name))
+    throw new TabwardError(
+      'bad_input',
+      `Workspace "${name}" is not a valid name.`,
+      'Use letters, digits, ".", "-" or "_".',
+    );
+  return name;
+}

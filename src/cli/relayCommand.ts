@@ -1,0 +1,92 @@
+// `tabward relay ...`: run the WebMCP relay, pair the extension, make agent tokens. The relay code (HTTP,
+// WebSocket, SQLite, MCP) loads only when one of these runs.
+
+import { Command } from 'commander';
+import { collect, portNumber, positiveInt } from './options.ts';
+
+export interface RelayFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly db?: string;
+  readonly extensionId: string[];
+  readonly publicHost: string[];
+  readonly callTimeout: number;
+  readonly rules: string[];
+}
+
+export interface StoreFlags {
+  readonly db?: string;
+}
+
+const dbOption = ['--db <file>', 'relay database (default: ~/.tabward/relay.db)'] as const;
+
+export function relayCommand(): Command {
+  // Positional options: `relay --db X` is the server's flag, `relay token create --db X` the subcommand's.
+  const relay = new Command('relay')
+    .enablePositionalOptions()
+    .description(
+      'Run the WebMCP relay: any MCP client calls the tools a website registers in your logged-in tab, through the tabward extension.',
+    )
+    .option('--port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
+    .option('--host <host>', 'address to bind (keep 127.0.0.1 unless a proxy in front adds TLS)', '127.0.0.1')
+    .option(...dbOption)
+    .option(
+      '--extension-id <id>',
+      'extension id allowed to connect (default: the bundled one; repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--public-host <host:port>',
+      'another Host header to accept, e.g. behind a proxy (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--call-timeout <seconds>',
+      'deadline of one site tool call, approval included',
+      positiveInt('--call-timeout'),
+      60,
+    )
+    .option('--rules <file>', 'extra sensitive-page rules (repeatable)', collect, [])
+    .action(async (flags: RelayFlags) => (await import('./relayActions.ts')).serveRelay(flags));
+  relay
+    .command('pair')
+    .description(
+      'Make a one-time code (10 minutes) to type into the extension popup, pairing it with a workspace.',
+    )
+    .requiredOption('--workspace <name>', 'workspace the browser joins')
+    .option(...dbOption)
+    .action(async (flags: StoreFlags & { workspace: string }) =>
+      (await import('./relayActions.ts')).pair(flags),
+    );
+  const token = relay.command('token').description('Agent tokens: one per agent, scoped to a workspace.');
+  token
+    .command('create')
+    .description('Create an agent token and print the command that adds the relay to an MCP client.')
+    .requiredOption('--workspace <name>', 'workspace whose shared sites the agent may use')
+    .option('--name <name>', 'agent name shown in the popup', 'agent')
+    .option('--port <port>', 'relay port, for the printed command', positiveInt('--port'), 8787)
+    .option(...dbOption)
+    .action(async (flags: StoreFlags & { workspace: string; name: string; port: number }) =>
+      (await import('./relayActions.ts')).createToken(flags),
+    );
+  token
+    .command('list')
+    .description('List agent tokens (never their secrets).')
+    .option(...dbOption)
+    .action(async (flags: StoreFlags) => (await import('./relayActions.ts')).listTokens(flags));
+  token
+    .command('revoke')
+    .description('Revoke an agent token by its id (from `token list`).')
+    .argument('<id>')
+    .option(...dbOption)
+    .action(async (id: string, flags: StoreFlags) =>
+      (await import('./relayActions.ts')).revokeToken(id, flags),
+    );
+  relay
+    .command('extension')
+    .description('Print the folder to load in chrome://extensions (Developer mode, "Load unpacked").')
+    .action(async () => (await import('./relayActions.ts')).printExtensionPath());
+  return relay;
+}

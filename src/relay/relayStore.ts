@@ -1,0 +1,236 @@
+// The relay's state in one SQLite file (better-sqlite3): workspaces, agent tokens, paired extensions, pairing
+// codes, tickets, shared sites with their last known tools, standing permissions, tasks and the activity feed.
+// Secrets (tokens, credentials, tickets) are stored as SHA-256 hashes only.
+
+import { createHash, randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { ActivityEntry, SharedSiteState, SiteTool } from '../protocol/siteTools.ts';
+
+const schema = `
+create table if not exists agents (id text primary key, workspace text not null, name text not null,
+  token_hash text not null unique, created_at text not null, revoked_at text);
+create table if not exists extensions (id text primary key, workspace text not null,
+  credential_hash text not null unique, created_at text not null);
+create table if not exists pairing_codes (code_hash text primary key, workspace text not null,
+  expires_at integer not null);
+create table if not exists tickets (ticket_hash text primary key, extension_id text not null,
+  expires_at integer not null, used integer not null default 0);
+create table if not exists sites (workspace text not null, origin text not null, url text not null,
+  tools_json text not null, updated_at text not null, primary key (workspace, origin));
+create table if not exists permissions (workspace text not null, origin text not null, tool text not null,
+  created_at text not null, primary key (workspace, origin, tool));
+create table if not exists tasks (id text primary key, workspace text not null, agent text not null,
+  origin text not null, tool text not null, status text not null, created_at text not null, ended_at text);
+create table if not exists activity (seq integer primary key autoincrement, workspace text not null,
+  entry_json text not null);
+`;
+
+export interface AgentRecord {
+  readonly id: string;
+  readonly workspace: string;
+  readonly name: string;
+}
+
+export interface ExtensionRecord {
+  readonly id: string;
+  readonly workspace: string;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(24).toString('base64url')}`;
+}
+
+export class RelayStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec(schema);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  createAgentToken(workspace: string, name: string): { token: string; agent: AgentRecord } {
+    const token = newSecret('twa');
+    const agent = { id: `agent-${randomBytes(4).toString('hex')}`, workspace, name };
+    this.db
+      .prepare('insert into agents (id, workspace, name, token_hash, created_at) values (?, ?, ?, ?, ?)')
+      .run(agent.id, workspace, name, hashSecret(token), new Date().toISOString());
+    return { token, agent };
+  }
+
+  listAgents(): (AgentRecord & { createdAt: string; revoked: boolean })[] {
+    return this.db
+      .prepare('select id, workspace, name, created_at, revoked_at from agents order by created_at')
+      .all()
+      .map((row) => {
+        const r = row as {
+          id: string;
+          workspace: string;
+          name: string;
+          created_at: string;
+          revoked_at: string;
+        };
+        return {
+          id: r.id,
+          workspace: r.workspace,
+          name: r.name,
+          createdAt: r.created_at,
+          revoked: !!r.revoked_at,
+        };
+      });
+  }
+
+  revokeAgent(id: string): boolean {
+    const result = this.db
+      .prepare('update agents set revoked_at = ? where id = ? and revoked_at is null')
+      .run(new Date().toISOString(), id);
+    return result.changes > 0;
+  }
+
+  agentByToken(token: string): AgentRecord | undefined {
+    const row = this.db
+      .prepare('select id, workspace, name from agents where token_hash = ? and revoked_at is null')
+      .get(hashSecret(token));
+    return row as AgentRecord | undefined;
+  }
+
+  /** A short code a human types into the popup; valid for `lifetimeMs`, used once. */
+  createPairingCode(workspace: string, lifetimeMs: number): string {
+    const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+    const bytes = randomBytes(8);
+    const raw = [...bytes].map((byte) => alphabet[byte % alphabet.length]).join('');
+    const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
+    this.db
+      .prepare('insert into pairing_codes (code_hash, workspace, expires_at) values (?, ?, ?)')
+      .run(hashSecret(code), workspace, Date.now() + lifetimeMs);
+    return code;
+  }
+
+  /** Spends a pairing code and returns the new extension's credential, or undefined if the code is bad. */
+  redeemPairingCode(code: string): { credential: string; extension: ExtensionRecord } | undefined {
+    const normalized = code.trim().toUpperCase();
+    const take = this.db.transaction(() => {
+      const row = this.db
+        .prepare('delete from pairing_codes where code_hash = ? returning workspace, expires_at')
+        .get(hashSecret(normalized)) as { workspace: string; expires_at: number } | undefined;
+      if (!row || row.expires_at < Date.now()) return undefined;
+      const credential = newSecret('twe');
+      const extension = { id: `ext-${randomBytes(4).toString('hex')}`, workspace: row.workspace };
+      this.db
+        .prepare('insert into extensions (id, workspace, credential_hash, created_at) values (?, ?, ?, ?)')
+        .run(extension.id, extension.workspace, hashSecret(credential), new Date().toISOString());
+      return { credential, extension };
+    });
+    return take();
+  }
+
+  extensionByCredential(credential: string): ExtensionRecord | undefined {
+    return this.db
+      .prepare('select id, workspace from extensions where credential_hash = ?')
+      .get(hashSecret(credential)) as ExtensionRecord | undefined;
+  }
+
+  issueTicket(extensionId: string, lifetimeMs: number): string {
+    const ticket = newSecret('twt');
+    this.db
+      .prepare('insert into tickets (ticket_hash, extension_id, expires_at) values (?, ?, ?)')
+      .run(hashSecret(ticket), extensionId, Date.now() + lifetimeMs);
+    this.db.prepare('delete from tickets where expires_at < ?').run(Date.now() - 3_600_000);
+    return ticket;
+  }
+
+  /** Marks the ticket used; returns why it is refused, or the extension it belongs to. */
+  spendTicket(ticket: string): ExtensionRecord | 'unknown' | 'expired' | 'used' {
+    const spend = this.db.transaction(() => {
+      const row = this.db
+        .prepare('select extension_id, expires_at, used from tickets where ticket_hash = ?')
+        .get(hashSecret(ticket)) as { extension_id: string; expires_at: number; used: number } | undefined;
+      if (!row) return 'unknown' as const;
+      if (row.used) return 'used' as const;
+      this.db.prepare('update tickets set used = 1 where ticket_hash = ?').run(hashSecret(ticket));
+      if (row.expires_at < Date.now()) return 'expired' as const;
+      const extension = this.db
+        .prepare('select id, workspace from extensions where id = ?')
+        .get(row.extension_id) as ExtensionRecord | undefined;
+      return extension ?? ('unknown' as const);
+    });
+    return spend();
+  }
+
+  /** Replaces the workspace's shared sites with what the extension reports. */
+  saveSites(workspace: string, sites: readonly SharedSiteState[]): void {
+    const now = new Date().toISOString();
+    const save = this.db.transaction(() => {
+      this.db.prepare('delete from sites where workspace = ?').run(workspace);
+      const insert = this.db.prepare(
+        'insert into sites (workspace, origin, url, tools_json, updated_at) values (?, ?, ?, ?, ?)',
+      );
+      for (const site of sites) insert.run(workspace, site.origin, site.url, JSON.stringify(site.tools), now);
+    });
+    save();
+  }
+
+  sites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
+    return this.db
+      .prepare('select origin, url, tools_json from sites where workspace = ? order by origin')
+      .all(workspace)
+      .map((row) => {
+        const r = row as { origin: string; url: string; tools_json: string };
+        return { origin: r.origin, url: r.url, tools: JSON.parse(r.tools_json) as SiteTool[] };
+      });
+  }
+
+  allow(workspace: string, origin: string, tool: string): void {
+    this.db
+      .prepare('insert or ignore into permissions (workspace, origin, tool, created_at) values (?, ?, ?, ?)')
+      .run(workspace, origin, tool, new Date().toISOString());
+  }
+
+  isAllowed(workspace: string, origin: string, tool: string): boolean {
+    return !!this.db
+      .prepare('select 1 from permissions where workspace = ? and origin = ? and tool = ?')
+      .get(workspace, origin, tool);
+  }
+
+  startTask(id: string, workspace: string, agent: string, origin: string, tool: string): void {
+    this.db
+      .prepare(
+        'insert into tasks (id, workspace, agent, origin, tool, status, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, workspace, agent, origin, tool, 'running', new Date().toISOString());
+  }
+
+  endTask(id: string, status: string): void {
+    this.db
+      .prepare('update tasks set status = ?, ended_at = ? where id = ?')
+      .run(status, new Date().toISOString(), id);
+  }
+
+  task(id: string): { status: string; tool: string; origin: string } | undefined {
+    return this.db.prepare('select status, tool, origin from tasks where id = ?').get(id) as
+      | { status: string; tool: string; origin: string }
+      | undefined;
+  }
+
+  addActivity(workspace: string, entry: ActivityEntry): void {
+    this.db
+      .prepare('insert into activity (workspace, entry_json) values (?, ?)')
+      .run(workspace, JSON.stringify(entry));
+  }
+
+  recentActivity(workspace: string, limit: number): ActivityEntry[] {
+    return this.db
+      .prepare('select entry_json from activity where workspace = ? order by seq desc limit ?')
+      .all(workspace, limit)
+      .map((row) => JSON.parse((row as { entry_json: string }).entry_json) as ActivityEntry)
+      .reverse();
+  }
+}
