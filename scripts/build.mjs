@@ -3,6 +3,7 @@
 // without compiling TypeScript on the way: an MCP client waits for tabward on every start.
 
 import { build } from 'esbuild';
+import { buildExtension } from './buildExtension.mjs';
 
 await build({
   entryPoints: [new URL('../src/cli/main.ts', import.meta.url).pathname],
@@ -23,3 +24,6 @@ await build({
   keepNames: false,
   banner: { js: '// Built by scripts/build.mjs from src/; do not edit.' },
 });
+
+// The Chrome extension, for `tabward relay extension` and Load unpacked.
+await buildExtension();

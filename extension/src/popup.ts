@@ -73,7 +73,13 @@ function render(state: PopupState): void {
   );
 }
 
+// Rebuilt only when the waiting calls change: a button must not vanish under the human's click.
+let shownPending = '';
+
 function renderPending(state: PopupState): void {
+  const key = state.pending.map((p) => p.taskId).join(' ');
+  if (key === shownPending && key) return;
+  shownPending = key;
   const list = byId('pending');
   if (!state.pending.length) {
     list.replaceChildren(item('Nothing waits.', 'empty'));

@@ -92,13 +92,28 @@ async function run(
     const { taskId, outcome } = await calls.call(agent, site, toolName, toolArgs as Record<string, unknown>);
     if (!outcome.ok)
       throw new TabwardError(errorCodeOf[outcome.error.code], `${taskId}: ${outcome.error.message}`);
-    return `${taskId} done.\n${untrusted(site, outcome.result)}`;
+    return `${taskId} done.\n${untrusted(site, readableResult(outcome.result))}`;
   }
   throw new TabwardError(
     'not_found',
     `No tool named ${name}.`,
     'The tools are listSiteTools, getSiteToolDefinition, callSiteTool.',
   );
+}
+
+/** A WebMCP result is {content: [{type: 'text', text}, ...]} as JSON: the agent gets the texts, not the wrapping. */
+export function readableResult(result: string): string {
+  try {
+    const parsed = JSON.parse(result) as { content?: { type?: string; text?: string }[] };
+    const parts = parsed.content;
+    if (
+      Array.isArray(parts) &&
+      parts.length &&
+      parts.every((p) => p.type === 'text' && typeof p.text === 'string')
+    )
+      return parts.map((p) => p.text).join('\n');
+  } catch {}
+  return result;
 }
 
 const errorCodeOf: Record<CallErrorCode, ErrorCode> = {

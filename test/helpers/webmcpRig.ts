@@ -74,7 +74,8 @@ export async function launchWithExtension(options: { webmcp: boolean }): Promise
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'tabward-profile-')), {
     executablePath: findChrome(),
     headless: true,
-    ignoreDefaultArgs: ['--disable-extensions'],
+    // Playwright turns off extensions and the back/forward cache by default; both are under test here.
+    ignoreDefaultArgs: ['--disable-extensions', '--disable-back-forward-cache'],
     args: [
       '--no-sandbox',
       ...(options.webmcp ? ['--enable-features=WebMCP'] : []),
