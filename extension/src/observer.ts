@@ -56,7 +56,7 @@ function observe(nonce: string): void {
   };
   const fail = (call: InFlight, message: string): void =>
     call.settle({ ok: false, error: { code: 'unregistered', message } });
-  const withdrawn = (call: InFlight): string =>
+  const withdrawn = (call: { name: string; readOnly: boolean }): string =>
     `The page withdrew "${call.name}" during the call.${call.readOnly ? '' : ' The outcome is unknown: the page may or may not have done it.'}`;
 
   async function contextTools(): Promise<Map<string, { tool: SiteTool; native: unknown }>> {
@@ -150,7 +150,14 @@ function observe(nonce: string): void {
         : await executeThroughContext(fromContext?.native, args);
       outcome = { ok: true, result: resultText(value, json.stringify) };
     } catch (error) {
-      outcome = { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } };
+      // A polyfill rejects calls of a tool it unregisters: that is a withdrawal, not a failure of the tool.
+      const stillThere = registration ? registrations.has(registration.id) : (await contextTools()).has(name);
+      outcome = stillThere
+        ? { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } }
+        : {
+            ok: false,
+            error: { code: 'unregistered', message: withdrawn({ name, readOnly: tool.readOnly }) },
+          };
     }
     if (!inFlight.delete(callId)) return;
     settle(outcome);
