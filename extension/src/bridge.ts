@@ -28,22 +28,29 @@ interface Pending {
 }
 
 const marker = '__tabwardBridge';
-const scope = globalThis as typeof globalThis & { [marker]?: boolean };
+/** Set by the worker before it injects the bridge into a tab that was open before its site was shared. */
+const lateMarker = '__tabwardLate';
+const scope = globalThis as typeof globalThis & { [marker]?: boolean; [lateMarker]?: boolean };
 if (!scope[marker]) {
   scope[marker] = true;
   startBridge();
 }
 
 function startBridge(): void {
-  const nonce = [...crypto.getRandomValues(new Uint8Array(16))]
-    .map((b) => b.toString(16).padStart(2, '0'))
-    .join('');
-  document.documentElement.setAttribute('data-tabward', nonce);
   const maybeNative = (document as Document & { modelContext?: Partial<NativeContext> }).modelContext;
   const native =
     maybeNative && typeof maybeNative.getTools === 'function' && typeof maybeNative.executeTool === 'function'
       ? (maybeNative as NativeContext)
       : undefined;
+  // Injected late, page scripts have already run: they may have patched what the observer caches, or be
+  // watching <html> for the nonce. Only the native API, read from this world, is safe then; a polyfilled page
+  // shows its tools after a reload (the popup says so).
+  const late = scope[lateMarker] === true;
+  if (late && !native) return;
+  const nonce = [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
+  if (!late) document.documentElement.setAttribute('data-tabward', nonce);
   const pending = new Map<string, Pending>();
   let tools: SiteTool[] = [];
   let announced = '';

@@ -57,7 +57,14 @@ function render(state: PopupState): void {
     byId('share').hidden = !site.shareable || site.shared;
     byId('unshare').hidden = !site.shared;
     byId('site-tools').replaceChildren(
-      ...site.tools.map((t) => item(`${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`)),
+      ...(site.shared && !site.tools.length
+        ? [
+            item(
+              'No tools seen yet. If the site loads WebMCP with a script library, reload this tab.',
+              'empty',
+            ),
+          ]
+        : site.tools.map((t) => item(`${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`))),
     );
   }
   renderPending(state);

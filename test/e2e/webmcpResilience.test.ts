@@ -32,6 +32,9 @@ describe('WebMCP bridge, polyfilled site (observer path)', () => {
     rig = await startRig({ webmcp: false });
     origin = site.url('127.0.0.1', '').replace(/\/$/, '');
     ({ page, popup } = await openAndShare(rig, site.url('127.0.0.1', '/poly'), true));
+    // Shared while open: without native WebMCP its tools show from the next load (the popup says so).
+    await popup.locator('#site-tools', { hasText: 'reload this tab' }).waitFor({ timeout: 5000 });
+    await page.reload();
   });
   after(async () => {
     await rig?.close();

@@ -39,15 +39,25 @@ export async function syncContentScripts(origins: readonly string[]): Promise<vo
   ]);
 }
 
-/** Puts the bridge, then the observer, into the open tabs of a newly shared site (they attach late). */
+/**
+ * Puts the bridge into the open tabs of a newly shared site, marked late: it uses native WebMCP only. The
+ * MAIN-world observer is never injected late, since page scripts that already ran could have patched what it
+ * relies on; those pages expose their tools from the next load on.
+ */
 export async function injectIntoOpenTabs(origin: string): Promise<void> {
   const tabs = await chrome.tabs.query({ url: matchPattern(origin) });
   for (const tab of tabs) {
     if (tab.id === undefined) continue;
     const target = { tabId: tab.id };
     try {
+      await chrome.scripting.executeScript({
+        target,
+        world: 'ISOLATED',
+        func: () => {
+          (globalThis as { __tabwardLate?: boolean }).__tabwardLate = true;
+        },
+      });
       await chrome.scripting.executeScript({ target, files: ['bridge.js'], world: 'ISOLATED' });
-      await chrome.scripting.executeScript({ target, files: ['observer.js'], world: 'MAIN' });
     } catch {}
   }
 }
