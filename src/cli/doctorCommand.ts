@@ -3,6 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { probeBrowser } from '../browser/connect.ts';
 import {
@@ -12,7 +13,9 @@ import {
 } from '../browser/devToolsActivePort.ts';
 import { findChrome } from '../browser/findChrome.ts';
 import { isTabwardError } from '../core/errors.ts';
+import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { defaultAuditPath, tabwardHome, userRulesPath } from './config.ts';
+import { packageRoot } from './packageRoot.ts';
 
 export function doctorCommand(): Command {
   return new Command('doctor')
@@ -28,6 +31,13 @@ export function doctorCommand(): Command {
       out(
         existsSync(userRulesPath()) ? 'ok' : '--',
         `user rules: ${userRulesPath()}${existsSync(userRulesPath()) ? '' : ' (none yet; defaults apply)'}`,
+      );
+      const extension = join(packageRoot, 'dist', 'extension');
+      out(
+        existsSync(join(extension, 'manifest.json')) ? 'ok' : '--',
+        existsSync(join(extension, 'manifest.json'))
+          ? `WebMCP extension: ${extension} (id ${bundledExtensionId}; Load unpacked in chrome://extensions)`
+          : 'WebMCP extension: not built (node scripts/setup.mjs builds it)',
       );
     });
 }
