@@ -167,9 +167,9 @@ function startBridge(): void {
     if (force && !native) announce(tools, true);
   };
   native?.addEventListener('toolchange', () => void refreshNative());
-  addEventListener('pagehide', (event) => {
-    if (event.persisted) tell({ type: 'gone' });
-  });
+  // Gone on every pagehide: a cross-site navigation's new document may announce before this one unloads, and
+  // a page put in the back/forward cache cannot answer; pageshow from the cache announces it again.
+  addEventListener('pagehide', () => tell({ type: 'gone' }));
   addEventListener('pageshow', (event) => {
     if (event.persisted) list(true);
   });

@@ -9,6 +9,8 @@ import type { CallErrorCode } from '../protocol/siteTools.ts';
 import type { AgentRecord } from './relayStore.ts';
 import type { SiteToolCalls } from './siteToolCalls.ts';
 
+const progressEveryMs = 5000;
+
 const siteAndTool = {
   site: { type: 'string', description: 'Origin, e.g. https://example.com' },
   tool: { type: 'string' },
@@ -48,9 +50,27 @@ export function createRelayMcpServer(agent: AgentRecord, calls: SiteToolCalls, v
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: relayTools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const progressToken = request.params._meta?.progressToken;
+    let status = '';
+    let progress = 0;
+    // A call can wait on the human for up to the deadline: clients that asked for progress hear every 5 s,
+    // so one whose own timeout is shorter can keep waiting.
+    const ticker =
+      progressToken === undefined
+        ? undefined
+        : setInterval(() => {
+            extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, ...(status ? { message: status } : {}) },
+              })
+              .catch(() => undefined);
+          }, progressEveryMs);
     try {
-      const text = await run(agent, calls, request.params.name, request.params.arguments ?? {});
+      const text = await run(agent, calls, request.params.name, request.params.arguments ?? {}, (next) => {
+        status = next;
+      });
       return { content: [{ type: 'text' as const, text }] };
     } catch (error) {
       const failure = asTabwardError(error);
@@ -58,6 +78,8 @@ export function createRelayMcpServer(agent: AgentRecord, calls: SiteToolCalls, v
         isError: true,
         content: [{ type: 'text' as const, text: `${failure.code}: ${failure.describe()}` }],
       };
+    } finally {
+      clearInterval(ticker);
     }
   });
   return server;
@@ -68,6 +90,7 @@ async function run(
   calls: SiteToolCalls,
   name: string,
   args: Record<string, unknown>,
+  onStarted: (status: string) => void,
 ): Promise<string> {
   if (name === 'listSiteTools') {
     const sites = calls.list(agent);
@@ -89,7 +112,13 @@ async function run(
     const toolArgs = args.arguments ?? {};
     if (typeof toolArgs !== 'object' || toolArgs === null || Array.isArray(toolArgs))
       throw new TabwardError('bad_input', '"arguments" must be an object.');
-    const { taskId, outcome } = await calls.call(agent, site, toolName, toolArgs as Record<string, unknown>);
+    const { taskId, outcome } = await calls.call(
+      agent,
+      site,
+      toolName,
+      toolArgs as Record<string, unknown>,
+      onStarted,
+    );
     if (!outcome.ok)
       throw new TabwardError(errorCodeOf[outcome.error.code], `${taskId}: ${outcome.error.message}`);
     return `${taskId} done.\n${untrusted(site, readableResult(outcome.result))}`;

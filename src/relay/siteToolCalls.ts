@@ -42,6 +42,8 @@ export class SiteToolCalls {
     site: string,
     toolName: string,
     args: Record<string, unknown>,
+    /** Told once the call has its task id and verdict, e.g. to keep the client informed while it waits. */
+    onStarted?: (status: string) => void,
   ): Promise<CallReport> {
     const { origin, url, tool } = this.findTool(agent, site, toolName);
     this.validate(tool, args);
@@ -64,6 +66,9 @@ export class SiteToolCalls {
         detail,
       });
     note('called', verdict.ask ? `waits for approval: ${verdict.why}` : verdict.why);
+    onStarted?.(
+      `${taskId}: ${verdict.ask ? 'waiting for approval in the tabward popup' : 'running in the tab'}`,
+    );
     let outcome = await hub.call(taskId, {
       workspace: agent.workspace,
       agent: agent.name,
