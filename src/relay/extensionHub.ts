@@ -25,15 +25,10 @@ interface PendingCall {
   readonly settle: (outcome: CallOutcome) => void;
 }
 
-export interface CallRequest {
+/** What the relay sends the extension for one call, less the envelope, plus the workspace that routes it. */
+export type CallRequest = Omit<Extract<RelayToExtension, { t: 'call' }>, 't' | 'taskId'> & {
   readonly workspace: string;
-  readonly agent: string;
-  readonly site: string;
-  readonly tool: string;
-  readonly args: Record<string, unknown>;
-  readonly ask: boolean;
-  readonly deadlineMs: number;
-}
+};
 
 export function newTaskId(): string {
   return `task-${randomBytes(5).toString('hex')}`;
@@ -91,16 +86,8 @@ export class ExtensionHub {
         resolve(outcome);
       };
       this.pending.set(taskId, { connection, settle: finish });
-      this.send(connection, {
-        t: 'call',
-        taskId,
-        agent: request.agent,
-        site: request.site,
-        tool: request.tool,
-        args: request.args,
-        ask: request.ask,
-        deadlineMs: request.deadlineMs,
-      });
+      const { workspace: _routedBy, ...call } = request;
+      this.send(connection, { t: 'call', taskId, ...call });
     });
   }
 

@@ -182,7 +182,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > maxSocketMessageBytes) throw new Error('request body too large');
     chunks.push(chunk as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
