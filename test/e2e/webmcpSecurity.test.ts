@@ -19,6 +19,7 @@ import {
   callTool,
   connectAgent,
   openAndShare,
+  openPopup,
   pairingCode,
   type RelayProcess,
   type Rig,
@@ -221,6 +222,24 @@ describe('a hostile page next to a shared shop', () => {
   after(async () => {
     await rig?.close();
     await site?.close();
+  });
+
+  test('the popup says why pairing failed, and shares nothing before pairing', async () => {
+    const page = await rig.context.newPage();
+    await page.goto(site.url('127.0.0.1', '/other'));
+    const popup = await openPopup(rig.context, site.url('127.0.0.1', '/other'));
+    assert.equal(await popup.locator('#site').isVisible(), false, 'no Share button before pairing');
+    await popup.fill('#relay-url', rig.relay.url);
+    await popup.fill('#pair-code', 'WXYZ-2345');
+    await popup.click('#pair');
+    await popup.locator('#error', { hasText: 'Unknown or expired pairing code' }).waitFor({ timeout: 5000 });
+    await popup.fill('#relay-url', 'http://127.0.0.1:9');
+    await popup.click('#pair');
+    await popup
+      .locator('#error', { hasText: 'No relay answers at http://127.0.0.1:9' })
+      .waitFor({ timeout: 5000 });
+    await popup.close();
+    await page.close();
   });
 
   test('cannot read the nonce, cannot forge outcomes, never receives the shop calls', async () => {
