@@ -100,7 +100,12 @@ function startBridge(): void {
   document.addEventListener(nonce, (event) => {
     const detail = (event as CustomEvent<unknown>).detail;
     if (typeof detail !== 'string') return;
-    const message = JSON.parse(detail) as ObserverMessage;
+    let message: ObserverMessage;
+    try {
+      message = JSON.parse(detail) as ObserverMessage;
+    } catch {
+      return;
+    }
     if (message.from !== 'observer') return;
     if (message.kind === 'tools' && !native) announce([...message.tools]);
     if (message.kind === 'outcome') {

@@ -49,6 +49,7 @@ function render(state: PopupState): void {
   byId('unpair').hidden = !state.paired;
   byId('workspace').textContent = state.paired ? `Workspace ${state.workspace} · ${state.relayUrl}` : '';
   const site = state.current;
+  shownOrigin = site?.origin ?? '';
   byId('site').hidden = !state.paired || !site;
   if (site) {
     byId('site-origin').textContent = site.shareable
@@ -79,6 +80,8 @@ function render(state: PopupState): void {
       : [item('No calls yet.', 'empty')]),
   );
 }
+
+let shownOrigin = '';
 
 // Rebuilt only when the waiting calls change: a button must not vanish under the human's click.
 let shownPending = '';
@@ -130,10 +133,7 @@ async function start(): Promise<void> {
     'click',
     () => tabId !== undefined && void request({ type: 'share', tabId }),
   );
-  byId('unshare').addEventListener('click', () => {
-    const origin = byId('site-origin').textContent ?? '';
-    void request({ type: 'unshare', origin });
-  });
+  byId('unshare').addEventListener('click', () => void request({ type: 'unshare', origin: shownOrigin }));
   const refresh = (): Promise<void> =>
     request(tabId !== undefined ? { type: 'state', tabId } : { type: 'state' });
   await refresh();

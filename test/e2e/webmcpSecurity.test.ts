@@ -246,7 +246,7 @@ describe('a hostile page next to a shared shop', () => {
     const shopUrl = site.url('127.0.0.1', '/shop');
     const evilUrl = site.url('localhost', '/evil');
     const { page: shop } = await openAndShare(rig, shopUrl, true);
-    const { page: evil } = await openAndShare(rig, evilUrl, false);
+    const { page: evil, popup: evilPopup } = await openAndShare(rig, evilUrl, false);
     // Open before sharing: only the native bridge went in, with no nonce to find. Reloaded, the observer runs
     // at document_start, before the hostile script patches what it could.
     assert.deepEqual(await evil.evaluate('window.leaks'), []);
@@ -276,5 +276,15 @@ describe('a hostile page next to a shared shop', () => {
       'the shop call did not go to the evil page',
     );
     assert.equal(((await shop.evaluate('window.calls')) as unknown[]).length, 1);
+
+    // Stop sharing: the site leaves the agents' list and its tools are out of reach.
+    await evilPopup.click('#unshare');
+    await waitForTools(rig.agent, (text) => !text.includes('localhost'));
+    const refused = await callTool(rig.agent, 'callSiteTool', {
+      site: new URL(evilUrl).origin,
+      tool: 'searchProducts',
+      arguments: { query: 'after' },
+    });
+    assert.match(refused.text, /is not shared with workspace "team"/);
   });
 });

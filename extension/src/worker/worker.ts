@@ -88,7 +88,7 @@ async function onTabMessage(message: TabToWorker, sender: chrome.runtime.Message
       tabId: sender.tab.id,
       origin,
       url: sender.url ?? origin,
-      tools: message.tools,
+      tools: withinLimits(message.tools),
     });
     await refreshSiteTools(origin, sender.url);
   } else if (message.type === 'gone') {
@@ -97,6 +97,14 @@ async function onTabMessage(message: TabToWorker, sender: chrome.runtime.Message
   }
   await ensureLink();
 }
+
+/** A page decides what it announces: keep it to what fits the relay's messages (oversized tools are dropped). */
+function withinLimits(tools: readonly SiteTool[]): SiteTool[] {
+  return tools.filter((tool) => JSON.stringify(tool).length <= maxToolBytes).slice(0, maxToolsPerPage);
+}
+
+const maxToolBytes = 16 * 1024;
+const maxToolsPerPage = 50;
 
 async function popupState(tabId: number | undefined): Promise<PopupState> {
   const settings = await loadSettings();
