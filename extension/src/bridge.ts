@@ -63,8 +63,14 @@ function startBridge(): void {
     const text = JSON.stringify(next);
     if (!force && (text === announced || (!announced && next.length === 0))) return;
     announced = text;
+    for (const call of pending.values())
+      if (!next.some((t) => t.name === call.name)) failWithdrawn(call.name);
+    tell({ type: 'tools', tools: next });
+  };
+  /** Fails the calls in flight on a withdrawn tool at once; the page gives them no answer of its own. */
+  const failWithdrawn = (name: string): void => {
     for (const [callId, call] of pending) {
-      if (next.some((t) => t.name === call.name)) continue;
+      if (call.name !== name) continue;
       pending.delete(callId);
       call.settle({
         ok: false,
@@ -74,7 +80,6 @@ function startBridge(): void {
         },
       });
     }
-    tell({ type: 'tools', tools: next });
   };
   const toObserver = (message: ObserverMessage): void => {
     document.dispatchEvent(new CustomEvent(nonce, { detail: JSON.stringify(message) }));
@@ -108,6 +113,8 @@ function startBridge(): void {
     }
     if (message.from !== 'observer') return;
     if (message.kind === 'tools' && !native) announce([...message.tools]);
+    // With native WebMCP the list alone misses an abort followed at once by a new registration of the name.
+    if (message.kind === 'withdrawn' && native) failWithdrawn(message.name);
     if (message.kind === 'outcome') {
       const call = pending.get(message.callId);
       if (!call) return;

@@ -97,6 +97,7 @@ function observe(nonce: string): void {
     registrations.set(registration.id, registration);
     signal?.addEventListener('abort', () => {
       registrations.delete(registration.id);
+      send({ from: 'observer', kind: 'withdrawn', name: tool.name });
       for (const [callId, call] of inFlight) {
         if (call.registrationId !== registration.id) continue;
         inFlight.delete(callId);

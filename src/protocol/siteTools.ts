@@ -50,6 +50,8 @@ export type ObserverMessage =
       readonly callId: string;
       readonly outcome: CallOutcome;
     }
+  /** A registration was aborted: calls in flight on that name started on it, even if the name is back already. */
+  | { readonly from: 'observer'; readonly kind: 'withdrawn'; readonly name: string }
   | { readonly from: 'bridge'; readonly kind: 'list' }
   | {
       readonly from: 'bridge';

@@ -18,7 +18,11 @@ interface Connection {
   readonly extension: ExtensionRecord;
   sites: readonly SharedSiteState[];
   reportedAt: number;
+  /** Answered the last WebSocket ping: a socket whose peer vanished (sleep, network change) is dropped. */
+  alive: boolean;
 }
+
+const heartbeatMs = 30_000;
 
 interface PendingCall {
   readonly connection: Connection;
@@ -38,11 +42,25 @@ export class ExtensionHub {
   private readonly connections = new Set<Connection>();
   private readonly pending = new Map<string, PendingCall>();
 
-  constructor(private readonly store: RelayStore) {}
+  private readonly heartbeat: ReturnType<typeof setInterval>;
+
+  constructor(private readonly store: RelayStore) {
+    this.heartbeat = setInterval(() => {
+      for (const connection of this.connections) {
+        if (!connection.alive) connection.socket.terminate();
+        connection.alive = false;
+        connection.socket.ping();
+      }
+    }, heartbeatMs);
+    this.heartbeat.unref();
+  }
 
   attach(socket: WebSocket, extension: ExtensionRecord): void {
-    const connection: Connection = { socket, extension, sites: [], reportedAt: 0 };
+    const connection: Connection = { socket, extension, sites: [], reportedAt: 0, alive: true };
     this.connections.add(connection);
+    socket.on('pong', () => {
+      connection.alive = true;
+    });
     socket.on('message', (data) => this.receive(connection, String(data)));
     socket.on('close', () => this.detach(connection));
     socket.on('error', () => socket.terminate());
@@ -99,6 +117,7 @@ export class ExtensionHub {
   }
 
   closeAll(): void {
+    clearInterval(this.heartbeat);
     for (const connection of this.connections) connection.socket.terminate();
   }
 

@@ -134,6 +134,21 @@ describe('WebMCP bridge, native WebMCP', () => {
     await waitForTools(rig.agent, (text) => !text.includes('placeOrder'));
   });
 
+  test('a tool aborted and registered again in one go still fails the call made on the old one', async () => {
+    // Reloaded after sharing, the page has the observer, which sees each registration's abort signal.
+    await shop.reload();
+    await waitForTools(rig.agent, (text) => text.includes('placeOrder: Place the order (slow'));
+    const { result: order } = await pendingCall('placeOrder');
+    await popup.locator('#pending .approve').click();
+    await shop.waitForFunction('window.calls.some((c) => c[0] === "placeOrder")', null, { timeout: 5000 });
+    const started = Date.now();
+    await shop.evaluate('window.replaceDuringCall()');
+    const result = await order;
+    assert.match(result.text, /withdrew "placeOrder" during the call\. The outcome is unknown/);
+    assert.ok(Date.now() - started < 5000, 'failed at once');
+    assert.match((await callTool(rig.agent, 'listSiteTools')).text, /placeOrder: Place the order \(v2\)/);
+  });
+
   test('a tool registered again replaces the old one', async () => {
     await shop.evaluate('window.reregister()');
     await waitForTools(rig.agent, (text) => text.includes('(v2)'));
