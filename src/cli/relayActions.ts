@@ -44,6 +44,10 @@ export async function serveRelay(flags: RelayFlags): Promise<void> {
       busy ? 'Is a relay already running? Else pick another with --port.' : undefined,
     );
   });
+  if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host))
+    process.stderr.write(
+      `tabward relay: listening on ${flags.host}, beyond this machine. Tokens travel in clear over plain HTTP: put a TLS proxy in front and pass its name with --public-host.\n`,
+    );
   process.stderr.write(
     `tabward relay ${version} listening on ${relay.url}\n` +
       `  agents:    ${relay.url}/mcp  (token: tabward relay token create --workspace NAME)\n` +

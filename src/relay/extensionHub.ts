@@ -145,7 +145,7 @@ export class ExtensionHub {
     if (message.t === 'sites' && Array.isArray(message.sites)) {
       connection.sites = message.sites;
       connection.reportedAt = Date.now();
-      this.store.saveSites(connection.extension.workspace, message.sites);
+      this.store.saveSites(connection.extension, message.sites);
     } else if (message.t === 'outcome') {
       const pending = this.pending.get(message.taskId);
       if (pending?.connection === connection) pending.settle(message.outcome);

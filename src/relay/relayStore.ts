@@ -15,8 +15,9 @@ create table if not exists pairing_codes (code_hash text primary key, workspace 
   expires_at integer not null);
 create table if not exists tickets (ticket_hash text primary key, extension_id text not null,
   expires_at integer not null, used integer not null default 0);
-create table if not exists sites (workspace text not null, origin text not null, url text not null,
-  tools_json text not null, updated_at text not null, primary key (workspace, origin));
+create table if not exists shared_sites (workspace text not null, extension_id text not null,
+  origin text not null, url text not null, tools_json text not null, updated_at text not null,
+  primary key (workspace, extension_id, origin));
 create table if not exists permissions (workspace text not null, origin text not null, tool text not null,
   created_at text not null, primary key (workspace, origin, tool));
 create table if not exists tasks (id text primary key, workspace text not null, agent text not null,
@@ -165,27 +166,37 @@ export class RelayStore {
     return spend();
   }
 
-  /** Replaces the workspace's shared sites with what the extension reports. */
-  saveSites(workspace: string, sites: readonly SharedSiteState[]): void {
+  /** Replaces what one paired browser shares; other browsers of the workspace keep theirs. */
+  saveSites(extension: ExtensionRecord, sites: readonly SharedSiteState[]): void {
     const now = new Date().toISOString();
     const save = this.db.transaction(() => {
-      this.db.prepare('delete from sites where workspace = ?').run(workspace);
+      this.db
+        .prepare('delete from shared_sites where workspace = ? and extension_id = ?')
+        .run(extension.workspace, extension.id);
       const insert = this.db.prepare(
-        'insert into sites (workspace, origin, url, tools_json, updated_at) values (?, ?, ?, ?, ?)',
+        'insert into shared_sites (workspace, extension_id, origin, url, tools_json, updated_at) values (?, ?, ?, ?, ?, ?)',
       );
-      for (const site of sites) insert.run(workspace, site.origin, site.url, JSON.stringify(site.tools), now);
+      for (const site of sites)
+        insert.run(extension.workspace, extension.id, site.origin, site.url, JSON.stringify(site.tools), now);
     });
     save();
   }
 
+  /** The workspace's shared sites across its browsers; where two share a site, the latest report wins. */
   sites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
-    return this.db
-      .prepare('select origin, url, tools_json from sites where workspace = ? order by origin')
-      .all(workspace)
-      .map((row) => {
-        const r = row as { origin: string; url: string; tools_json: string };
-        return { origin: r.origin, url: r.url, tools: JSON.parse(r.tools_json) as SiteTool[] };
+    const latest = new Map<string, { origin: string; url: string; tools: SiteTool[] }>();
+    const rows = this.db
+      .prepare(
+        'select origin, url, tools_json from shared_sites where workspace = ? order by updated_at, rowid',
+      )
+      .all(workspace) as { origin: string; url: string; tools_json: string }[];
+    for (const row of rows)
+      latest.set(row.origin, {
+        origin: row.origin,
+        url: row.url,
+        tools: JSON.parse(row.tools_json) as SiteTool[],
       });
+    return [...latest.values()].sort((a, b) => a.origin.localeCompare(b.origin));
   }
 
   allow(workspace: string, origin: string, tool: string): void {

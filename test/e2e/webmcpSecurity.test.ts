@@ -172,6 +172,44 @@ describe('relay doors', () => {
     const teamToken = await agentToken(db, 'team', 'verdicts');
     const agent = await connectAgent(relay.url, teamToken);
     await waitForTools(agent, (text) => text.includes('shop.example'));
+    // A second browser of the workspace shares another site; the first one's next report does not erase it.
+    const laptop = await post('/pair', {
+      origin: extensionOrigin,
+      body: { code: await pairingCode(db, 'team') },
+    });
+    const laptopCredential = ((await laptop.json()) as { credential: string }).credential;
+    const laptopTicket = (await (
+      await post('/ticket', { origin: extensionOrigin, auth: laptopCredential })
+    ).json()) as {
+      ticket: string;
+    };
+    const second = await openSocket(relay, laptopTicket.ticket);
+    assert.ok(second instanceof WebSocket);
+    second.send(
+      JSON.stringify({
+        t: 'sites',
+        sites: [{ origin: 'https://wiki.example', url: 'https://wiki.example/', tools, openTabs: 1 }],
+      }),
+    );
+    await waitForTools(agent, (text) => text.includes('wiki.example'));
+    socket.send(
+      JSON.stringify({
+        t: 'sites',
+        sites: [{ origin: 'https://shop.example', url: 'https://shop.example/', tools, openTabs: 1 }],
+      }),
+    );
+    await waitForTools(agent, (text) => !text.includes('github.com') && text.includes('wiki.example'));
+    second.close();
+    socket.send(
+      JSON.stringify({
+        t: 'sites',
+        sites: [
+          { origin: 'https://shop.example', url: 'https://shop.example/', tools, openTabs: 1 },
+          { origin: 'https://github.com', url: 'https://github.com/settings/profile', tools, openTabs: 1 },
+        ],
+      }),
+    );
+    await waitForTools(agent, (text) => text.includes('github.com'));
     // The relay's verdicts, as the extension receives them; the fake extension answers at once.
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as RelayToExtension;
