@@ -1,7 +1,7 @@
 // Bundles extension/ into a folder Chrome loads unpacked (dist/extension by default): the observer and the
 // bridge as classic scripts, the service worker and the popup as modules, plus the manifest and the popup page.
 
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -24,6 +24,7 @@ export async function buildExtension(outDir = new URL('../dist/extension', impor
   });
   for (const file of ['manifest.json', 'popup.html', 'popup.css'])
     copyFileSync(join(source, file), join(outDir, file));
+  cpSync(join(source, 'icons'), join(outDir, 'icons'), { recursive: true });
   return outDir;
 }
 
