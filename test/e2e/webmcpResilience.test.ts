@@ -47,7 +47,10 @@ describe('WebMCP bridge, polyfilled site (observer path)', () => {
       'object',
       'the polyfill, not native',
     );
-    const list = await waitForTools(rig.agent, (text) => text.includes('addToCart'));
+    const list = await waitForTools(
+      rig.agent,
+      (text) => text.includes('addToCart') && text.includes('searchProducts'),
+    );
     assert.match(list, /searchProducts \(read-only\)/);
     const result = await call('searchProducts', { query: 'wool' });
     assert.match(result.text, /3 results for wool/);

@@ -289,7 +289,7 @@ describe('a hostile page next to a shared shop', () => {
     // at document_start, before the hostile script patches what it could.
     assert.deepEqual(await evil.evaluate('window.leaks'), []);
     await evil.reload();
-    await waitForTools(rig.agent, (text) => text.includes('localhost') && text.includes('127.0.0.1'));
+    await waitForTools(rig.agent, (text) => text.split('searchProducts').length === 3, 20_000);
     const shopOrigin = new URL(shopUrl).origin;
     const result = await callTool(rig.agent, 'callSiteTool', {
       site: shopOrigin,
