@@ -121,6 +121,11 @@ export class ExtensionHub {
     for (const connection of this.connections) connection.socket.terminate();
   }
 
+  /** A connected browser of the workspace shares the site right now. */
+  serves(workspace: string, site: string): boolean {
+    return this.route(workspace, site) !== undefined;
+  }
+
   private route(workspace: string, site: string): Connection | undefined {
     const candidates = [...this.connections]
       .filter((c) => c.extension.workspace === workspace)

@@ -98,7 +98,7 @@ async function run(
     return sites
       .map(
         (site) =>
-          `${site.origin}\n${site.tools.map((t) => `  ${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
+          `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${site.tools.map((t) => `  ${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
       )
       .join('\n');
   }

@@ -29,8 +29,12 @@ export class SiteToolCalls {
 
   constructor(private readonly options: SiteToolCallsOptions) {}
 
-  list(agent: AgentRecord): { origin: string; tools: SiteTool[] }[] {
-    return this.options.store.sites(agent.workspace).map(({ origin, tools }) => ({ origin, tools }));
+  list(agent: AgentRecord): { origin: string; tools: SiteTool[]; online: boolean }[] {
+    return this.options.store.sites(agent.workspace).map(({ origin, tools }) => ({
+      origin,
+      tools,
+      online: this.options.hub.serves(agent.workspace, origin),
+    }));
   }
 
   describe(agent: AgentRecord, site: string, toolName: string): SiteTool {

@@ -116,6 +116,8 @@ describe('WebMCP bridge, service worker and relay restarts', () => {
     }
     assert.ok(down.isError, down.text);
     assert.match(down.text, notConnected);
+    const listed = (await callTool(rig.agent, 'listSiteTools')).text;
+    assert.match(listed, /^http:\/\/127\.0\.0\.1:\d+ \(its browser is not connected now\)$/m);
     // Any extension event wakes it; here the popup. The shop's document is remembered across the restart.
     await page.goto(popupUrl);
     let up = await search('after wake');
