@@ -153,15 +153,17 @@ describe('relay doors', () => {
       { name: 'read', description: 'r', inputSchema: { type: 'object' }, readOnly: true },
       { name: 'write', description: 'w', inputSchema: { type: 'object' }, readOnly: false },
     ];
-    socket.send(
-      JSON.stringify({
-        t: 'sites',
-        sites: [
-          { origin: 'https://shop.example', url: 'https://shop.example/', tools, openTabs: 1 },
-          { origin: 'https://github.com', url: 'https://github.com/settings/profile', tools, openTabs: 1 },
-        ],
-      }),
-    );
+    const shareBoth = (): void =>
+      socket.send(
+        JSON.stringify({
+          t: 'sites',
+          sites: [
+            { origin: 'https://shop.example', url: 'https://shop.example/', tools, openTabs: 1 },
+            { origin: 'https://github.com', url: 'https://github.com/settings/profile', tools, openTabs: 1 },
+          ],
+        }),
+      );
+    shareBoth();
     await assert.rejects(connectAgent(relay.url, 'twa_forged'), /valid agent token is required/);
     const outsider = await connectAgent(relay.url, await agentToken(db, 'other'));
     assert.match((await callTool(outsider, 'listSiteTools')).text, /No site is shared yet/);
@@ -200,15 +202,7 @@ describe('relay doors', () => {
     );
     await waitForTools(agent, (text) => !text.includes('github.com') && text.includes('wiki.example'));
     second.close();
-    socket.send(
-      JSON.stringify({
-        t: 'sites',
-        sites: [
-          { origin: 'https://shop.example', url: 'https://shop.example/', tools, openTabs: 1 },
-          { origin: 'https://github.com', url: 'https://github.com/settings/profile', tools, openTabs: 1 },
-        ],
-      }),
-    );
+    shareBoth();
     await waitForTools(agent, (text) => text.includes('github.com'));
     // The relay's verdicts, as the extension receives them; the fake extension answers at once.
     socket.on('message', (data) => {
