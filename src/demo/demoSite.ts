@@ -91,6 +91,10 @@ async function route(
     );
   if (url.pathname === '/portal/orders')
     return send(res, 200, ordersPage(Number(url.searchParams.get('page') ?? '1')));
+  if (url.pathname === '/portal/orders.json') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify(orders));
+  }
   return send(res, 404, page('Not found', '<h1>Not found</h1>'));
 }
 
@@ -185,6 +189,36 @@ function ordersPage(requested: number): string {
     `<h1>Orders</h1><p class="summary">${orders.length} orders in all</p>
     <form action="/portal/export"><button id="export">Export CSV</button></form>
     <table><thead><tr><th>Order</th><th>Customer</th><th>Total</th><th>Status</th><th></th></tr></thead>
-    <tbody>${rows}</tbody></table><nav>Page ${current} of ${pages} ${next}</nav>`,
+    <tbody>${rows}</tbody></table><nav>Page ${current} of ${pages} ${next}</nav>
+    <script>${orderTools}</script>`,
   );
 }
+
+/**
+ * The seller center's WebMCP tools, registered where the browser offers document.modelContext: agents reach
+ * them through the tabward extension and relay, with the user's session (fetch carries the cookie).
+ */
+const orderTools = `
+const context = document.modelContext;
+if (context && context.registerTool) {
+  const text = (value) => ({ content: [{ type: 'text', text: value }] });
+  context.registerTool({
+    name: 'listOrders',
+    description: 'Orders of the Acme seller center: id, customer, total, status.',
+    annotations: { readOnlyHint: true },
+    inputSchema: { type: 'object', properties: { status: { type: 'string', enum: ['paid', 'shipped'] } }, additionalProperties: false },
+    async execute(input) {
+      const all = await (await fetch('/portal/orders.json')).json();
+      return text(JSON.stringify(input.status ? all.filter((order) => order.status === input.status) : all));
+    },
+  });
+  context.registerTool({
+    name: 'refundOrder',
+    description: 'Refund one order in full.',
+    inputSchema: { type: 'object', properties: { order: { type: 'string', pattern: '^A-[0-9]{4}$' } }, required: ['order'], additionalProperties: false },
+    async execute(input) {
+      const response = await fetch('/portal/refund', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'order=' + encodeURIComponent(input.order) });
+      return text(response.ok ? 'Order ' + input.order + ' refunded.' : 'The refund failed: HTTP ' + response.status);
+    },
+  });
+}`;
