@@ -13,7 +13,7 @@ import {
   type TabToWorker,
   type WorkerToTab,
 } from '../../src/protocol/siteTools.ts';
-import { resultText, toSiteTool } from './toolDescriptor.ts';
+import { resultText, toSiteTool, withdrawnMessage } from './toolDescriptor.ts';
 
 interface NativeContext {
   getTools(): Promise<unknown[]>;
@@ -27,14 +27,159 @@ interface Pending {
   readonly settle: (outcome: CallOutcome) => void;
 }
 
+class TabBridge {
+  private readonly pending = new Map<string, Pending>();
+  private tools: SiteTool[] = [];
+  private announced = '';
+
+  /** `native` when the browser has WebMCP (used from this world); else calls go through the observer. */
+  constructor(
+    private readonly nonce: string,
+    private readonly native: NativeContext | undefined,
+  ) {}
+
+  start(): void {
+    document.addEventListener(this.nonce, (event) => this.fromObserver(event));
+    chrome.runtime.onMessage.addListener((message: WorkerToTab, _sender, reply) => {
+      if (message?.type !== 'call') return false;
+      void this.run(message).then(reply);
+      return true;
+    });
+    this.native?.addEventListener('toolchange', () => void this.refreshNative());
+    // Gone on every pagehide: a cross-site navigation's new document may announce before this one unloads, and
+    // a page put in the back/forward cache cannot answer; pageshow from the cache announces it again.
+    addEventListener('pagehide', () => this.tell({ type: 'gone' }));
+    addEventListener('pageshow', (event) => {
+      if (event.persisted) this.list(true);
+    });
+    document.addEventListener('DOMContentLoaded', () => this.list());
+    addEventListener('load', () => this.list());
+    setTimeout(() => this.list(), 1500);
+    this.list();
+  }
+
+  private tell(message: TabToWorker): void {
+    chrome.runtime.sendMessage(message).catch(() => undefined);
+  }
+
+  private toObserver(message: ObserverMessage): void {
+    document.dispatchEvent(new CustomEvent(this.nonce, { detail: JSON.stringify(message) }));
+  }
+
+  private list(force = false): void {
+    if (this.native) void this.refreshNative(force);
+    else this.toObserver({ from: 'bridge', kind: 'list' });
+    if (force && !this.native) this.announce(this.tools, true);
+  }
+
+  /** Tells the worker when the tools change (a page without any says nothing) and fails calls of vanished ones. */
+  private announce(next: SiteTool[], force = false): void {
+    this.tools = next;
+    const text = JSON.stringify(next);
+    if (!force && (text === this.announced || (!this.announced && next.length === 0))) return;
+    this.announced = text;
+    for (const call of this.pending.values())
+      if (!next.some((t) => t.name === call.name)) this.failWithdrawn(call.name);
+    this.tell({ type: 'tools', tools: next });
+  }
+
+  /** Fails the calls in flight on a withdrawn tool at once; the page gives them no answer of its own. */
+  private failWithdrawn(name: string): void {
+    for (const [callId, call] of this.pending) {
+      if (call.name !== name) continue;
+      this.pending.delete(callId);
+      call.settle({
+        ok: false,
+        error: { code: 'unregistered', message: withdrawnMessage(call.name, call.readOnly) },
+      });
+    }
+  }
+
+  private fromObserver(event: Event): void {
+    const detail = (event as CustomEvent<unknown>).detail;
+    if (typeof detail !== 'string') return;
+    let message: ObserverMessage;
+    try {
+      message = JSON.parse(detail) as ObserverMessage;
+    } catch {
+      return;
+    }
+    if (message.from !== 'observer') return;
+    if (message.kind === 'tools' && !this.native) this.announce([...message.tools]);
+    // With native WebMCP the list alone misses an abort followed at once by a new registration of the name.
+    if (message.kind === 'withdrawn' && this.native) this.failWithdrawn(message.name);
+    if (message.kind === 'outcome') {
+      const call = this.pending.get(message.callId);
+      if (!call) return;
+      this.pending.delete(message.callId);
+      call.settle(message.outcome);
+    }
+  }
+
+  private async nativeTools(): Promise<{ tool: SiteTool; raw: unknown }[]> {
+    if (!this.native) return [];
+    try {
+      return (await this.native.getTools()).flatMap((raw) => {
+        const tool = toSiteTool(raw as Parameters<typeof toSiteTool>[0], JSON);
+        return tool ? [{ tool, raw }] : [];
+      });
+    } catch {
+      return [];
+    }
+  }
+
+  private async refreshNative(force = false): Promise<void> {
+    this.announce(
+      (await this.nativeTools()).map((entry) => entry.tool),
+      force,
+    );
+  }
+
+  private async run(message: WorkerToTab): Promise<CallOutcome> {
+    const readOnly = this.tools.find((t) => t.name === message.name)?.readOnly ?? false;
+    const outcome = await new Promise<CallOutcome>((settle) => {
+      this.pending.set(message.callId, { name: message.name, readOnly, settle });
+      if (!this.native) {
+        const { callId, name, args } = message;
+        return this.toObserver({ from: 'bridge', kind: 'call', callId, name, args });
+      }
+      void this.runNative(message).then((result) => {
+        if (this.pending.delete(message.callId)) settle(result);
+      });
+    });
+    if (outcome.ok && outcome.result.length > maxResultBytes)
+      return {
+        ok: false,
+        error: {
+          code: 'too_large',
+          message: `The result is over the ${maxResultBytes}-byte cap; ask the tool for less.`,
+        },
+      };
+    return outcome;
+  }
+
+  private async runNative(message: WorkerToTab): Promise<CallOutcome> {
+    const entry = (await this.nativeTools()).find((e) => e.tool.name === message.name);
+    if (!entry || !this.native)
+      return {
+        ok: false,
+        error: { code: 'no_tool', message: `The page has no tool "${message.name}" now.` },
+      };
+    try {
+      return {
+        ok: true,
+        result: resultText(await this.native.executeTool(entry.raw, message.args), JSON.stringify),
+      };
+    } catch (error) {
+      return { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } };
+    }
+  }
+}
+
 const marker = '__tabwardBridge';
 /** Set by the worker before it injects the bridge into a tab that was open before its site was shared. */
 const lateMarker = '__tabwardLate';
 const scope = globalThis as typeof globalThis & { [marker]?: boolean; [lateMarker]?: boolean };
-if (!scope[marker]) {
-  scope[marker] = true;
-  startBridge();
-}
 
 function startBridge(): void {
   const maybeNative = (document as Document & { modelContext?: Partial<NativeContext> }).modelContext;
@@ -51,142 +196,10 @@ function startBridge(): void {
     .map((b) => b.toString(16).padStart(2, '0'))
     .join('');
   if (!late) document.documentElement.setAttribute('data-tabward', nonce);
-  const pending = new Map<string, Pending>();
-  let tools: SiteTool[] = [];
-  let announced = '';
+  new TabBridge(nonce, native).start();
+}
 
-  const tell = (message: TabToWorker): void => {
-    chrome.runtime.sendMessage(message).catch(() => undefined);
-  };
-  const announce = (next: SiteTool[], force = false): void => {
-    tools = next;
-    const text = JSON.stringify(next);
-    if (!force && (text === announced || (!announced && next.length === 0))) return;
-    announced = text;
-    for (const call of pending.values())
-      if (!next.some((t) => t.name === call.name)) failWithdrawn(call.name);
-    tell({ type: 'tools', tools: next });
-  };
-  /** Fails the calls in flight on a withdrawn tool at once; the page gives them no answer of its own. */
-  const failWithdrawn = (name: string): void => {
-    for (const [callId, call] of pending) {
-      if (call.name !== name) continue;
-      pending.delete(callId);
-      call.settle({
-        ok: false,
-        error: {
-          code: 'unregistered',
-          message: `The page withdrew "${call.name}" during the call.${call.readOnly ? '' : ' The outcome is unknown: the page may or may not have done it.'}`,
-        },
-      });
-    }
-  };
-  const toObserver = (message: ObserverMessage): void => {
-    document.dispatchEvent(new CustomEvent(nonce, { detail: JSON.stringify(message) }));
-  };
-
-  async function nativeTools(): Promise<{ tool: SiteTool; raw: unknown }[]> {
-    if (!native) return [];
-    try {
-      return (await native.getTools()).flatMap((raw) => {
-        const tool = toSiteTool(raw as Parameters<typeof toSiteTool>[0], JSON);
-        return tool ? [{ tool, raw }] : [];
-      });
-    } catch {
-      return [];
-    }
-  }
-  const refreshNative = async (force = false): Promise<void> =>
-    announce(
-      (await nativeTools()).map((entry) => entry.tool),
-      force,
-    );
-
-  document.addEventListener(nonce, (event) => {
-    const detail = (event as CustomEvent<unknown>).detail;
-    if (typeof detail !== 'string') return;
-    let message: ObserverMessage;
-    try {
-      message = JSON.parse(detail) as ObserverMessage;
-    } catch {
-      return;
-    }
-    if (message.from !== 'observer') return;
-    if (message.kind === 'tools' && !native) announce([...message.tools]);
-    // With native WebMCP the list alone misses an abort followed at once by a new registration of the name.
-    if (message.kind === 'withdrawn' && native) failWithdrawn(message.name);
-    if (message.kind === 'outcome') {
-      const call = pending.get(message.callId);
-      if (!call) return;
-      pending.delete(message.callId);
-      call.settle(message.outcome);
-    }
-  });
-
-  async function run(message: WorkerToTab): Promise<CallOutcome> {
-    const tool = tools.find((t) => t.name === message.name);
-    const outcome = await new Promise<CallOutcome>((settle) => {
-      pending.set(message.callId, { name: message.name, readOnly: tool?.readOnly ?? false, settle });
-      if (!native)
-        return toObserver({
-          from: 'bridge',
-          kind: 'call',
-          callId: message.callId,
-          name: message.name,
-          args: message.args,
-        });
-      void runNative(message).then((result) => {
-        if (pending.delete(message.callId)) settle(result);
-      });
-    });
-    if (outcome.ok && outcome.result.length > maxResultBytes)
-      return {
-        ok: false,
-        error: {
-          code: 'too_large',
-          message: `The result is over the ${maxResultBytes}-byte cap; ask the tool for less.`,
-        },
-      };
-    return outcome;
-  }
-
-  async function runNative(message: WorkerToTab): Promise<CallOutcome> {
-    const entry = (await nativeTools()).find((e) => e.tool.name === message.name);
-    if (!entry || !native)
-      return {
-        ok: false,
-        error: { code: 'no_tool', message: `The page has no tool "${message.name}" now.` },
-      };
-    try {
-      return {
-        ok: true,
-        result: resultText(await native.executeTool(entry.raw, message.args), JSON.stringify),
-      };
-    } catch (error) {
-      return { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } };
-    }
-  }
-
-  chrome.runtime.onMessage.addListener((message: WorkerToTab, _sender, reply) => {
-    if (message?.type !== 'call') return false;
-    void run(message).then(reply);
-    return true;
-  });
-
-  const list = (force = false): void => {
-    if (native) void refreshNative(force);
-    else toObserver({ from: 'bridge', kind: 'list' });
-    if (force && !native) announce(tools, true);
-  };
-  native?.addEventListener('toolchange', () => void refreshNative());
-  // Gone on every pagehide: a cross-site navigation's new document may announce before this one unloads, and
-  // a page put in the back/forward cache cannot answer; pageshow from the cache announces it again.
-  addEventListener('pagehide', () => tell({ type: 'gone' }));
-  addEventListener('pageshow', (event) => {
-    if (event.persisted) list(true);
-  });
-  document.addEventListener('DOMContentLoaded', () => list());
-  addEventListener('load', () => list());
-  setTimeout(() => list(), 1500);
-  list();
+if (!scope[marker]) {
+  scope[marker] = true;
+  startBridge();
 }

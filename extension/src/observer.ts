@@ -8,7 +8,7 @@
 // Without WebMCP it does nothing.
 
 import type { CallOutcome, ObserverMessage, SiteTool } from '../../src/protocol/siteTools.ts';
-import { resultText, toSiteTool } from './toolDescriptor.ts';
+import { resultText, toSiteTool, withdrawnMessage } from './toolDescriptor.ts';
 
 interface Registration {
   readonly id: number;
@@ -42,9 +42,6 @@ const pristine = {
   setInterval,
   clearInterval,
 };
-
-const withdrawnMessage = (name: string, readOnly: boolean): string =>
-  `The page withdrew "${name}" during the call.${readOnly ? '' : ' The outcome is unknown: the page may or may not have done it.'}`;
 
 class PageObserver {
   private readonly registrations = new Map<number, Registration>();

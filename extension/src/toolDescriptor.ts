@@ -1,5 +1,6 @@
-// Turns whatever a page calls a tool into the plain SiteTool the bridge sends on: a JSON round trip of the
-// fields that matter, so functions, windows and cycles never leave the page. Anything odd is dropped.
+// What the bridge and the observer say about a page's tools: whatever a page calls a tool becomes the plain
+// SiteTool sent on (a JSON round trip of the fields that matter, so functions, windows and cycles never leave the
+// page; anything odd is dropped), results become text, and a withdrawn tool's calls get one message.
 
 import type { SiteTool } from '../../src/protocol/siteTools.ts';
 
@@ -36,4 +37,9 @@ export function toSiteTool(
 export function resultText(value: unknown, stringify: typeof JSON.stringify): string {
   if (typeof value === 'string') return value;
   return stringify(value ?? null) ?? 'null';
+}
+
+/** The error of a call whose tool the page withdrew while it ran. */
+export function withdrawnMessage(name: string, readOnly: boolean): string {
+  return `The page withdrew "${name}" during the call.${readOnly ? '' : ' The outcome is unknown: the page may or may not have done it.'}`;
 }
