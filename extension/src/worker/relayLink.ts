@@ -104,6 +104,8 @@ async function fetchTicket(relayUrl: string, credential: string): Promise<string
     method: 'POST',
     credentials: 'include',
     headers: { authorization: `Bearer ${credential}` },
+    // A relay that accepts and never answers must not stall the reconnect loop.
+    signal: AbortSignal.timeout(10_000),
   });
   const body = (await response.json().catch(() => ({}))) as { ticket?: string; error?: string };
   if (!response.ok || !body.ticket) throw new Error(body.error ?? `the relay answered ${response.status}`);

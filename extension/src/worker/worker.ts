@@ -152,6 +152,7 @@ async function pairWith(relayUrl: string, code: string): Promise<void> {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ code }),
+    signal: AbortSignal.timeout(10_000),
   }).catch(() => {
     throw new Error(`No relay answers at ${base}: is \`tabward relay\` running?`);
   });
