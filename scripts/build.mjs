@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Bundles the CLI into dist/tabward.js and its chunks (dependencies stay in node_modules), so that `bin/tabward` starts
-// without compiling TypeScript on the way: an MCP client waits for tabward on every start.
+// without compiling TypeScript on the way: an MCP client waits for tabward on every start. Then the Chrome
+// extension into dist/extension.
 
 import { build } from 'esbuild';
 import { buildExtension } from './buildExtension.mjs';
