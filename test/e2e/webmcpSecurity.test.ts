@@ -309,6 +309,32 @@ describe('a hostile page next to a shared shop', () => {
     );
     assert.equal(((await shop.evaluate('window.calls')) as unknown[]).length, 1);
 
+    // A cross-site navigation: the shop's tab goes to the other site. Calls follow documents, not tabs: the
+    // other site's call reaches its newest document, and the shop, with no document left, reopens in the background.
+    await shop.goto(evilUrl);
+    await shop.waitForFunction('window.ready');
+    const followed = await callTool(rig.agent, 'callSiteTool', {
+      site: new URL(evilUrl).origin,
+      tool: 'searchProducts',
+      arguments: { query: 'moved' },
+    });
+    assert.match(followed.text, /3 results for moved/);
+    assert.deepEqual(
+      await shop.evaluate('window.calls.map((c) => c[1].query)'),
+      ['moved'],
+      'the newest document',
+    );
+    const home = await callTool(rig.agent, 'callSiteTool', {
+      site: shopOrigin,
+      tool: 'searchProducts',
+      arguments: { query: 'home' },
+    });
+    assert.match(home.text, /3 results for home/);
+    assert.ok(
+      rig.context.pages().some((p) => p.url() === shopUrl),
+      'the shop reopened in a tab of its own',
+    );
+
     // Stop sharing: the site leaves the agents' list and its tools are out of reach.
     await evilPopup.click('#unshare');
     await waitForTools(rig.agent, (text) => !text.includes('localhost'));

@@ -208,6 +208,16 @@ chrome.runtime.onMessage.addListener((message: unknown, sender, reply) => {
   return false;
 });
 
+// A new document in a tab retires the tab's other documents: one put in the back/forward cache cannot answer,
+// and its "gone" sent during pagehide may never arrive. A restore commits its own documentId again and the
+// bridge announces it on pageshow.
+chrome.webNavigation.onCommitted.addListener((details) => {
+  if (details.frameId !== 0) return;
+  void forgetDocuments(
+    (entry) => entry.tabId === details.tabId && entry.documentId !== details.documentId,
+  ).then(() => reportSites());
+});
+
 chrome.tabs.onRemoved.addListener((tabId) => {
   void forgetDocuments((entry) => entry.tabId === tabId).then(() => reportSites());
 });
