@@ -71,10 +71,6 @@ export class ExtensionHub {
     });
   }
 
-  connectedCount(workspace: string): number {
-    return [...this.connections].filter((c) => c.extension.workspace === workspace).length;
-  }
-
   /** Sends the call to the extension sharing the site and resolves with its outcome; never rejects. */
   call(taskId: string, request: CallRequest): Promise<CallOutcome> {
     const connection = this.route(request.workspace, request.site);
