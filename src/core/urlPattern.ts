@@ -1,7 +1,9 @@
 // URL patterns for sensitive-page rules, matched on the parsed parts of a URL, never on its raw string.
 // Syntax: SCHEME://HOST[:PORT]/PATH[?QUERY]. SCHEME is a name or `*` (http and https). HOST is `*`, a name,
-// `*.name` (the name and every subdomain) or `name.*` (that label followed by any suffix, e.g. `*.bank.*`).
-// PATH and QUERY are globs where `*` matches anything; a trailing `/*` also covers the bare path.
+// `*.name` (the name and every subdomain) or `name.*` (that label followed by any suffix, e.g. `*.bank.*`);
+// a `?` in a host label is one character. PATH[?QUERY] is a glob where `*` matches anything and `?` one
+// character (as in the glob-on-string rules users bring along); a rule with a `?` is also tried on
+// PATH?QUERY, so `/page?tab=billing*` names a query. A trailing `/*` also covers the bare path.
 
 import { TabwardError } from './errors.ts';
 
@@ -11,14 +13,17 @@ export interface UrlPattern {
   readonly host: HostMatcher;
   readonly port: string | undefined;
   readonly path: RegExp;
-  readonly query: RegExp | undefined;
+  /** The rule has a `?`: it is tried on PATH?QUERY too. */
+  readonly withQuery: boolean;
 }
 
-interface HostMatcher {
-  readonly kind: 'any' | 'exact' | 'subdomains' | 'labelAnySuffix';
-  readonly name: string;
-  readonly subdomainsToo: boolean;
-}
+type HostMatcher =
+  | {
+      readonly kind: 'any' | 'exact' | 'subdomains' | 'labelAnySuffix';
+      readonly name: string;
+      readonly subdomainsToo: boolean;
+    }
+  | { readonly kind: 'glob'; readonly regex: RegExp };
 
 const webSchemes = ['http', 'https'];
 
@@ -28,20 +33,18 @@ export function compilePattern(source: string): UrlPattern {
   if (schemeEnd <= 0) throw badPattern(source, 'it needs a scheme such as `*://` or `https://`');
   const scheme = text.slice(0, schemeEnd).toLowerCase();
   const rest = text.slice(schemeEnd + 3);
-  const slash = rest.search(/[/?]/);
+  // The host ends at the first `/`: a `?` before it is a wildcard in the host, not the start of a query.
+  const slash = rest.indexOf('/');
   const authority = slash === -1 ? rest : rest.slice(0, slash);
-  const pathAndQuery = slash === -1 ? '/*' : rest.slice(slash);
+  const pathText = slash === -1 ? '/*' : rest.slice(slash);
   const [hostText, port] = splitPort(authority, source);
-  const queryStart = pathAndQuery.indexOf('?');
-  const pathText = queryStart === -1 ? pathAndQuery : pathAndQuery.slice(0, queryStart) || '/*';
-  const queryText = queryStart === -1 ? undefined : pathAndQuery.slice(queryStart + 1);
   return {
     source: text,
     schemes: scheme === '*' ? 'web' : [scheme],
     host: compileHost(hostText, source),
     port,
-    path: compilePath(pathText.startsWith('/') ? pathText : `/${pathText}`),
-    query: queryText === undefined ? undefined : new RegExp(`^${globToRegex(queryText)}$`, 'i'),
+    path: compilePath(pathText),
+    withQuery: pathText.includes('?'),
   };
 }
 
@@ -61,12 +64,30 @@ function compileHost(hostText: string, source: string): HostMatcher {
   const core = host.slice(leadingWild ? 2 : 0, trailingWild ? -2 : undefined);
   if (core.includes('*'))
     throw badPattern(source, 'a `*` in a host may stand only for whole leading or trailing labels');
+  if (core.includes('?')) return compileHostGlob(core, leadingWild, trailingWild, source);
   const name = toAsciiHost(core, source);
   if (trailingWild) return { kind: 'labelAnySuffix', name, subdomainsToo: leadingWild };
   return { kind: leadingWild ? 'subdomains' : 'exact', name, subdomainsToo: leadingWild };
 }
 
+/** A host with `?` (one character within a label): ASCII names only, matched as a regular expression. */
+function compileHostGlob(
+  core: string,
+  leadingWild: boolean,
+  trailingWild: boolean,
+  source: string,
+): HostMatcher {
+  if (!/^[a-z0-9?_-]+(?:\.[a-z0-9?_-]+)*$/.test(core))
+    throw badPattern(source, `"${core}" is not a valid host name (a \`?\` works in ASCII names only)`);
+  const body = core.replace(/\./g, '\\.').replace(/\?/g, '[^.]');
+  const before = leadingWild ? '(?:.+\\.)?' : '';
+  const after = trailingWild ? '\\..+' : '';
+  return { kind: 'glob', regex: new RegExp(`^${before}${body}${after}$`) };
+}
+
 function toAsciiHost(host: string, source: string): string {
+  // The URL parser would quietly cut the host at these and match something else than the user wrote.
+  if (/[#@\\\s%]/.test(host)) throw badPattern(source, `"${host}" is not a valid host name`);
   try {
     return stripTrailingDot(new URL(`http://${host}/`).hostname);
   } catch {
@@ -83,7 +104,12 @@ function compilePath(pathText: string): RegExp {
 function globToRegex(glob: string): string {
   return glob
     .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .map((part) =>
+      part
+        .split('?')
+        .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.'),
+    )
     .join('.*');
 }
 
@@ -95,8 +121,9 @@ function badPattern(source: string, why: string): TabwardError {
   );
 }
 
+/** `github.com.` and `github.com..` are github.com. */
 export function stripTrailingDot(host: string): string {
-  return host.endsWith('.') ? host.slice(0, -1) : host;
+  return host.replace(/\.+$/, '');
 }
 
 /** The parts of a URL that patterns look at, worked out once per URL rather than once per rule. */
@@ -113,7 +140,7 @@ export function urlParts(url: URL): UrlParts {
     scheme: url.protocol.slice(0, -1),
     host: stripTrailingDot(url.hostname),
     port: effectivePort(url),
-    query: safeDecode(url.search.slice(1)),
+    query: safeDecode(url.search.slice(1)).toLowerCase(),
     paths: pathVariants(url.pathname),
   };
 }
@@ -126,8 +153,8 @@ export function matchesPattern(pattern: UrlPattern, url: URL | UrlParts): boolea
   if (!schemeOk) return false;
   if (!hostMatches(pattern.host, parts.host)) return false;
   if (pattern.port !== undefined && parts.port !== pattern.port) return false;
-  if (pattern.query && !pattern.query.test(parts.query)) return false;
-  return parts.paths.some((path) => pattern.path.test(path));
+  if (parts.paths.some((path) => pattern.path.test(path))) return true;
+  return pattern.withQuery && parts.paths.some((path) => pattern.path.test(`${path}?${parts.query}`));
 }
 
 function hostMatches(matcher: HostMatcher, host: string): boolean {
@@ -143,6 +170,8 @@ function hostMatches(matcher: HostMatcher, host: string): boolean {
       const startsHere = host.startsWith(`${matcher.name}.`);
       return startsHere || (matcher.subdomainsToo && at > 0);
     }
+    case 'glob':
+      return matcher.regex.test(host);
   }
 }
 
@@ -153,7 +182,8 @@ function effectivePort(url: URL): string {
 
 /**
  * The forms of a path that a rule is tested against: as parsed (dot-segments already resolved by the URL
- * parser), and fully percent-decoded then resolved again, so `%2F` or `%73ettings` cannot hide a segment.
+ * parser), fully percent-decoded then resolved again, so `%2F` or `%73ettings` cannot hide a segment, and
+ * each of those as a lenient server reads it (see normalizedPath).
  */
 function pathVariants(pathname: string): string[] {
   const parsed = pathname.toLowerCase();
@@ -164,7 +194,26 @@ function pathVariants(pathname: string): string[] {
   } catch {
     // keep the decoded form
   }
-  return [...new Set([parsed, decoded.toLowerCase(), safeDecode(resolved).toLowerCase()])];
+  const forms = [parsed, decoded.toLowerCase(), safeDecode(resolved).toLowerCase()];
+  return [...new Set([...forms, ...forms.map(normalizedPath)])];
+}
+
+/**
+ * A path as servers that forgive read it: `;params` dropped from each segment (`/settings;x=1/tokens`,
+ * Tomcat's `..;`), `\` as `/`, empty segments collapsed (`//settings`), dot-segments resolved, and
+ * surrounding white space, control characters and trailing dots trimmed (`/settings./`, `/settings%20/`).
+ */
+function normalizedPath(path: string): string {
+  const kept: string[] = [];
+  for (const raw of path.replace(/\\/g, '/').split('/')) {
+    const segment = raw.replace(/;.*$/s, '').replace(/^[\s\p{Cc}]+|[\s\p{Cc}]+$/gu, '');
+    if (segment === '..') kept.pop();
+    else if (segment !== '.') {
+      const trimmed = segment.replace(/[.\s\p{Cc}]+$/u, '');
+      if (trimmed) kept.push(trimmed);
+    }
+  }
+  return `/${kept.join('/')}`;
 }
 
 function safeDecode(text: string): string {

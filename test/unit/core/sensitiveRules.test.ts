@@ -57,10 +57,29 @@ describe('URL patterns', () => {
     assert.ok(!matches('*://a.test/page?tab=billing*', 'https://a.test/page?tab=home'));
   });
 
+  test('? is one character in the path, in a host label, and reaches into the query as on a URL string', () => {
+    assert.ok(matches('*://a.test/v?/admin/*', 'https://a.test/v2/admin/users'));
+    assert.ok(!matches('*://a.test/v?/admin/*', 'https://a.test/v/admin/users'));
+    assert.ok(!matches('*://a.test/v?/admin/*', 'https://a.test/v10/admin/users'));
+    assert.ok(matches('*://mail?.corp.test/*', 'https://mail2.corp.test/inbox'));
+    assert.ok(!matches('*://mail?.corp.test/*', 'https://mail.corp.test/inbox'));
+    assert.ok(matches('*://*.mail?.corp.test/*', 'https://eu.mail2.corp.test/'));
+    assert.ok(matches('*://a.test/page?tab=billing', 'https://a.test/page?tab=billing'));
+    assert.ok(matches('*://a.test/search?q=*', 'https://a.test/search?q=x'));
+  });
+
   test('bad patterns say what is wrong', () => {
     assert.throws(() => compilePattern('github.com/settings'), /needs a scheme/);
     assert.throws(() => compilePattern('*://git*hub.com/'), /whole leading or trailing labels/);
     assert.throws(() => compilePattern('*://a.test:abc/'), /not a number/);
+    assert.throws(() => compilePattern('*://a.test?x=1'), /not a valid host name/);
+    assert.throws(() => compilePattern('*://a.test#x/'), /not a valid host name/);
+  });
+
+  test('a rules file with a ? loads and matches (it used to load silently and never match)', () => {
+    const parsed = parseRulesText('*://wiki.corp.test/hr-?/*\n', 'rules.txt');
+    assert.deepEqual(parsed.problems, []);
+    assert.equal(new RuleSet(parsed.rules).match('https://wiki.corp.test/hr-1/pay')?.origin, 'rules.txt:1');
   });
 });
 
@@ -85,6 +104,61 @@ describe('the rule set', () => {
     for (const url of cases) assert.ok(defaults.match(url), `${url} should be sensitive`);
     assert.equal(defaults.match('https://github.com/acme/app'), undefined);
     assert.equal(defaults.match('https://example.com/settings'), undefined);
+  });
+
+  test('GitLab token, profile and admin pages, on gitlab.com and its subdomains', () => {
+    for (const url of [
+      'https://gitlab.com/-/user_settings/personal_access_tokens',
+      'https://gitlab.com/-/profile/personal_access_tokens',
+      'https://gitlab.com/acme/app/-/settings/ci_cd',
+      'https://gitlab.com/admin/users',
+      'https://next.gitlab.com/-/user_settings/ssh_keys',
+      'https://staging.gitlab.com/-/profile/account',
+      'https://staging.gitlab.com/acme/-/settings/repository',
+    ])
+      assert.ok(defaults.match(url), `${url} should be sensitive`);
+    assert.equal(defaults.match('https://gitlab.com/acme/app/-/issues'), undefined);
+  });
+
+  // Each shape an attacker might give a settings URL, one test each (DESIGN.md 5: a test per variant).
+  const tokens = '*://github.com/settings/*';
+  const repoSettings = '*://github.com/*/settings/*';
+  const variants: [string, string, string][] = [
+    [';params after settings', 'https://github.com/settings;x=1/tokens', tokens],
+    [';params at the end of a repository path', 'https://github.com/acme/app/settings;v=2', repoSettings],
+    [';params before a deeper segment', 'https://github.com/acme/app/settings;v=2/hooks', repoSettings],
+    ['a percent-encoded ;', 'https://github.com/settings%3Bx=1/tokens', tokens],
+    ["Tomcat's ..; dot-segment", 'https://github.com/x/..;/settings/tokens', tokens],
+    ['a percent-encoded letter', 'https://github.com/%73ettings/tokens', tokens],
+    ['an encoded slash', 'https://github.com/settings%2Ftokens', tokens],
+    ['an encoded leading slash', 'https://github.com/%2Fsettings/tokens', tokens],
+    ['double slashes', 'https://github.com//settings/tokens', tokens],
+    ['double slashes inside', 'https://github.com/acme//app//settings', repoSettings],
+    ['backslashes', 'https://github.com\\settings\\tokens', tokens],
+    ['an encoded backslash', 'https://github.com/settings%5Ctokens', tokens],
+    ['upper case everywhere', 'HTTPS://GITHUB.COM/SETTINGS/TOKENS', tokens],
+    ['a trailing dot on the host', 'https://github.com./settings/tokens', tokens],
+    ['two trailing dots on the host', 'https://github.com../settings/tokens', tokens],
+    ['a trailing dot on the segment', 'https://github.com/settings./tokens', tokens],
+    ['an encoded space after the segment', 'https://github.com/settings%20/tokens', tokens],
+    ['an encoded NUL after the segment', 'https://github.com/settings%00/tokens', tokens],
+    ['a space before the segment', 'https://github.com/ settings/tokens', tokens],
+    ['full-width letters in the host (IDN mapping)', 'https://ｇｉｔｈｕｂ.com/settings/tokens', tokens],
+    ['a percent-encoded host', 'https://git%68ub.com/settings/tokens', tokens],
+    ['userinfo before the host', 'https://github.com:x@github.com/settings/tokens', tokens],
+    ['a tab inside the path', 'https://github.com/sett\tings/tokens', tokens],
+    ['a tab inside the host', 'https://git\thub.com/settings/tokens', tokens],
+    ['an explicit default port', 'https://github.com:443/settings/tokens', tokens],
+    ['encoded dot-segments', 'https://github.com/x/%2e%2e/settings', tokens],
+  ];
+  for (const [what, url, rule] of variants)
+    test(`a settings URL with ${what} is still sensitive`, () => {
+      assert.equal(defaults.match(url)?.rule, rule, url);
+    });
+
+  test('userinfo naming github.com does not make another host github.com', () => {
+    assert.equal(defaults.match('https://github.com@evil.example/settings'), undefined);
+    assert.equal(defaults.match('https://github.com/acme/settings-guide'), undefined);
   });
 
   test('blob: uses its inner origin; about:blank inherits its creator; data: matches nothing by itself', () => {
