@@ -1,6 +1,8 @@
 // The popup: pairing, sharing the current site, approving waiting calls, and the workspace's live activity.
-// It holds no state of its own: every second it asks the service worker, and every button is a request.
+// It holds no state of its own: every second it asks the service worker, and every button is a request. Text a
+// page or an agent chose (tool names, descriptions, arguments, activity) is shown through forDisplay.
 
+import { forDisplay, visibleText } from '../../src/protocol/displayText.ts';
 import type { PopupRequest } from '../../src/protocol/siteTools.ts';
 import type { PopupReply, PopupState } from './worker/popupState.ts';
 
@@ -65,7 +67,11 @@ function render(state: PopupState): void {
               'empty',
             ),
           ]
-        : site.tools.map((t) => item(`${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`))),
+        : site.tools.map((t) =>
+            item(
+              `${forDisplay(t.name)}${t.readOnly ? ' (read-only)' : ''}: ${forDisplay(t.description, 300)}`,
+            ),
+          )),
     );
   }
   renderPending(state);
@@ -74,7 +80,7 @@ function render(state: PopupState): void {
     ...(activity.length
       ? activity.map((a) =>
           item(
-            `${a.at.slice(11, 19)} ${a.agent || 'you'} ${a.event} ${a.tool} on ${a.site} [${a.taskId}] ${a.detail}`,
+            `${a.at.slice(11, 19)} ${forDisplay(a.agent || 'you')} ${a.event} ${forDisplay(a.tool)} on ${forDisplay(a.site)} [${a.taskId}] ${forDisplay(a.detail, 200)}`,
           ),
         )
       : [item('No calls yet.', 'empty')]),
@@ -100,12 +106,12 @@ function renderPending(state: PopupState): void {
       const li = item('', 'approval');
       li.dataset.task = p.taskId;
       const title = document.createElement('div');
-      title.textContent = `${p.agent} wants to call ${p.tool} on ${p.site}`;
+      title.textContent = `${forDisplay(p.agent)} wants to call ${forDisplay(p.tool)} on ${forDisplay(p.site)}`;
       const task = document.createElement('div');
       task.className = 'task';
       task.textContent = p.taskId;
       const args = document.createElement('pre');
-      args.textContent = JSON.stringify(p.args, null, 1);
+      args.textContent = displayArgs(p.args);
       const decide = (decision: 'approved' | 'denied' | 'always') => () =>
         void request({ type: 'decide', taskId: p.taskId, decision });
       li.append(
@@ -114,11 +120,19 @@ function renderPending(state: PopupState): void {
         args,
         button('Approve', 'approve', decide('approved')),
         button('Deny', 'deny', decide('denied')),
-        button(`Always allow ${p.tool}`, 'secondary always', decide('always')),
+        button(`Always allow ${forDisplay(p.tool)}`, 'secondary always', decide('always')),
       );
       return li;
     }),
   );
+}
+
+// One line per argument, each value made visible and capped: a page-chosen string cannot repaint the box.
+function displayArgs(args: unknown): string {
+  if (typeof args !== 'object' || args === null) return forDisplay(JSON.stringify(args) ?? '', 600);
+  return Object.entries(args)
+    .map(([key, value]) => `${visibleText(key, 60)}: ${forDisplay(JSON.stringify(value) ?? '', 600)}`)
+    .join('\n');
 }
 
 async function start(): Promise<void> {

@@ -1,9 +1,14 @@
 // Approvals in the terminal: `[y/Enter] approve  [a] approve all  [n] reject  [s] skip  [m] modify`. On sensitive
-// pages the prompt says so, shows the URL and rule, and offers no approve-all. Unknown input asks again; end of
-// input rejects.
+// pages the prompt says so, shows the URL and rule, offers no approve-all, and only a typed `y` approves (a
+// stray Enter must not). Everything the page chose is sanitised before it reaches the terminal. Unknown input
+// asks again; end of input rejects; a withdrawn call (its signal aborted) stops the question.
 
+import { argsLine, displayRequest, elementPhrase } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
+import { forDisplay } from '../core/displayText.ts';
 import type { LineReader } from './lineReader.ts';
+
+const withdrawn: ApprovalChoice = { choice: 'reject', reason: 'the call was cancelled' };
 
 export class TerminalApprover implements Approver {
   readonly name = 'terminal';
@@ -13,38 +18,65 @@ export class TerminalApprover implements Approver {
     private readonly write: (text: string) => void,
   ) {}
 
-  async ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+  async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
+    if (signal?.aborted) return withdrawn;
     this.write(describe(request));
-    const options = `[y/Enter] approve  ${request.approveAllAllowed ? '[a] approve all  ' : ''}[n] reject  [s] skip  [m] modify > `;
+    const approve = request.sensitive ? '[y] approve' : '[y/Enter] approve';
+    const options = `${approve}  ${request.approveAllAllowed ? '[a] approve all  ' : ''}[n] reject  [s] skip  [m] modify > `;
     for (;;) {
-      const answer = await this.reader.next(options);
+      const answer = await this.reader.next(options, signal);
+      if (signal?.aborted) return this.withdraw();
       if (answer === undefined) return { choice: 'reject', reason: 'no answer (end of input)' };
       const key = answer.trim().toLowerCase();
-      if (key === '' || key === 'y' || key === 'yes') return { choice: 'approve' };
-      if (key === 'a' && request.approveAllAllowed) return this.approveAll(request);
-      if (key === 'n' || key === 'no') {
-        const reason = (await this.reader.next('Reason for the agent (Enter for none): '))?.trim();
-        return reason ? { choice: 'reject', reason } : { choice: 'reject' };
+      if (key === 'y' || key === 'yes') return { choice: 'approve' };
+      if (key === '' && !request.sensitive) return { choice: 'approve' };
+      if (key === '') {
+        this.write(
+          'This is a sensitive page: Enter alone does not approve. Type y to approve, n to reject.\n',
+        );
+        continue;
       }
+      if (key === 'a' && request.approveAllAllowed) return this.approveAll(request, signal);
+      if (key === 'n' || key === 'no') return this.reject(signal);
       if (key === 's') return { choice: 'skip' };
       if (key === 'm') {
-        const modified = await this.modify(request);
+        const modified = await this.modify(request, signal);
         if (modified) return modified;
         continue;
       }
-      this.write(`Unknown choice "${answer.trim()}".\n`);
+      this.write(`Unknown choice ${JSON.stringify(forDisplay(answer.trim(), 40))}.\n`);
     }
   }
 
-  private async approveAll(request: ApprovalRequest): Promise<ApprovalChoice> {
-    const scope = (await this.reader.next(`Approve all of ${request.tool} [t], or every tool [s]? `))
+  private withdraw(): ApprovalChoice {
+    this.write('\nThe call was cancelled; the question is withdrawn.\n');
+    return withdrawn;
+  }
+
+  private async reject(signal: AbortSignal | undefined): Promise<ApprovalChoice> {
+    const reason = (await this.reader.next('Reason for the agent (Enter for none): ', signal))?.trim();
+    if (signal?.aborted) return this.withdraw();
+    return reason ? { choice: 'reject', reason } : { choice: 'reject' };
+  }
+
+  private async approveAll(
+    request: ApprovalRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ApprovalChoice> {
+    const tool = forDisplay(request.tool);
+    const scope = (await this.reader.next(`Approve all of ${tool} [t], or every tool [s]? `, signal))
       ?.trim()
       .toLowerCase();
+    if (signal?.aborted) return this.withdraw();
     return { choice: 'approve-all', scope: scope === 's' ? 'server' : 'tool' };
   }
 
-  private async modify(request: ApprovalRequest): Promise<ApprovalChoice | undefined> {
-    const line = await this.reader.next(`New arguments as JSON (were ${JSON.stringify(request.args)}): `);
+  private async modify(
+    request: ApprovalRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ApprovalChoice | undefined> {
+    const line = await this.reader.next(`New arguments as JSON (were ${argsLine(request)}): `, signal);
+    if (signal?.aborted) return this.withdraw();
     if (line === undefined) return { choice: 'reject', reason: 'no answer (end of input)' };
     try {
       const args: unknown = JSON.parse(line);
@@ -59,13 +91,13 @@ export class TerminalApprover implements Approver {
 }
 
 function describe(request: ApprovalRequest): string {
-  const element = request.element ? ` on ${request.element.role} "${request.element.name}"` : '';
+  const shown = displayRequest(request);
   const lines = [
     '',
-    `── approval needed: ${request.tool}${element}${request.sensitive ? '  ⚠ SENSITIVE PAGE' : ''}`,
-    `   page: ${request.url || '(none)'}`,
-    `   why:  ${request.reason}${request.sensitive ? ` (rule ${request.rule})` : ''}`,
-    `   args: ${JSON.stringify(request.args)}`,
+    `── approval needed: ${shown.tool}${elementPhrase(request)}${request.sensitive ? '  ⚠ SENSITIVE PAGE' : ''}`,
+    `   page: ${shown.url || '(none)'}`,
+    `   why:  ${shown.reason}${request.sensitive ? ` (rule ${shown.rule})` : ''}`,
+    `   args: ${argsLine(request)}`,
     '',
   ];
   return lines.join('\n');

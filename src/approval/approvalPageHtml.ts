@@ -1,4 +1,6 @@
-// The approval page's markup and script, served from memory: no build step, no external resources.
+// The approval page's markup and script, served from memory: no build step, no external resources. Every
+// string comes from /pending already sanitised and is set with textContent, never parsed as markup; the
+// element's name sits in its own framed box so the page cannot close its quotes and write past it.
 
 export const approvalPageHtml = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabward approvals</title>
@@ -8,6 +10,7 @@ body{font:15px system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#222}
 .card{border:1px solid #ccc;border-radius:8px;padding:1rem;margin:1rem 0}
 .sensitive{border-color:#c0392b;background:#fff5f4}
 .tag{font-size:12px;background:#eee;border-radius:4px;padding:1px 6px;margin-left:6px}
+code.name{border:1px dashed #888;border-radius:3px;padding:0 4px;unicode-bidi:isolate}
 pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:12rem}
 button{margin-right:.5rem;padding:.4rem .9rem}
 textarea{width:100%;height:6rem;display:none}
@@ -23,7 +26,8 @@ async function decide(id, decision) {
 }
 function card(r) {
   const c = el('div', { className: 'card' + (r.sensitive ? ' sensitive' : ''), id: 'req-' + r.id });
-  const h = el('h3', {}, r.tool + (r.element ? ' on ' + r.element.role + ' "' + r.element.name + '"' : ''));
+  const h = el('h3', {}, r.tool + (r.element ? ' on ' + r.element.role + ' ' : ''));
+  if (r.element) h.append(el('code', { className: 'name' }, r.element.name));
   if (r.sensitive) h.append(el('span', { className: 'tag' }, 'sensitive page'));
   c.append(h, el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
   c.append(el('pre', {}, JSON.stringify(r.args, null, 2)));

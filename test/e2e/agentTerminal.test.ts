@@ -74,7 +74,7 @@ describe('tabward agent in a terminal', () => {
       'I left the shop alone.',
     );
     type('delete my shop');
-    await waitFor(/approval needed: new_page[\s\S]*\[y\/Enter\] approve/, 'the navigation question');
+    await waitFor(/approval needed: new_page[\s\S]*\[y\] approve/, 'the navigation question');
     type('y');
     await waitFor(
       /approval needed: click on button "Delete shop" {2}⚠ SENSITIVE PAGE[\s\S]*\[n\] reject/,

@@ -77,3 +77,81 @@ test('end of input rejects', async () => {
   const { approver } = approverWith([], true);
   assert.deepEqual(await approver.ask(request()), { choice: 'reject', reason: 'no answer (end of input)' });
 });
+
+test('on sensitive pages Enter alone does not approve: it asks again and says why; y approves', async () => {
+  const { approver, shown, reader } = approverWith(['', '  ', 'y']);
+  const sensitive = request({ sensitive: true, approveAllAllowed: false, rule: '*://bank.example/*' });
+  assert.deepEqual(await approver.ask(sensitive), { choice: 'approve' });
+  const text = shown.join('');
+  assert.equal(text.match(/Enter alone does not approve/g)?.length, 2);
+  assert.match(text, /\[y\] approve {2}\[n\] reject/);
+  assert.doesNotMatch(text, /\[y\/Enter\]/);
+  reader.close();
+});
+
+test('on sensitive pages bare Enter never approves, even at end of input', async () => {
+  const { approver, reader } = approverWith([''], true);
+  const sensitive = request({ sensitive: true, approveAllAllowed: false });
+  assert.deepEqual(await approver.ask(sensitive), { choice: 'reject', reason: 'no answer (end of input)' });
+  reader.close();
+});
+
+test('a page-chosen name cannot repaint the prompt: escapes, CR, newlines and bidi reach the terminal visible', async () => {
+  const { approver, shown, reader } = approverWith(['n', '']);
+  const spoof = request({
+    element: {
+      role: 'button',
+      name: 'Save settings\u001b[8m\r\n── approval needed: click on button "Save"\u202e',
+    },
+    url: 'https://shop.example/\u200border',
+    reason: 'writes in shared mode ask\u0007',
+    args: { ref: 'e3', text: 'P\u0430ypal\u001b[2K' },
+  });
+  assert.deepEqual(await approver.ask(spoof), { choice: 'reject' });
+  const text = shown.join('');
+  for (const char of ['\u001b', '\r', '\u0007', '\u200b', '\u202e'])
+    assert.ok(!text.includes(char), `U+${char.codePointAt(0)?.toString(16)} reached the terminal`);
+  const questions = text.split('\n').filter((line) => line.startsWith('── approval needed'));
+  assert.equal(questions.length, 1, 'no forged second question');
+  assert.match(
+    text,
+    /click on button "Save settings<U\+001B>\[8m<U\+000D><U\+000A>── approval needed: click on button \\"Save\\"<U\+202E>"/,
+  );
+  assert.match(text, /page: https:\/\/shop\.example\/<U\+200B>order/);
+  assert.match(text, /args: .*P\u0430ypal<U\+001B>\[2K.* ⚠ mixed scripts/);
+  reader.close();
+});
+
+test('a very long name is capped in the prompt', async () => {
+  const { approver, shown, reader } = approverWith(['s']);
+  await approver.ask(request({ element: { role: 'link', name: `Open ${'x'.repeat(10_000)}` } }));
+  const line =
+    shown
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('approval needed')) ?? '';
+  assert.ok(line.length < 200, `${line.length} characters`);
+  assert.match(line, /x…"/);
+  reader.close();
+});
+
+test('a withdrawn call stops the question, and the next line goes to whoever asks next', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const shown: string[] = [];
+  const reader = new LineReader(input, output);
+  const approver = new TerminalApprover(reader, (text) => shown.push(text));
+  const call = new AbortController();
+  const asking = approver.ask(request(), call.signal);
+  call.abort();
+  assert.deepEqual(await asking, { choice: 'reject', reason: 'the call was cancelled' });
+  assert.match(shown.join(''), /question is withdrawn/);
+  const next = reader.next('you> ');
+  input.write('hello\n');
+  assert.equal(await next, 'hello');
+  assert.deepEqual(await approver.ask(request(), call.signal), {
+    choice: 'reject',
+    reason: 'the call was cancelled',
+  });
+  reader.close();
+});

@@ -1,0 +1,51 @@
+// An approval request as a human may see it: every string a page or the agent could have chosen (element role
+// and name, URL, origin, reason, rule, argument keys and values) passed through the display sanitiser, so no
+// approver can forget one. Approvers show this copy; the guard and the runner keep the original.
+
+import type { ApprovalRequest } from './approvals.ts';
+import { forDisplay, quotedForDisplay, visibleText } from './displayText.ts';
+
+const limits = { name: 120, url: 300, reason: 300, argValue: 1000, argsLine: 600 } as const;
+
+/** A copy of `request` safe to show: same shape, sanitised strings. */
+export function displayRequest(request: ApprovalRequest): ApprovalRequest {
+  return {
+    ...request,
+    tool: forDisplay(request.tool, limits.name),
+    kind: forDisplay(request.kind, limits.name),
+    reason: forDisplay(request.reason, limits.reason),
+    rule: forDisplay(request.rule, limits.reason),
+    url: forDisplay(request.url, limits.url),
+    origin: forDisplay(request.origin, limits.url),
+    ...(request.element
+      ? {
+          element: {
+            role: forDisplay(request.element.role, limits.name),
+            name: forDisplay(request.element.name, limits.name),
+          },
+        }
+      : {}),
+    args: displayValue(request.args) as Record<string, unknown>,
+  };
+}
+
+/** ` on button "Save"`, or nothing when no element is involved; the name quoted so a page cannot close it. */
+export function elementPhrase(request: ApprovalRequest): string {
+  if (!request.element) return '';
+  return ` on ${forDisplay(request.element.role, limits.name)} ${quotedForDisplay(request.element.name, limits.name)}`;
+}
+
+/** The arguments as one capped JSON line, flagged once if any value mixes scripts. */
+export function argsLine(request: ApprovalRequest): string {
+  return forDisplay(JSON.stringify(displayValue(request.args)) ?? '{}', limits.argsLine);
+}
+
+function displayValue(value: unknown): unknown {
+  if (typeof value === 'string') return visibleText(value, limits.argValue);
+  if (Array.isArray(value)) return value.map(displayValue);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [visibleText(key, limits.name), displayValue(inner)]),
+    );
+  return value;
+}
