@@ -1,6 +1,5 @@
 // What `tabward run` and `tabward serve` do once their flags are parsed; loaded only when one of them runs.
 
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,7 +12,8 @@ import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
 import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
 import { startRecipeServer } from '../recipes/server.ts';
-import { browserConfig, defaultAuditPath, loadRulesAndSecrets, tabwardHome } from './config.ts';
+import { browserConfig, loadRulesAndSecrets } from './config.ts';
+import { bearerToken, homeAuditPath } from './home.ts';
 
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 
@@ -28,7 +28,7 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
     );
     return session;
   };
-  const audit = new AuditLog(flags.auditLog ?? defaultAuditPath());
+  const audit = new AuditLog(flags.auditLog ?? homeAuditPath(log));
   const model = modelConfigFromEnv();
   return {
     browser,
@@ -57,19 +57,16 @@ function withScreenshotFile(result: RecipeResult, path: string | undefined): Rec
   if (!result.screenshot) return result;
   const target = result.ok && path ? path : join(tmpdir(), `tabward-failure-${Date.now()}.png`);
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, Buffer.from(result.screenshot, 'base64'));
+  // A failure's screenshot may show what the page held: readable by its owner only.
+  writeFileSync(target, Buffer.from(result.screenshot, 'base64'), { mode: 0o600 });
   return { ...result, screenshot: target };
 }
 
-/** The token kept in ~/.tabward/serve-token, made on first start and printed once. */
-function serveToken(log: (line: string) => void): string {
-  const file = join(tabwardHome(), 'serve-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const token = randomBytes(24).toString('base64url');
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  log(`tabward: new bearer token (kept in ${file}): ${token}`);
-  return token;
+/** --token, else TABWARD_SERVE_TOKEN, else the one kept in ~/.tabward/serve-token (printed once, when made). */
+function serveToken(flag: string | undefined, log: (line: string) => void): string {
+  const kept = bearerToken({ fileName: 'serve-token', envName: 'TABWARD_SERVE_TOKEN', flag });
+  if (kept.source === 'new') log(`tabward: new bearer token (kept in ${kept.file}): ${kept.token}`);
+  return kept.token;
 }
 
 export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
@@ -105,8 +102,8 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
   );
+  const token = serveToken(flags.token, log);
   const runtime = recipeRuntime(flags, log);
-  const token = flags.token ?? process.env.TABWARD_SERVE_TOKEN ?? serveToken(log);
   const run = (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
     runRecipe(recipe, {
       ...request,

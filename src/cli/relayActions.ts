@@ -6,16 +6,17 @@ import { TabwardError } from '../core/errors.ts';
 import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { startRelay } from '../relay/relayServer.ts';
 import { RelayStore } from '../relay/relayStore.ts';
-import { loadRules, reportRuleProblems, tabwardHome } from './config.ts';
+import { loadRules, reportRuleProblems } from './config.ts';
+import { ensureHome } from './home.ts';
 import { packageRoot, version } from './packageRoot.ts';
 import type { RelayFlags, StoreFlags } from './relayCommand.ts';
 
 const pairingLifetimeMs = 10 * 60_000;
 
 function openStore(flags: StoreFlags): RelayStore {
-  const file = flags.db ?? join(tabwardHome(), 'relay.db');
-  mkdirSync(dirname(file), { recursive: true });
-  return new RelayStore(file);
+  if (flags.db === undefined) return new RelayStore(join(ensureHome(), 'relay.db'));
+  mkdirSync(dirname(flags.db), { recursive: true });
+  return new RelayStore(flags.db);
 }
 
 export function extensionPath(): string {

@@ -1,8 +1,10 @@
 // The relay's state in one SQLite file (better-sqlite3): workspaces, agent tokens, paired extensions, pairing
 // codes, tickets, shared sites with their last known tools, standing permissions, tasks and the activity feed.
-// Secrets (tokens, credentials, tickets) are stored as SHA-256 hashes only.
+// Secrets (tokens, credentials, tickets) are stored as SHA-256 hashes only; pairing codes, short enough for a
+// human to type, as HMACs under a random per-database salt. The file and its -wal/-shm are its owner's only.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { ActivityEntry, SharedSiteState, SiteTool } from '../protocol/siteTools.ts';
 
@@ -24,7 +26,12 @@ create table if not exists tasks (id text primary key, workspace text not null, 
   origin text not null, tool text not null, status text not null, created_at text not null, ended_at text);
 create table if not exists activity (seq integer primary key autoincrement, workspace text not null,
   entry_json text not null);
+create table if not exists meta (key text primary key, value text not null);
 `;
+
+/** Pairing codes: 12 letters of a 32-letter alphabet without look-alikes (60 bits), typed as XXXX-XXXX-XXXX. */
+const codeAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+const codeLength = 12;
 
 export interface AgentRecord {
   readonly id: string;
@@ -45,13 +52,52 @@ function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(24).toString('base64url')}`;
 }
 
+/** The form a code is hashed in: case, spaces and dashes are the human's, not the code's. */
+export function canonicalPairingCode(code: string): string {
+  return code.toUpperCase().replace(/[\s-]/g, '');
+}
+
+/** A new pairing code, grouped by four for reading aloud. */
+export function newPairingCode(): string {
+  // 256 is a multiple of 32: every letter equally likely.
+  const raw = [...randomBytes(codeLength)].map((byte) => codeAlphabet[byte % codeAlphabet.length]).join('');
+  return raw.match(/.{4}/g)?.join('-') ?? raw;
+}
+
+export function hashPairingCode(code: string, salt: Buffer): Buffer {
+  return createHmac('sha256', salt).update(canonicalPairingCode(code)).digest();
+}
+
+/** Creates the file for its owner only, or takes group and other access away from an existing one. */
+function makePrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+}
+
 export class RelayStore {
   private readonly db: Database.Database;
+  private readonly pairingSalt: Buffer;
 
   constructor(file: string) {
+    const onDisk = file !== ':memory:' && file !== '';
+    if (onDisk) makePrivate(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.exec(schema);
+    // SQLite gives -wal and -shm the database's mode; older versions of tabward left them open.
+    if (onDisk)
+      for (const side of [`${file}-wal`, `${file}-shm`]) if (existsSync(side)) chmodSync(side, 0o600);
+    this.pairingSalt = this.salt('pairing_salt');
+  }
+
+  private salt(key: string): Buffer {
+    const row = this.db.prepare('select value from meta where key = ?').get(key) as
+      | { value: string }
+      | undefined;
+    if (row) return Buffer.from(row.value, 'hex');
+    const fresh = randomBytes(32);
+    this.db.prepare('insert into meta (key, value) values (?, ?)').run(key, fresh.toString('hex'));
+    return fresh;
   }
 
   close(): void {
@@ -103,26 +149,32 @@ export class RelayStore {
     return row as AgentRecord | undefined;
   }
 
-  /** A short code a human types into the popup; valid for `lifetimeMs`, used once. */
+  /** A code a human types into the popup; valid for `lifetimeMs`, used once. */
   createPairingCode(workspace: string, lifetimeMs: number): string {
-    const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-    const bytes = randomBytes(8);
-    const raw = [...bytes].map((byte) => alphabet[byte % alphabet.length]).join('');
-    const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
+    const code = newPairingCode();
     this.db
       .prepare('insert into pairing_codes (code_hash, workspace, expires_at) values (?, ?, ?)')
-      .run(hashSecret(code), workspace, Date.now() + lifetimeMs);
+      .run(hashPairingCode(code, this.pairingSalt).toString('hex'), workspace, Date.now() + lifetimeMs);
     return code;
   }
 
   /** Spends a pairing code and returns the new extension's credential, or undefined if the code is bad. */
   redeemPairingCode(code: string): { credential: string; extension: ExtensionRecord } | undefined {
-    const normalized = code.trim().toUpperCase();
+    const given = hashPairingCode(code, this.pairingSalt);
     const take = this.db.transaction(() => {
-      const row = this.db
-        .prepare('delete from pairing_codes where code_hash = ? returning workspace, expires_at')
-        .get(hashSecret(normalized)) as { workspace: string; expires_at: number } | undefined;
-      if (!row || row.expires_at < Date.now()) return undefined;
+      this.db.prepare('delete from pairing_codes where expires_at < ?').run(Date.now());
+      const rows = this.db.prepare('select code_hash, workspace from pairing_codes').all() as {
+        code_hash: string;
+        workspace: string;
+      }[];
+      // Every live code is compared, each in constant time: no early exit says how close a guess came.
+      let row: (typeof rows)[number] | undefined;
+      for (const candidate of rows) {
+        const stored = Buffer.from(candidate.code_hash, 'hex');
+        if (stored.length === given.length && timingSafeEqual(stored, given)) row = candidate;
+      }
+      if (!row) return undefined;
+      this.db.prepare('delete from pairing_codes where code_hash = ?').run(row.code_hash);
       const credential = newSecret('twe');
       const extension = { id: `ext-${randomBytes(4).toString('hex')}`, workspace: row.workspace };
       this.db

@@ -2,7 +2,7 @@
 // and clear errors for a bad workspace name or a port already taken.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -28,6 +28,7 @@ test('token create prints the token once and the claude mcp add line; list never
     ),
   );
   assert.ok(existsSync(join(home, 'relay.db')), 'the store defaults to TABWARD_HOME');
+  assert.equal(statSync(join(home, 'relay.db')).mode & 0o777, 0o600, 'the store is its owner’s only');
   const listed = await runCli(['relay', 'token', 'list'], env);
   assert.match(listed.stdout, /agent-\w+ {2}team {2}laptop/);
   assert.ok(!listed.stdout.includes(token));
@@ -41,13 +42,33 @@ test('token create prints the token once and the claude mcp add line; list never
 
 test('pair prints a one-time code; bad workspace names are refused', async () => {
   const paired = await runCli(['relay', 'pair', '--workspace', 'team'], env);
-  assert.match(paired.stdout, /Pairing code for workspace "team": [A-Z0-9]{4}-[A-Z0-9]{4}/);
+  assert.match(paired.stdout, /Pairing code for workspace "team": [A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}\n/);
   const bad = await runCli(['relay', 'pair', '--workspace', 'no spaces'], env);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /Workspace "no spaces" is not a valid name/);
   const missing = await runCli(['relay', 'token', 'create'], env);
   assert.notEqual(missing.code, 0);
   assert.match(missing.stderr, /--workspace/);
+});
+
+test('a home that other users can read is made private on start, and tabward says so', async () => {
+  const open = join(home, 'open-home');
+  mkdirSync(open, { mode: 0o755 });
+  chmodSync(open, 0o755);
+  writeFileSync(join(open, 'audit.jsonl'), '', { mode: 0o644 });
+  chmodSync(join(open, 'audit.jsonl'), 0o644);
+  const fresh = join(home, 'fresh', 'home');
+  for (const dir of [open, fresh]) {
+    const out = await runCli(['relay', 'token', 'list'], { TABWARD_HOME: dir });
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(statSync(dir).mode & 0o777, 0o700, dir);
+    assert.equal(statSync(join(dir, 'relay.db')).mode & 0o777, 0o600);
+    if (dir === open) {
+      assert.match(out.stderr, /open-home was open to other users \(mode 755\); it is now 700/);
+      assert.match(out.stderr, /made audit\.jsonl in .* private to you/);
+      assert.equal(statSync(join(dir, 'audit.jsonl')).mode & 0o777, 0o600);
+    } else assert.doesNotMatch(out.stderr, /open to other users/);
+  }
 });
 
 test('the extension folder is printed for Load unpacked', async () => {

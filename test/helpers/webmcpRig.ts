@@ -120,7 +120,7 @@ export async function shareInPopup(popup: Page): Promise<void> {
 
 export async function pairingCode(db: string, workspace: string): Promise<string> {
   const out = await runCli(['relay', 'pair', '--workspace', workspace, '--db', db], {});
-  const code = /: ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(out.stdout)?.[1];
+  const code = /: ([A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4})/.exec(out.stdout)?.[1];
   if (!code) throw new Error(`no pairing code in: ${out.stdout}${out.stderr}`);
   return code;
 }

@@ -1,0 +1,117 @@
+// TABWARD_HOME (~/.tabward) kept private from other local users: the folder 0700 and every file in it 0600,
+// a home left too open by an older version tightened on start (and said so), and the bearer tokens that the
+// local servers (`serve`, `mcp --http`) keep there.
+
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TabwardError } from '../core/errors.ts';
+import { defaultAuditPath, tabwardHome } from './config.ts';
+
+const checked = new Set<string>();
+
+/** Creates the home (0700) or tightens it and its files; once per process. Returns its path. */
+export function ensureHome(log: (line: string) => void = stderrLine): string {
+  const home = tabwardHome();
+  if (checked.has(home)) return home;
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const was = tighten(home, 0o700, log);
+  if (was !== undefined) log(`tabward: ${home} was open to other users (mode ${octal(was)}); it is now 700.`);
+  const files = readdirSync(home, { withFileTypes: true }).filter((entry) => entry.isFile());
+  const loosened = files.filter((entry) => tighten(join(home, entry.name), 0o600, log) !== undefined);
+  if (loosened.length)
+    log(
+      `tabward: made ${loosened.map((entry) => entry.name).join(', ')} in ${home} private to you (mode 600).`,
+    );
+  checked.add(home);
+  return home;
+}
+
+/** The audit log's place in the home, the home made private first. */
+export function homeAuditPath(log: (line: string) => void = stderrLine): string {
+  ensureHome(log);
+  return defaultAuditPath();
+}
+
+/** Writes a file only its owner may read, whatever its mode was before. */
+export function writePrivateFile(path: string, content: string): void {
+  writeFileSync(path, content, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** Sets the mode when group or others have any access; returns the old mode bits when it changed them. */
+function tighten(path: string, mode: number, log: (line: string) => void): number | undefined {
+  const bits = statSync(path).mode & 0o777;
+  if ((bits & 0o077) === 0) return undefined;
+  try {
+    chmodSync(path, mode);
+    return bits;
+  } catch (error) {
+    log(
+      `tabward: ${path} is open to other users (mode ${octal(bits)}) and cannot be changed: ${String(error)}`,
+    );
+    return undefined;
+  }
+}
+
+const octal = (bits: number) => bits.toString(8).padStart(3, '0');
+
+function stderrLine(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export const minTokenLength = 16;
+
+export interface BearerToken {
+  readonly token: string;
+  /** Where it came from; `new` means made now and kept in `file`, to be shown once. */
+  readonly source: 'flag' | 'env' | 'file' | 'new';
+  readonly file: string;
+}
+
+/**
+ * A local server's bearer token: the flag's, else the environment variable's (set but empty or short is
+ * refused, never read as "no auth"), else the one kept in the home's `fileName`, made on first use.
+ */
+export function bearerToken(options: {
+  readonly fileName: string;
+  readonly envName: string;
+  readonly flag?: string | undefined;
+}): BearerToken {
+  const file = join(ensureHome(), options.fileName);
+  const fix = `Unset it to use the token kept in ${file}, or give one of at least ${minTokenLength} random characters.`;
+  if (options.flag !== undefined)
+    return { token: checkToken(options.flag, 'The --token value', fix), source: 'flag', file };
+  const fromEnv = process.env[options.envName];
+  if (fromEnv !== undefined) return { token: checkToken(fromEnv, options.envName, fix), source: 'env', file };
+  let kept: string | undefined;
+  try {
+    kept = readFileSync(file, 'utf8').trim();
+  } catch {
+    kept = undefined;
+  }
+  if (kept !== undefined)
+    return {
+      token: checkToken(kept, `The token in ${file}`, 'Delete the file to have a new one made.'),
+      source: 'file',
+      file,
+    };
+  const token = randomBytes(24).toString('base64url');
+  writePrivateFile(file, `${token}\n`);
+  return { token, source: 'new', file };
+}
+
+function checkToken(token: string, what: string, fix: string): string {
+  const trimmed = token.trim();
+  if (trimmed.length >= minTokenLength && !/\s/.test(trimmed)) return trimmed;
+  const problem = !trimmed
+    ? 'is empty'
+    : /\s/.test(trimmed)
+      ? 'contains white space'
+      : `is ${trimmed.length} characters; at least ${minTokenLength} are needed`;
+  throw new TabwardError(
+    'bad_input',
+    `${what} ${problem}: a bearer token must be long enough that no one can guess it.`,
+    fix,
+  );
+}
