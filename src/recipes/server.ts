@@ -1,13 +1,14 @@
 // `tabward serve`: recipes over HTTP. POST /run {recipe, confirm?, dryRun?, screenshot?} → the result.
-// Bearer token required, Host header checked, body size capped, a bounded number of concurrent runs with a
-// bounded queue, each run under its deadline. GET /health and GET /schema need no token.
+// Bearer token required (16 characters at least), Host and Origin headers checked, JSON bodies only (a web
+// page's form or text/plain post is refused before it is read), body size capped, a bounded number of
+// concurrent runs with a bounded queue, each run under its deadline. GET /health and GET /schema need no token.
 
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { isTabwardError } from '../core/errors.ts';
+import { isTabwardError, TabwardError } from '../core/errors.ts';
+import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 import { parseRecipe } from './parseRecipe.ts';
 import type { Recipe } from './recipeSchema.ts';
 import { recipeJsonSchema } from './recipeSchema.ts';
@@ -33,12 +34,19 @@ export interface RecipeServer {
 }
 
 export async function startRecipeServer(options: ServeOptions): Promise<RecipeServer> {
+  if (options.token.trim().length < 16)
+    throw new TabwardError('bad_input', 'The serve token must have at least 16 characters.');
   const slots = new Slots(options.concurrency, options.queue);
   let allowedHosts: string[] = [];
   const app = new Hono();
   app.use('*', async (c, next) => {
-    if (!allowedHosts.includes(c.req.header('host') ?? ''))
-      return c.json({ error: 'Host header not allowed' }, 403);
+    const verdict = checkLocalRequest(c.req.header('host'), c.req.header('origin'), allowedHosts);
+    if (verdict === 'bad-host') return c.json({ error: 'Host header not allowed' }, 403);
+    if (verdict === 'bad-origin')
+      return c.json(
+        { error: 'Requests from web pages (an Origin other than this server) are refused.' },
+        403,
+      );
     await next();
   });
   app.get('/health', (c) =>
@@ -52,9 +60,11 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       onError: (c) => c.json({ error: `Request body over ${options.maxBodyBytes} bytes.` }, 413),
     }),
     async (c) => {
-      if (!authorized(c.req.header('authorization'), options.token)) {
+      if (!bearerMatches(c.req.header('authorization'), options.token)) {
         return c.json({ error: 'Missing or wrong bearer token (Authorization: Bearer <token>).' }, 401);
       }
+      if (!isJson(c.req.header('content-type')))
+        return c.json({ error: 'The body must be sent as Content-Type: application/json.' }, 415);
       const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
       if (typeof body !== 'object' || body === null || !('recipe' in body)) {
         return c.json(
@@ -88,17 +98,16 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
     );
   });
   const port = (server.address() as AddressInfo).port;
-  allowedHosts = [`${options.host}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`];
+  allowedHosts = localHosts(options.host, port);
   return {
     url: `http://${options.host}:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-function authorized(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+/** `application/json`, parameters allowed; a simple request (form, text/plain) is not. */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
 function statusOf(result: RecipeResult): 200 | 403 | 422 | 504 | 502 {

@@ -3,13 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DemoSite } from '../../src/demo/demoSite.ts';
 import { jsonOf } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { startPortal } from '../helpers/recipeSite.ts';
+import { runCli } from '../helpers/runCli.ts';
 
 const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
 const token = 'test-token-0123456789';
@@ -118,6 +121,39 @@ describe('tabward serve', () => {
     assert.equal(hostStatus, 403);
   });
 
+  test('a web page cannot post: JSON only (415 for text/plain and forms), a foreign Origin is 403', async () => {
+    const body = JSON.stringify({ recipe: load('acme-refund'), confirm: true });
+    const send = (headers: Record<string, string>) =>
+      fetch(`${base}/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        body,
+      });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])
+      assert.equal((await send({ 'content-type': type })).status, 415, type);
+    // fetch sends text/plain for a string body without a type: refused too.
+    assert.equal(
+      (await fetch(`${base}/run`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body }))
+        .status,
+      415,
+    );
+    const foreign = await send({ 'content-type': 'application/json', origin: 'http://evil.example' });
+    assert.equal(foreign.status, 403);
+    assert.match((await jsonOf(foreign)).error, /Origin/);
+    assert.equal((await fetch(`${base}/health`, { headers: { origin: 'null' } })).status, 403);
+    assert.deepEqual(site.writes, [], 'none of these reached the site');
+    const fromItself = await fetch(`${base}/run`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json; charset=utf-8',
+        origin: base,
+      },
+      body: JSON.stringify({ steps: [] }),
+    });
+    assert.equal(fromItself.status, 400, 'JSON with a charset, from the server itself, is read (and judged)');
+  });
+
   test('the write gate answers 403 without confirm, and runs with it', async () => {
     const refused = await post({ recipe: load('acme-refund') });
     assert.equal(refused.status, 403);
@@ -146,5 +182,27 @@ describe('tabward serve', () => {
     assert.equal(timedOut.error.code, 'timeout');
     assert.ok(Date.now() - started < 30_000);
     assert.equal(second.status, 200, 'the queued run ran after the slow one');
+  });
+});
+
+describe('serve tokens', () => {
+  const home = mkdtempSync(join(tmpdir(), 'tabward-serve-token-'));
+  const serveOnce = (args: string[], env: Record<string, string>) =>
+    runCli(['serve', '--port', '0', ...args], { TABWARD_HOME: home, ...env });
+
+  test('an empty or short TABWARD_SERVE_TOKEN or --token is refused, never read as "no auth"', async () => {
+    for (const [args, env, says] of [
+      [[], { TABWARD_SERVE_TOKEN: '' }, /TABWARD_SERVE_TOKEN is empty/],
+      [[], { TABWARD_SERVE_TOKEN: '   ' }, /TABWARD_SERVE_TOKEN is empty/],
+      [[], { TABWARD_SERVE_TOKEN: 'short-token' }, /TABWARD_SERVE_TOKEN is 11 characters; at least 16/],
+      [['--token', ''], {}, /--token value is empty/],
+      [['--token', 'abc'], {}, /--token value is 3 characters/],
+    ] as const) {
+      const out = await serveOnce([...args], { ...env });
+      assert.equal(out.code, 2, `${JSON.stringify(env)} ${args.join(' ')}: ${out.stderr}`);
+      assert.match(out.stderr, says);
+      assert.doesNotMatch(out.stderr, /serving recipes/);
+    }
+    assert.equal(statSync(home).mode & 0o777, 0o700);
   });
 });
