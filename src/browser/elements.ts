@@ -1,7 +1,7 @@
 // Resolving a snapshot ref to an element, and the facts the guard needs about where that element lives:
 // its frame, each ancestor frame, and the top document, as the browser reports them now.
 
-import type { Frame, Locator } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
@@ -13,11 +13,24 @@ export interface ResolvedElement {
   readonly info: RefInfo;
   /** Where clicking it (or pressing a key in it) would send the browser. */
   readonly effects: Effect[];
+  /** Its accessible name as the page shows it now (the snapshot's may be stale). */
+  readonly liveName: string;
+  /** Live name, tag and effects in one string: what an approval is bound to. */
+  readonly fingerprint: string;
+}
+
+interface LiveFacts {
+  readonly effects: Effect[];
+  readonly name: string;
+  readonly tag: string;
 }
 
 /** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (DESIGN.md 6.3). */
 interface DomElement {
   readonly tagName: string;
+  readonly innerText?: string;
+  readonly value?: unknown;
+  readonly ownerDocument: { getElementById(id: string): { readonly innerText?: string } | null };
   readonly href?: string;
   readonly formAction?: string;
   readonly form?: { readonly action: string } | null;
@@ -30,9 +43,24 @@ interface DomElement {
  * Runs in the page: a link's target; a submit button's form action; with keyPress, also the form of a field,
  * which Enter submits. Self-contained, because Playwright sends its source text to the page.
  */
-function effectsOf(node: unknown, keyPress: boolean): Effect[] {
+function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
   const el = node as DomElement;
   const out: Effect[] = [];
+  const labelledBy = (el.getAttribute('aria-labelledby') ?? '')
+    .split(/\s+/)
+    .map((id) => (id ? (el.ownerDocument.getElementById(id)?.innerText ?? '') : ''))
+    .join(' ');
+  const value = el.tagName === 'INPUT' && typeof el.value === 'string' ? el.value : '';
+  const name = [
+    el.getAttribute('aria-label'),
+    labelledBy,
+    el.innerText,
+    ['button', 'submit', 'reset'].includes((el.getAttribute('type') ?? '').toLowerCase()) ? value : '',
+    el.getAttribute('alt'),
+    el.getAttribute('title'),
+  ]
+    .map((part) => (part ?? '').replace(/\s+/g, ' ').trim())
+    .find((part) => part.length > 0);
   const link = el.closest('a[href]');
   if (link?.href) out.push({ url: link.href, submitsForm: false });
   const form = el.form ?? (el.closest('form') as { action: string } | null);
@@ -45,7 +73,7 @@ function effectsOf(node: unknown, keyPress: boolean): Effect[] {
     const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : form.action;
     out.push({ url: action, submitsForm: true });
   }
-  return out;
+  return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName };
 }
 
 export async function resolveRef(
@@ -62,7 +90,7 @@ export async function resolveRef(
       'Take a new snapshot.',
     );
   }
-  const info = tracked.refs.get(ref);
+  const info = tracked.handedOut.has(ref) ? tracked.refs.get(ref) : undefined;
   if (!info) {
     throw new TabwardError(
       'stale_ref',
@@ -74,15 +102,22 @@ export async function resolveRef(
   const work = async () => {
     const handle = await locator.elementHandle({ timeout: timeoutMs });
     const frame = await handle.ownerFrame();
-    const effects = await handle.evaluate(effectsOf, keyPress);
+    const live = await handle.evaluate(liveFactsOf, keyPress);
     await handle.dispose();
     if (!frame)
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
-    return { frames: frameChain(frame), effects };
+    return { frames: frameChain(frame), live };
   };
   try {
-    const { frames, effects } = await withDeadline(work(), timeoutMs, `finding ${ref}`, tracked.interrupted);
-    return { locator, frames, info, effects };
+    const { frames, live } = await withDeadline(work(), timeoutMs, `finding ${ref}`, tracked.interrupted);
+    return {
+      locator,
+      frames,
+      info,
+      effects: live.effects,
+      liveName: live.name || info.name,
+      fingerprint: fingerprintOf(frames, live),
+    };
   } catch (error) {
     if (error instanceof TabwardError) throw error;
     throw new TabwardError(
@@ -107,14 +142,60 @@ export function frameChain(frame: Frame): FrameFact[] {
   return chain;
 }
 
-/** The effects of a key press on whatever has the focus, for press_key without a ref. */
-export async function focusedEffects(tracked: TrackedPage, timeoutMs: number): Promise<Effect[]> {
-  const work = async () => {
-    const focused = await tracked.page.$('*:focus');
-    if (!focused) return [];
-    const effects = await focused.evaluate(effectsOf, true);
-    await focused.dispose();
-    return effects;
+function fingerprintOf(frames: readonly FrameFact[], live: LiveFacts): string {
+  return JSON.stringify({ frame: frames[0]?.url ?? '', ...live });
+}
+
+/** Every frame of the page with its ancestors: when the frame an action reaches cannot be known, all count. */
+export function allFrames(page: Page): FrameFact[] {
+  return page.frames().flatMap((frame) => frameChain(frame));
+}
+
+export interface FocusTarget {
+  readonly frames: FrameFact[];
+  readonly effects: Effect[];
+}
+
+/**
+ * Where a key press without a ref lands: the deepest focused element, through iframes (same- or cross-origin)
+ * and shadow roots, with its frame chain and effects. When the chain cannot be followed, every frame of the
+ * page counts, so a page embedding a sensitive frame is treated as sensitive.
+ */
+export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Promise<FocusTarget> {
+  const work = async (): Promise<FocusTarget> => {
+    let frame = tracked.page.mainFrame();
+    for (let depth = 0; depth < 12; depth++) {
+      const handle = await frame.evaluateHandle(deepActiveElement);
+      const element = handle.asElement();
+      if (!element) {
+        await handle.dispose();
+        return { frames: frameChain(frame), effects: [] };
+      }
+      const child = await element.contentFrame();
+      if (child) {
+        await element.dispose();
+        frame = child;
+        continue;
+      }
+      const live = await element.evaluate(liveFactsOf, true);
+      await element.dispose();
+      return { frames: frameChain(frame), effects: live.effects };
+    }
+    return { frames: allFrames(tracked.page), effects: [] };
   };
-  return withDeadline(work(), timeoutMs, 'reading the focused element', tracked.interrupted);
+  try {
+    return await withDeadline(work(), timeoutMs, 'reading the focused element', tracked.interrupted);
+  } catch (error) {
+    if (error instanceof TabwardError && error.code === 'dialog_open') throw error;
+    return { frames: allFrames(tracked.page), effects: [] };
+  }
+}
+
+/** Runs in the page: the focused element, through open shadow roots. */
+function deepActiveElement(): unknown {
+  type Focusable = { shadowRoot?: { activeElement: Focusable | null } | null };
+  let current = (globalThis as unknown as { document: { activeElement: Focusable | null } }).document
+    .activeElement;
+  while (current?.shadowRoot?.activeElement) current = current.shadowRoot.activeElement;
+  return current;
 }

@@ -3,8 +3,9 @@
 // last snapshot.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, Dialog, Page, Request } from 'playwright-core';
+import type { BrowserContext, Dialog, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface RefInfo {
   readonly role: string;
@@ -22,7 +23,14 @@ export class TrackedPage {
   refs = new Map<string, RefInfo>();
   /** Playwright ref → the short ref the agent sees, for the current document. */
   shortRefs = new Map<string, string>();
+  /** The refs a snapshot of this document actually showed the agent: only these may be acted on. */
+  handedOut = new Set<string>();
   refsDocumentSeq = -1;
+  /** Playwright refs of the fields a secret was typed into, in the document `secretDocumentSeq`. */
+  secretFields = new Set<string>();
+  secretDocumentSeq = -1;
+  /** URLs whose document this tab loaded with a POST: reloading or going back to them posts again. */
+  readonly postedUrls = new Set<string>();
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
   interrupted: Promise<never>;
@@ -42,8 +50,9 @@ export class TrackedPage {
         this.status = response.status();
     });
     page.on('request', (request) => {
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
-        this.navigations.add(request);
+      if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+      this.navigations.add(request);
+      if (request.method() === 'POST') this.postedUrls.add(request.url());
     });
     const settled = (request: Request) => this.navigations.delete(request);
     page.on('requestfinished', settled);
@@ -64,6 +73,52 @@ export class TrackedPage {
         new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
       );
     });
+  }
+
+  /** Whether the current document holds a secret typed by tabward. */
+  get holdsTypedSecret(): boolean {
+    return this.secretDocumentSeq === this.documentSeq && this.secretFields.size > 0;
+  }
+
+  /** Remembers a field a secret was typed into: screenshots mask it, scripts on the page ask first. */
+  noteSecretField(playwrightRef: string): void {
+    if (this.secretDocumentSeq !== this.documentSeq) this.secretFields = new Set();
+    this.secretDocumentSeq = this.documentSeq;
+    this.secretFields.add(playwrightRef);
+  }
+
+  /**
+   * The history entry back (-1), reload (0) or forward (+1) would load, or undefined when there is none, and
+   * whether loading it posts a form again (the entry came from a form submission this tab sent as a POST). A
+   * history move is a navigation like any other and is judged by where it goes.
+   */
+  async historyEntry(
+    offset: -1 | 0 | 1,
+    timeoutMs: number,
+  ): Promise<{ url: string; reposts: boolean } | undefined> {
+    const read = async () => {
+      const cdp = await this.page.context().newCDPSession(this.page);
+      try {
+        const history = (await cdp.send('Page.getNavigationHistory')) as {
+          currentIndex: number;
+          entries: { url: string; transitionType: string }[];
+        };
+        const entry = history.entries[history.currentIndex + offset];
+        if (!entry) return undefined;
+        const reposts = entry.transitionType === 'form_submit' && this.postedUrls.has(entry.url);
+        return { url: entry.url, reposts };
+      } finally {
+        await cdp.detach().catch(() => undefined);
+      }
+    };
+    return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
+  }
+
+  /** What a screenshot hides: password fields in every frame, and every field a secret was typed into. */
+  secretMasks(): Locator[] {
+    const passwords = this.page.frames().map((frame) => frame.locator('input[type=password]'));
+    const typed = this.holdsTypedSecret ? [...this.secretFields].map((ref) => this.page.getByRef(ref)) : [];
+    return [...passwords, ...typed];
   }
 
   /** Fails fast when the tab cannot take work right now. */
@@ -134,17 +189,23 @@ export class PageRegistry {
   selected: TrackedPage | undefined;
 
   /** Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. */
-  watch(context: BrowserContext, ownedByDefault: boolean): void {
+  watch(
+    context: BrowserContext,
+    ownedByDefault: boolean,
+    onAgentPopup?: (page: Page) => Promise<void>,
+  ): void {
     for (const page of context.pages()) this.track(page, ownedByDefault);
     context.on('page', (page) => {
       const tracked = this.track(page, ownedByDefault);
-      // A popup opened by an agent tab is the agent's doing.
-      void page.opener().then(
-        (opener) => {
-          if (opener && this.byPage.get(opener)?.ownedByAgent) tracked.ownedByAgent = true;
-        },
-        () => undefined,
-      );
+      // A popup opened by an agent tab is the agent's doing, and is policed like the agent's tabs.
+      void page
+        .opener()
+        .then(async (opener) => {
+          if (!opener || !this.byPage.get(opener)?.ownedByAgent) return;
+          tracked.ownedByAgent = true;
+          await onAgentPopup?.(page);
+        })
+        .catch(() => undefined);
     });
   }
 

@@ -2,13 +2,14 @@
 // service), started lazily and switched in-process without the tool list changing. Detaching from the user's
 // Chrome never closes it or its tabs.
 
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { findChrome } from './findChrome.ts';
 import { type LaunchedChrome, launchChrome } from './launch.ts';
+import type { NetworkGuard } from './networkGuard.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
 import { RecipePage } from './recipePage.ts';
 
@@ -20,6 +21,8 @@ export interface BrowserConfig {
   readonly attach: AttachTarget;
   readonly attachTimeoutMs: number;
   readonly notify: (message: string) => void;
+  /** The network backstop over the agent's pages; without it requests are not policed (recipes, tests). */
+  readonly network?: NetworkGuard;
 }
 
 interface Connection {
@@ -84,7 +87,7 @@ export class BrowserSession {
     }
     this.lastAttachError = undefined;
     await this.closeCurrent();
-    this.install(next);
+    await this.install(next);
   }
 
   /** Leaves the user's Chrome (or remote browser) untouched and returns to an isolated browser, lazily. */
@@ -103,6 +106,9 @@ export class BrowserSession {
       const connection = await this.ensure();
       try {
         const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
+        // In the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is.
+        if (connection.mode === 'shared' && this.config.network)
+          await withDeadline(this.config.network.watchPage(page), 30_000, 'Guarding the tab');
         const tracked = this.pages.track(page, true);
         tracked.ownedByAgent = true;
         this.pages.selected = tracked;
@@ -168,7 +174,7 @@ export class BrowserSession {
         : mode === 'remote'
           ? await this.openRemote()
           : await this.openIsolated();
-    this.install(connection);
+    await this.install(connection);
     return connection;
   }
 
@@ -226,12 +232,18 @@ export class BrowserSession {
     return { mode: 'remote', browser, context, endpoint: resolved };
   }
 
-  private install(connection: Connection): void {
+  private async install(connection: Connection): Promise<void> {
+    const { network } = this.config;
+    // Before any tab is used: no request of the agent's pages may leave unjudged.
+    if (network && connection.mode !== 'shared')
+      await withDeadline(network.watchContext(connection.context), 30_000, 'Guarding the browser');
     this.current = connection;
     this.wantedMode = connection.mode;
     this.pages.forget();
     // In the user's Chrome the tabs already open are theirs; elsewhere every tab is the agent's.
-    this.pages.watch(connection.context, connection.mode !== 'shared');
+    const onAgentPopup =
+      network && connection.mode === 'shared' ? (page: Page) => network.watchPage(page) : undefined;
+    this.pages.watch(connection.context, connection.mode !== 'shared', onAgentPopup);
     connection.browser.on('disconnected', () => {
       if (this.current === connection) this.dropConnection();
     });

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { withDeadline } from './deadline.ts';
 import type { TrackedPage } from './pages.ts';
-import { type AriaNode, renderSnapshot } from './snapshotFormat.ts';
+import { type AriaNode, isActionable, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
   readonly ref?: string;
@@ -26,9 +26,11 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
     if (tracked.refsDocumentSeq !== tracked.documentSeq) {
       tracked.refs = new Map();
       tracked.shortRefs = new Map();
+      tracked.handedOut = new Set();
       tracked.refsDocumentSeq = tracked.documentSeq;
     }
     const shortTree = shortenRefs(tree, tracked);
+    for (const ref of shownRefs(shortTree, options.allRefs ?? false)) tracked.handedOut.add(ref);
     const text = renderSnapshot(shortTree, {
       pageUrl: page.url(),
       ...(options.ref ? { ref: options.ref } : {}),
@@ -79,5 +81,14 @@ function shortenRefs(nodes: readonly (AriaNode | string)[], tracked: TrackedPage
     }
     const children = node.children ? shortenRefs(node.children, tracked) : undefined;
     return { ...node, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
+  });
+}
+
+/** The refs the rendered snapshot shows: on elements an agent can act on, or on every element with allRefs. */
+function shownRefs(nodes: readonly (AriaNode | string)[], allRefs: boolean): string[] {
+  return nodes.flatMap((node) => {
+    if (typeof node === 'string') return [];
+    const own = node.ref && (allRefs || isActionable(node)) ? [node.ref] : [];
+    return [...own, ...shownRefs(node.children ?? [], allRefs)];
   });
 }

@@ -133,7 +133,7 @@ function describe(node: AriaNode, context: RenderContext): string {
   return parts.join(' ');
 }
 
-function isActionable(node: AriaNode): boolean {
+export function isActionable(node: AriaNode): boolean {
   return actionableRoles.has(node.role) || node.cursor === 'pointer';
 }
 

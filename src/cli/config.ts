@@ -8,7 +8,7 @@ import { parseEnv } from 'node:util';
 import type { BrowserConfig } from '../browser/session.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
-import { Secrets } from '../core/secrets.ts';
+import { type DeclaredSecret, Secrets } from '../core/secrets.ts';
 import {
   defaultRules,
   parseRulesText,
@@ -50,15 +50,68 @@ export function loadRules(extraFiles: readonly string[] = []): LoadedRules {
   return { rules: new RuleSet(all), problems };
 }
 
-export function loadSecretsFile(file: string | undefined): Map<string, string> {
+/**
+ * A dotenv file of secrets. A name may carry the origins it belongs to: `NAME@https://login.example=value`
+ * (several joined by commas); typing it anywhere else asks the human.
+ */
+export function loadSecretsFile(file: string | undefined): Map<string, DeclaredSecret> {
   if (!file) return new Map();
   if (!existsSync(file))
     throw new TabwardError('bad_input', `Secrets file ${file} does not exist.`, 'Check --secrets.');
-  return new Map(
-    Object.entries(parseEnv(readFileSync(file, 'utf8'))).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined,
-    ),
-  );
+  const bindings = new Map<string, string[]>();
+  const plain = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line, index) => {
+      const bound = /^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*)@([^=\s]+)(\s*=.*)$/s.exec(line);
+      if (!bound) return line;
+      const [, name = '', origins = '', rest = ''] = bound;
+      bindings.set(name.replace(/^\s*(export\s+)?/, ''), parseOrigins(origins, `${file}:${index + 1}`));
+      return `${name}${rest}`;
+    })
+    .join('\n');
+  const secrets = new Map<string, DeclaredSecret>();
+  for (const [name, value] of Object.entries(parseEnv(plain))) {
+    if (value === undefined || value === '') continue;
+    secrets.set(name, { value, origins: bindings.get(name) ?? [], source: file });
+  }
+  return secrets;
+}
+
+/** `--secret-env NAME` or `NAME@https://origin`: an environment variable the agent may type by name. */
+export function secretsFromEnv(specs: readonly string[]): Map<string, DeclaredSecret> {
+  const secrets = new Map<string, DeclaredSecret>();
+  for (const spec of specs) {
+    const [name = '', origins] = spec.split(/@(.*)/s);
+    const value = process.env[name];
+    if (!value)
+      throw new TabwardError(
+        'bad_input',
+        `--secret-env ${name}: the environment variable ${name} is not set or empty.`,
+        'Export it before starting tabward, or drop the flag.',
+      );
+    secrets.set(name, {
+      value,
+      origins: origins ? parseOrigins(origins, `--secret-env ${spec}`) : [],
+      source: '--secret-env',
+    });
+  }
+  return secrets;
+}
+
+function parseOrigins(list: string, where: string): string[] {
+  return list.split(',').map((raw) => {
+    try {
+      const origin = new URL(raw).origin;
+      if (origin !== 'null') return origin;
+    } catch {
+      // reported below
+    }
+    throw new TabwardError(
+      'bad_input',
+      `${where}: "${raw}" is not an origin.`,
+      'Bind a secret like NAME@https://login.example.com=value.',
+    );
+  });
 }
 
 export function reportRuleProblems(problems: readonly RuleProblem[], write: (line: string) => void): void {
@@ -102,8 +155,10 @@ export function loadRulesAndSecrets(
   ruleFiles: readonly string[],
   secretsFile: string | undefined,
   log: (line: string) => void,
+  secretEnv: readonly string[] = [],
 ) {
   const { rules, problems } = loadRules(ruleFiles);
   reportRuleProblems(problems, log);
-  return { rules, secrets: new Secrets(loadSecretsFile(secretsFile), process.env) };
+  const declared = new Map([...loadSecretsFile(secretsFile), ...secretsFromEnv(secretEnv)]);
+  return { rules, secrets: new Secrets(declared) };
 }

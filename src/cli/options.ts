@@ -46,7 +46,16 @@ export function addBrowserOptions(command: Command): Command {
     .option('--browser-url <url>', "your Chrome's debugging URL, e.g. http://127.0.0.1:9222")
     .option('--ws-endpoint <url>', 'a CDP WebSocket URL (your Chrome, or a browser service in remote mode)')
     .option('--rules <file>', 'extra sensitive-page rules, one pattern a line (repeatable)', collect, [])
-    .option('--secrets <file>', 'dotenv file of secrets the agent may type by name')
+    .option(
+      '--secrets <file>',
+      'dotenv file of secrets the agent may type by name (NAME@https://origin=value binds one to its site)',
+    )
+    .option(
+      '--secret-env <name>',
+      'an environment variable the agent may type as a secret, NAME or NAME@https://origin (repeatable)',
+      collect,
+      [],
+    )
     .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')
     .addOption(
       new Option(

@@ -27,6 +27,7 @@ export interface RecipeFlags {
   readonly chromeArg: string[];
   readonly headed?: boolean;
   readonly secrets?: string;
+  readonly secretEnv?: readonly string[];
   readonly rules: string[];
   readonly auditLog?: string;
   readonly timeout: number;
@@ -44,7 +45,13 @@ function addRecipeOptions(command: Command): Command {
     .option('--headed', 'show the browser window')
     .option(
       '--secrets <file>',
-      'dotenv file with the secrets recipes type by name (the environment works too)',
+      'dotenv file with the secrets recipes type by name (NAME@https://origin=value binds one)',
+    )
+    .option(
+      '--secret-env <name>',
+      'an environment variable the agent may type as a secret, NAME or NAME@https://origin (repeatable)',
+      collect,
+      [],
     )
     .option('--rules <file>', 'extra sensitive-page rules (repeatable)', collect, [])
     .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')

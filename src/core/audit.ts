@@ -10,6 +10,8 @@ export interface AuditEntry {
   readonly tab?: string;
   readonly owner?: 'agent' | 'user';
   readonly url?: string;
+  /** The element acted on, by role and the name the page showed at action time. */
+  readonly element?: string;
   readonly rule?: string;
   readonly decision: 'allow' | 'ask' | 'block';
   readonly reason?: string;
@@ -17,6 +19,8 @@ export interface AuditEntry {
   readonly choice?: string;
   readonly outcome: 'ok' | 'error' | 'rejected' | 'skipped' | 'blocked';
   readonly error?: string;
+  /** Requests the network backstop stopped while the call ran. */
+  readonly blocked?: readonly string[];
   readonly durationMs: number;
 }
 

@@ -28,11 +28,26 @@ export interface GuardFacts {
   readonly carriesData: boolean;
   /** The call sends local files to the page (upload_file): asks in every mode. */
   readonly exportsLocalFiles?: boolean;
+  /** A reload or history move would send a form's POST again. */
+  readonly repostsForm?: boolean;
+  /** Secrets the call types, and where each may go. */
+  readonly secrets?: readonly SecretUse[];
+  /** The call runs script in (or reads raw values of) a document a secret was typed into. */
+  readonly touchesTypedSecret?: boolean;
   /** Origins of sensitive pages the agent has read in this session. */
   readonly taintedOrigins: readonly string[];
   readonly policy: WritePolicy;
   /** An approve-all grant (this tool or the whole server) is in force. */
   readonly approveAll: boolean;
+}
+
+export interface SecretUse {
+  readonly name: string;
+  /** Where the secret would be typed: the target frame's origin. */
+  readonly origin: string;
+  /** bound-here / known-origin: fine; bound-elsewhere: declared for other origins; new-origin: never used here. */
+  readonly placement: 'bound-here' | 'known-origin' | 'bound-elsewhere' | 'new-origin';
+  readonly boundTo?: readonly string[];
 }
 
 export interface Effect {
@@ -79,6 +94,14 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     const hit = rules.match(facts.destination);
     if (hit)
       return ask(hit.rule, `the destination ${originOf(facts.destination)} is a sensitive page`, false, true);
+  }
+  if (facts.repostsForm)
+    return ask('form-resubmission', 'this would send the form it came from again (a POST)', false, true);
+  const secret = misplacedSecret(facts.secrets ?? []);
+  if (secret) return ask(secret.rule, secret.reason, false, true);
+  if (facts.touchesTypedSecret) {
+    const why = 'a secret was typed into this page: a script here could read it back';
+    return ask('typed-secret', why, false, true);
   }
   const leak = taintLeak(facts);
   if (leak) return ask('taint', leak, false, true);
@@ -142,14 +165,40 @@ function sensitiveEffect(facts: GuardFacts, rules: RuleSet): { rule: string; rea
   return undefined;
 }
 
+/** A secret bound to other origins, or typed on an origin it has not been approved for yet. */
+function misplacedSecret(uses: readonly SecretUse[]): { rule: string; reason: string } | undefined {
+  for (const use of uses) {
+    if (use.placement === 'bound-elsewhere') {
+      const where = (use.boundTo ?? []).join(', ');
+      return {
+        rule: 'secret-origin',
+        reason: `secret ${use.name} belongs to ${where}, not ${use.origin}`,
+      };
+    }
+    if (use.placement === 'new-origin') {
+      return {
+        rule: 'secret-new-origin',
+        reason: `secret ${use.name} has no origin bound to it and was never typed on ${use.origin}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Once a sensitive page has been read, anything that can carry data to another origin asks: typing and scripts
+ * in its frame, and every navigation, link or form toward another origin, whatever the URL looks like (a path or
+ * a subdomain carries data as well as a query does).
+ */
 function taintLeak(facts: GuardFacts): string | undefined {
   if (facts.taintedOrigins.length === 0) return undefined;
   const targets: string[] = [];
-  if (facts.carriesData) {
-    const target = facts.kind === 'navigate' ? facts.destination : facts.frames[0]?.url;
+  if (facts.kind === 'navigate' && facts.destination) targets.push(originOf(facts.destination));
+  else if (facts.carriesData) {
+    const target = facts.frames[0]?.url;
     targets.push(target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin');
   }
-  for (const effect of facts.effects ?? []) if (effect.submitsForm) targets.push(originOf(effect.url));
+  for (const effect of facts.effects ?? []) targets.push(originOf(effect.url));
   const foreign = facts.taintedOrigins.filter((origin) => targets.some((target) => target !== origin));
   if (foreign.length === 0) return undefined;
   return `data read on sensitive ${foreign.join(', ')} could be sent to ${[...new Set(targets)].join(', ')}`;

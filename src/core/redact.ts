@@ -5,17 +5,24 @@ export const redactionMark = '«redacted»';
 
 export class Redactor {
   private readonly needles: string[];
+  private readonly patterns: RegExp[];
 
   constructor(secretValues: Iterable<string>) {
     const forms = new Set<string>();
+    const patterns: RegExp[] = [];
     for (const value of secretValues) {
       if (value.length < 3) continue; // too short to hide without mangling ordinary text
       forms.add(value);
       forms.add(encodeURIComponent(value));
       forms.add(encodeURIComponent(value).replace(/%20/g, '+'));
       forms.add(JSON.stringify(value).slice(1, -1));
+      // A page that has the value can hand it back in another shape: reversed, encoded, spaced out.
+      if (value.length < 6) continue;
+      for (const form of encodedForms(value)) forms.add(form);
+      patterns.push(spacedOut(value), spacedOut([...value].reverse().join('')));
     }
     this.needles = [...forms].sort((a, b) => b.length - a.length);
+    this.patterns = patterns;
   }
 
   get active(): boolean {
@@ -25,6 +32,7 @@ export class Redactor {
   text(input: string): string {
     let output = input;
     for (const needle of this.needles) output = output.split(needle).join(redactionMark);
+    for (const pattern of this.patterns) output = output.replace(pattern, redactionMark);
     return output;
   }
 
@@ -42,6 +50,33 @@ export class Redactor {
     }
     return input;
   }
+}
+
+/**
+ * The value reversed, in hex, and in base64 (standard and URL-safe) at each of the three byte alignments it can
+ * have inside a longer encoded text: the part of each encoding that does not depend on the bytes around it.
+ */
+function encodedForms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms = [[...value].reverse().join(''), bytes.toString('hex'), bytes.toString('hex').toUpperCase()];
+  for (let shift = 0; shift < 3; shift++) {
+    const shifted = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const whole = Math.floor(shifted.length / 3) * 3;
+    const encoded = shifted
+      .subarray(0, whole)
+      .toString('base64')
+      .slice(shift > 0 ? 4 : 0);
+    if (encoded.length < 8) continue;
+    forms.push(encoded, encoded.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return forms;
+}
+
+/** The value's characters with up to three separators between each (spaces, dashes, dots, zero-width...). */
+function spacedOut(value: string): RegExp {
+  const separator = '[\\s\\u200b-\\u200d\\u2060\\ufeff\\-_.,·•|/\\\\*]{0,3}';
+  const chars = [...value].map((char) => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(chars.join(separator), 'giu');
 }
 
 /** Marks page content as data from the page, not instructions; the closing marker cannot be forged. */

@@ -1,39 +1,81 @@
-// Secrets referenced by name. Values come from a --secrets dotenv file or the environment and are only ever
-// typed into pages; everything an agent or a log sees has them redacted. Every value from the file is
-// redacted from the start; an environment variable is redacted from the moment it is used as a secret.
+// Secrets referenced by name. Only secrets the user declared exist: the lines of a --secrets file, and the
+// environment variables named with --secret-env (any other variable, OPENAI_API_KEY or HOME, is not a secret the
+// agent can type). A secret may be bound to the origins it belongs to (`NAME@https://login.example=value`);
+// typing it anywhere else asks, and an unbound secret asks the first time on each new origin. Values are only
+// ever typed into pages; everything an agent or a log sees has them redacted.
 
 import { TabwardError } from './errors.ts';
 import { Redactor } from './redact.ts';
 
-export class Secrets {
-  private readonly used = new Map<string, string>();
-  private current: Redactor;
+export interface DeclaredSecret {
+  readonly value: string;
+  /** Origins the secret belongs to; empty: not bound, asks once per new origin. */
+  readonly origins: readonly string[];
+  /** Where the declaration came from, for messages: "the --secrets file", "--secret-env". */
+  readonly source: string;
+}
 
-  constructor(
-    private readonly fileValues: ReadonlyMap<string, string>,
-    private readonly env: Readonly<Record<string, string | undefined>> = {},
-  ) {
-    this.current = new Redactor(fileValues.values());
+export type SecretPlacement = 'bound-here' | 'known-origin' | 'bound-elsewhere' | 'new-origin';
+
+export class Secrets {
+  private current: Redactor;
+  private readonly extraRedactions: string[] = [];
+  /** Origins a human approved for an unbound secret in this session. */
+  private readonly approvedOrigins = new Map<string, Set<string>>();
+
+  constructor(private readonly declared: ReadonlyMap<string, DeclaredSecret> = new Map()) {
+    this.current = this.makeRedactor();
   }
 
   get redactor(): Redactor {
     return this.current;
   }
 
+  /** Names the user declared, for messages and status. */
+  names(): string[] {
+    return [...this.declared.keys()];
+  }
+
   get(name: string): string {
-    const value = this.fileValues.get(name) ?? this.env[name];
-    if (value === undefined || value === '') {
-      const known = [...this.fileValues.keys()].join(', ') || 'none in the --secrets file';
+    const secret = this.declared.get(name);
+    if (!secret) {
+      const known = this.names().join(', ') || 'none declared';
       throw new TabwardError(
         'bad_input',
-        `Unknown secret "${name}" (known: ${known}).`,
-        'Define it in the environment or in the file given with --secrets.',
+        `Unknown secret "${name}" (declared: ${known}).`,
+        'Declare it in the file given with --secrets, or name an environment variable with --secret-env.',
       );
     }
-    if (!this.fileValues.has(name) && !this.used.has(name)) {
-      this.used.set(name, value);
-      this.current = new Redactor([...this.fileValues.values(), ...this.used.values()]);
-    }
-    return value;
+    return secret.value;
+  }
+
+  /** Whether typing the secret on `origin` is what the user declared (or already approved). */
+  placement(name: string, origin: string): { placement: SecretPlacement; boundTo: readonly string[] } {
+    const secret = this.declared.get(name);
+    const boundTo = secret?.origins ?? [];
+    if (boundTo.length > 0)
+      return { placement: boundTo.includes(origin) ? 'bound-here' : 'bound-elsewhere', boundTo };
+    const known = this.approvedOrigins.get(name)?.has(origin) ?? false;
+    return { placement: known ? 'known-origin' : 'new-origin', boundTo };
+  }
+
+  /** A human approved typing an unbound secret on this origin: later uses there do not ask again. */
+  approveOrigin(name: string, origin: string): void {
+    const set = this.approvedOrigins.get(name) ?? new Set<string>();
+    set.add(origin);
+    this.approvedOrigins.set(name, set);
+  }
+
+  /** Another value that must never reach the agent (the approval page's token, for one). */
+  redactAlso(value: string): void {
+    this.extraRedactions.push(value);
+    this.current = this.makeRedactor();
+  }
+
+  private makeRedactor(): Redactor {
+    return new Redactor([
+      ...[...this.declared.values()].map((secret) => secret.value),
+      ...this.extraRedactions,
+    ]);
   }
 }

@@ -2,7 +2,7 @@
 // deadline, navigating with login-wall detection, and the short status line tools answer with.
 
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
-import { frameChain, resolveRef } from '../browser/elements.ts';
+import { frameChain, type ResolvedElement, resolveRef } from '../browser/elements.ts';
 import { collectLoginFacts } from '../browser/loginFacts.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { TabwardError } from '../core/errors.ts';
@@ -23,8 +23,39 @@ export async function elementTarget(
 ): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
   const element = await resolveRef(tab, ref, context.timeoutMs, keyPress);
-  const { role, name } = element.info;
-  return { tab, frames: element.frames, element: { role, name }, effects: element.effects };
+  return {
+    tab,
+    frames: element.frames,
+    // The name the page shows now: the human judges what will be clicked, not what the snapshot said.
+    element: { role: element.info.role, name: element.liveName },
+    effects: element.effects,
+    fingerprints: { [ref]: element.fingerprint },
+    ...(element.frames[0] ? { refFrames: { [ref]: element.frames[0] } } : {}),
+  };
+}
+
+/**
+ * Resolves a ref just before acting and checks it is still the element the guard judged (and the human
+ * approved): same live name, tag, frame and effects. A page that renamed the button or changed its form's
+ * action between the question and the click gets nothing done.
+ */
+export async function resolveJudged(
+  tab: TrackedPage,
+  ref: string,
+  target: ToolTarget,
+  timeoutMs: number,
+  keyPress = false,
+): Promise<ResolvedElement> {
+  const element = await resolveRef(tab, ref, timeoutMs, keyPress);
+  const judged = target.fingerprints?.[ref];
+  if (judged !== undefined && judged !== element.fingerprint) {
+    throw new TabwardError(
+      'rejected',
+      `The element ${ref} changed after it was checked (now ${element.info.role} "${element.liveName}"); nothing was done.`,
+      'Take a new snapshot and try again.',
+    );
+  }
+  return element;
 }
 
 export function requireTab(target: ToolTarget): TrackedPage {
@@ -77,7 +108,7 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
   const line = await runOnPage(tab, `Opening ${url}`, timeoutMs, () =>
     tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs }),
   );
-  if (tab.dialog) return { content: [text(line)] };
+  if (tab.dialog) return { content: [text(line)], readFrom: [tab] };
   // One round trip reads the title and the login-wall facts together.
   const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(() => undefined);
   const title =
@@ -86,10 +117,12 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
   const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
   const summary = `${line} "${title}"${status}`;
   const verdict = facts ? classifyLoginWall(facts) : undefined;
-  if (!verdict?.isLoginWall) return { content: [text(summary)] };
+  // The title is page content: reaching a sensitive page taints like reading it.
+  if (!verdict?.isLoginWall) return { content: [text(summary)], readFrom: [tab] };
   return {
     content: [text(`${summary}\nLogin wall: ${verdict.evidence.join('; ')}.`)],
     loginWall: { url, verdict, tab },
+    readFrom: [tab],
   };
 }
 

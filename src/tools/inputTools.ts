@@ -1,9 +1,9 @@
 // Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
 
 import { z } from 'zod';
-import { focusedEffects, resolveRef } from '../browser/elements.ts';
+import { focusedTarget } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
-import { elementTarget, pageTarget, requireTab, runAction } from './common.ts';
+import { elementTarget, pageTarget, requireTab, resolveJudged, runAction } from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -21,7 +21,7 @@ export const click = defineTool({
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
     const options = { timeout: timeoutMs };
     const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
@@ -38,7 +38,7 @@ export const hover = defineTool({
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
     const line = await runAction(tab, `Hovering ${args.ref}`, timeoutMs + 1000, () =>
       locator.hover({ timeout: timeoutMs }),
     );
@@ -54,12 +54,17 @@ export const drag = defineTool({
   target: async (args, context) => {
     const from = await elementTarget(context, args.pageId, args.fromRef);
     const to = await elementTarget(context, args.pageId, args.toRef);
-    return { ...from, frames: [...from.frames, ...to.frames] };
+    return {
+      ...from,
+      frames: [...from.frames, ...to.frames],
+      effects: [...(from.effects ?? []), ...(to.effects ?? [])],
+      fingerprints: { ...to.fingerprints, ...from.fingerprints },
+    };
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const from = await resolveRef(tab, args.fromRef, timeoutMs);
-    const to = await resolveRef(tab, args.toRef, timeoutMs);
+    const from = await resolveJudged(tab, args.fromRef, target, timeoutMs);
+    const to = await resolveJudged(tab, args.toRef, target, timeoutMs);
     const line = await runAction(tab, 'Dragging', timeoutMs + 1000, () =>
       from.locator.dragTo(to.locator, { timeout: timeoutMs }),
     );
@@ -74,9 +79,16 @@ export const fill = defineTool({
   kind: 'write',
   schema: z.object({ ref, ...valueOrSecret, pageId }),
   carriesData: () => true,
+  secretsUsed: (args) => (args.secret ? [{ name: args.secret, ref: args.ref }] : []),
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, context, target) => {
-    const line = await fillOne(context, target, args.ref, resolveValue(args, context));
+    const line = await fillOne(
+      context,
+      target,
+      args.ref,
+      resolveValue(args, context),
+      args.secret !== undefined,
+    );
     return {
       content: [
         text(`Filled ${describe(target)}${args.secret ? ` with secret ${args.secret}` : ''}. ${line}`),
@@ -97,17 +109,25 @@ export const fillForm = defineTool({
     pageId,
   }),
   carriesData: () => true,
+  secretsUsed: (args) =>
+    args.fields.flatMap((field) => (field.secret ? [{ name: field.secret, ref: field.ref }] : [])),
   target: async (args, context) => {
     const targets = [];
     for (const field of args.fields) targets.push(await elementTarget(context, args.pageId, field.ref));
     const [first] = targets;
     if (!first) throw new TabwardError('bad_input', 'fill_form needs at least one field.');
-    return { ...first, frames: targets.flatMap((target) => target.frames) };
+    return {
+      ...first,
+      frames: targets.flatMap((target) => target.frames),
+      effects: targets.flatMap((target) => target.effects ?? []),
+      fingerprints: Object.assign({}, ...targets.map((target) => target.fingerprints)),
+      refFrames: Object.assign({}, ...targets.map((target) => target.refFrames)),
+    };
   },
   handle: async (args, context, target) => {
     const lines: string[] = [];
     for (const field of args.fields) {
-      await fillOne(context, target, field.ref, resolveValue(field, context));
+      await fillOne(context, target, field.ref, resolveValue(field, context), field.secret !== undefined);
       lines.push(field.secret ? `${field.ref} (secret ${field.secret})` : field.ref);
     }
     return {
@@ -126,15 +146,18 @@ export const pressKey = defineTool({
   carriesData: () => true,
   target: async (args, context) => {
     if (args.ref) return elementTarget(context, args.pageId, args.ref, true);
+    // Without a ref the key goes to whatever has the focus, however deep in frames and shadow roots.
     const target = await pageTarget(context, args.pageId);
-    return { ...target, effects: await focusedEffects(requireTab(target), context.timeoutMs) };
+    const focus = await focusedTarget(requireTab(target), context.timeoutMs);
+    return { ...target, frames: focus.frames, effects: focus.effects };
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const work = async () => {
-      if (args.ref)
-        await (await resolveRef(tab, args.ref, timeoutMs)).locator.press(args.key, { timeout: timeoutMs });
-      else await tab.page.keyboard.press(args.key);
+      if (args.ref) {
+        const element = await resolveJudged(tab, args.ref, target, timeoutMs, true);
+        await element.locator.press(args.key, { timeout: timeoutMs });
+      } else await tab.page.keyboard.press(args.key);
     };
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
     return { content: [text(`Pressed ${args.key}. ${line}`)] };
@@ -147,10 +170,11 @@ export const uploadFile = defineTool({
   kind: 'write',
   schema: z.object({ ref, paths: z.array(z.string()).min(1), pageId }),
   carriesData: () => true,
+  exportsLocalFiles: true,
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const { locator } = await resolveRef(tab, args.ref, timeoutMs);
+    const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
     const line = await runAction(tab, 'Uploading', timeoutMs + 1000, () =>
       locator.setInputFiles(args.paths, { timeout: timeoutMs }),
     );
@@ -175,11 +199,13 @@ async function fillOne(
   target: ToolTarget,
   elementRef: string,
   value: string,
+  isSecret: boolean,
 ): Promise<string> {
   const tab = requireTab(target);
   const { timeoutMs } = context;
-  const element = await resolveRef(tab, elementRef, timeoutMs);
+  const element = await resolveJudged(tab, elementRef, target, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
+  if (isSecret) tab.noteSecretField(element.info.target);
   return runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
     if (isSelect && (await element.locator.evaluate((node) => node.nodeName === 'SELECT'))) {
       await element.locator.selectOption(value, { timeout: timeoutMs });

@@ -25,7 +25,8 @@ export const listPages = defineTool({
         return `${mark}${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
       }),
     );
-    return { content: [text(lines.join('\n') || 'No open tabs.')] };
+    // Titles and URLs are page content too: a sensitive tab listed taints like one read.
+    return { content: [text(lines.join('\n') || 'No open tabs.')], readFrom: session.pages.list() };
   },
 });
 
@@ -86,7 +87,15 @@ export const navigatePage = defineTool({
   carriesData: (args) => hasData(args.url ?? ''),
   target: async (args, context) => {
     const target = await pageTarget(context, args.pageId);
-    if ((args.type ?? 'url') !== 'url') return target;
+    const type = args.type ?? 'url';
+    if (type !== 'url') {
+      // Judged by the history entry it loads; a document that came from a POST would be posted again.
+      const tab = requireTab(target);
+      const offset = type === 'back' ? -1 : type === 'forward' ? 1 : 0;
+      const entry = await tab.historyEntry(offset, context.timeoutMs);
+      if (!entry) throw new TabwardError('not_found', `There is no page to go ${type} to in tab ${tab.id}.`);
+      return { ...target, destination: entry.url, repostsForm: entry.reposts };
+    }
     if (!args.url)
       throw new TabwardError('bad_input', 'navigate_page needs a url (or type back/forward/reload).');
     return { ...target, destination: checkUrl(args.url) };
@@ -97,7 +106,7 @@ export const navigatePage = defineTool({
     if (type === 'url') return navigateTab(tab, target.destination ?? '', context);
     const timeoutMs = context.timeoutMs * 2;
     const line = await runOnPage(tab, `Going ${type}`, timeoutMs, () => moveInHistory(tab, type, timeoutMs));
-    return { content: [text(line)] };
+    return { content: [text(line)], readFrom: [tab] };
   },
 });
 

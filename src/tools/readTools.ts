@@ -38,7 +38,7 @@ export const takeSnapshot = defineTool({
     ]);
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
-    return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: tab };
+    return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: [tab] };
   },
 });
 
@@ -55,7 +55,7 @@ export const takeScreenshot = defineTool({
       image = await tab.page.screenshot({
         type: 'png',
         fullPage: args.fullPage ?? false,
-        mask: [tab.page.locator('input[type=password]')],
+        mask: tab.secretMasks(),
         timeout: timeoutMs,
       });
     });
@@ -64,7 +64,7 @@ export const takeScreenshot = defineTool({
         text(`Screenshot of tab ${tab.id} (page content, untrusted)`),
         { type: 'image', data: image.toString('base64'), mimeType: 'image/png' },
       ],
-      readFrom: tab,
+      readFrom: [tab],
     };
   },
 });

@@ -2,14 +2,17 @@
 // guard with live facts, asks a human where the guard says so, re-checks the facts at action time, runs the
 // tool under its deadline, redacts and audits. DESIGN.md section 2 ("Data flow of one tool call").
 
+import type { BlockedRequest, NetworkGuard } from '../browser/networkGuard.ts';
+import type { PassSpec } from '../core/actionPasses.ts';
 import type { ApprovalChoice, Approver } from '../core/approvals.ts';
 import type { AuditEntry, AuditSink } from '../core/audit.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import { ApproveAllGrants, canonicalAction } from '../core/grants.ts';
+import { ApproveAllGrants } from '../core/grants.ts';
 import { type Decision, decide, originOf } from '../core/guard.ts';
 import type { WritePolicy } from '../core/kinds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { Taint } from '../core/taint.ts';
+import { bindingOf, guardFacts, passFor, secretUses } from './callFacts.ts';
 import { maybeSwitchOnLoginWall } from './loginSwitch.ts';
 import type { Tool, ToolContext, ToolResult, ToolTarget } from './tool.ts';
 import { text } from './tool.ts';
@@ -24,6 +27,8 @@ export interface RunnerOptions {
   /** auto mode: on a login wall, offer to switch to the user's Chrome. */
   readonly autoSwitch: boolean;
   readonly approveAllTtlMs?: number;
+  /** The network backstop: approvals open passes in it, and what it stopped is reported with the result. */
+  readonly network?: NetworkGuard;
 }
 
 type Args = Record<string, unknown>;
@@ -32,6 +37,8 @@ type Args = Record<string, unknown>;
 export interface Caller {
   readonly frontEnd: string;
   readonly approver?: Approver;
+  /** Aborts when the request is cancelled or its client is gone: pending questions are withdrawn. */
+  readonly signal?: AbortSignal;
 }
 /** The audit record being assembled while a call runs. */
 type Trail = { -readonly [K in keyof AuditEntry]?: AuditEntry[K] };
@@ -63,7 +70,8 @@ export class ToolRunner {
     try {
       if (!tool) throw new TabwardError('not_found', `Unknown tool ${name}.`);
       trail.kind = tool.kind;
-      const result = await this.run(tool, parseArgs(tool, rawArgs), { frontEnd, approver }, trail);
+      const signal = caller.signal ?? new AbortController().signal;
+      const result = await this.run(tool, parseArgs(tool, rawArgs), { frontEnd, approver, signal }, trail);
       const redacted = this.redactResult(result);
       this.record(trail, { outcome: trail.outcome ?? 'ok', durationMs: Date.now() - started });
       return redacted;
@@ -93,12 +101,21 @@ export class ToolRunner {
       const target = await tool.target(args, this.options.context);
       const decision = this.decide(tool, args, target);
       this.noteDecision(trail, args, target, decision);
-      const action = this.bindingOf(tool, args, target);
+      const action = bindingOf(tool, args, target);
       if (decision.verdict === 'block')
         throw new TabwardError('blocked', decision.reason, 'No approval can override this.');
-      if (decision.verdict === 'allow' || approvedAction === action)
-        return this.execute(tool, args, target, caller, trail);
+      if (decision.verdict === 'allow') return this.execute(tool, args, target, caller, trail);
+      if (approvedAction === action) {
+        this.rememberApproval(tool, args, target);
+        return this.execute(tool, args, target, caller, trail, passFor(target, decision));
+      }
       const choice = await this.ask(tool, args, target, decision, caller);
+      // A late answer to a withdrawn question (cancelled request, client gone) must never act.
+      if (caller.signal.aborted)
+        throw new TabwardError(
+          'rejected',
+          'The call was cancelled while waiting for approval; nothing was done.',
+        );
       trail.approver = caller.approver.name;
       trail.choice = choice.choice;
       if (choice.choice === 'reject') {
@@ -119,7 +136,7 @@ export class ToolRunner {
       // runs only if nothing moved while the human was deciding.
       approvedAction =
         choice.choice === 'modify'
-          ? this.bindingOf(tool, args, await tool.target(args, this.options.context))
+          ? bindingOf(tool, args, await tool.target(args, this.options.context))
           : action;
     }
     throw new TabwardError(
@@ -130,31 +147,22 @@ export class ToolRunner {
   }
 
   private decide(tool: Tool, args: Args, target: ToolTarget): Decision {
-    const { session } = this.options.context;
-    return decide(
-      {
-        tool: tool.name,
-        kind: tool.kind,
-        mode: session.mode,
-        ...(target.tab ? { tab: { id: target.tab.id, ownedByAgent: target.tab.ownedByAgent } } : {}),
-        frames: target.frames,
-        ...(target.destination ? { destination: target.destination } : {}),
-        ...(target.effects ? { effects: target.effects } : {}),
-        carriesData: tool.carriesData?.(args) ?? false,
-        exportsLocalFiles: tool.name === 'upload_file',
-        taintedOrigins: this.taint.list(),
-        policy: this.options.policy,
-        approveAll: this.grants.covers(tool.name),
-      },
-      this.options.rules,
-    );
+    const { session, secrets } = this.options.context;
+    const state = {
+      mode: session.mode,
+      policy: this.options.policy,
+      taintedOrigins: this.taint.list(),
+      approveAll: this.grants.covers(tool.name),
+      secrets,
+    };
+    return decide(guardFacts(tool, args, target, state), this.options.rules);
   }
 
-  /** Tab, document, origin and exact action: what one approval is bound to. */
-  private bindingOf(tool: Tool, args: Args, target: ToolTarget): string {
-    const tab = target.tab ? `${target.tab.id}#${target.tab.documentSeq}` : '-';
-    const origin = target.frames[0] ? originOf(target.frames[0].url, target.frames[0].creatorUrl) : '-';
-    return `${tab}|${origin}|${target.destination ?? ''}|${canonicalAction(tool.name, args)}`;
+  /** An approved secret on a new origin: later uses there in this session do not ask again. */
+  private rememberApproval(tool: Tool, args: Args, target: ToolTarget): void {
+    const { secrets } = this.options.context;
+    for (const use of secretUses(tool, args, target, secrets))
+      if (use.placement === 'new-origin') secrets.approveOrigin(use.name, use.origin);
   }
 
   private async ask(
@@ -165,20 +173,23 @@ export class ToolRunner {
     caller: Required<Caller>,
   ): Promise<ApprovalChoice> {
     const url = target.destination ?? target.frames[0]?.url ?? '';
-    return caller.approver.ask({
-      id: `a${++this.approvalSeq}`,
-      tool: tool.name,
-      kind: tool.kind,
-      reason: decision.reason,
-      rule: decision.rule,
-      sensitive: decision.sensitive,
-      approveAllAllowed: decision.approveAllAllowed,
-      url,
-      origin: url ? originOf(url) : '',
-      ...(target.element ? { element: target.element } : {}),
-      args: this.options.context.secrets.redactor.value(args),
-      frontEnd: caller.frontEnd,
-    });
+    return caller.approver.ask(
+      {
+        id: `a${++this.approvalSeq}`,
+        tool: tool.name,
+        kind: tool.kind,
+        reason: decision.reason,
+        rule: decision.rule,
+        sensitive: decision.sensitive,
+        approveAllAllowed: decision.approveAllAllowed,
+        url,
+        origin: url ? originOf(url) : '',
+        ...(target.element ? { element: target.element } : {}),
+        args: this.options.context.secrets.redactor.value(args),
+        frontEnd: caller.frontEnd,
+      },
+      caller.signal,
+    );
   }
 
   private async execute(
@@ -187,15 +198,23 @@ export class ToolRunner {
     target: ToolTarget,
     caller: Required<Caller>,
     trail: Trail,
+    pass?: PassSpec,
   ): Promise<ToolResult> {
     trail.outcome = 'ok';
-    const { context, rules } = this.options;
-    const handled = await tool.handle(args, context, target);
-    const result = tool.name === 'browser_status' ? this.withGuardStatus(handled, caller) : handled;
-    if (result.readFrom) {
-      const url = result.readFrom.page.url();
-      this.taint.recordRead(originOf(url), rules.match(url) !== undefined);
+    const { context, network } = this.options;
+    const mark = network?.mark() ?? 0;
+    const opened = pass && network ? network.passes.open(pass, context.timeoutMs * 4) : undefined;
+    let handled: ToolResult;
+    try {
+      handled = await tool.handle(args, context, target);
+    } finally {
+      // A redirect or a late submit right after the action is still its doing; later requests are not.
+      opened?.end(2_000);
     }
+    const stopped = this.reportStopped(network?.since(mark) ?? [], trail);
+    const withStatus = tool.name === 'browser_status' ? this.withGuardStatus(handled, caller) : handled;
+    const result = stopped ? { ...withStatus, content: [...withStatus.content, text(stopped)] } : withStatus;
+    this.recordReads(result);
     if (!result.loginWall || !this.options.autoSwitch) return result;
     return maybeSwitchOnLoginWall(result, {
       session: context.session,
@@ -218,6 +237,26 @@ export class ToolRunner {
           { outcome, durationMs: 0, ...(error ? { error } : {}) },
         ),
     });
+  }
+
+  /** Every sensitive frame of every tab the result shows taints the session by that frame's origin. */
+  private recordReads(result: ToolResult): void {
+    for (const tab of result.readFrom ?? []) {
+      for (const frame of tab.page.frames()) {
+        const url = frame.url();
+        if (this.options.rules.match(url)) this.taint.recordRead(originOf(url), true);
+      }
+    }
+  }
+
+  /** What the network backstop stopped while the action ran, for the agent and the audit log. */
+  private reportStopped(blocked: readonly BlockedRequest[], trail: Trail): string | undefined {
+    if (blocked.length === 0) return undefined;
+    const lines = blocked.slice(0, 5).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
+    const more = blocked.length > 5 ? ` (and ${blocked.length - 5} more)` : '';
+    const summary = `tabward stopped ${blocked.length} request(s) this action caused${more}:\n${lines.join('\n')}`;
+    trail.blocked = lines;
+    return this.options.context.secrets.redactor.text(summary);
   }
 
   /** browser_status also shows what the guard holds: grants, taint, policy and who approves. */
@@ -246,6 +285,7 @@ export class ToolRunner {
     }
     const url = target.destination ?? target.frames[0]?.url;
     if (url) trail.url = secrets.redactor.text(url);
+    if (target.element) trail.element = `${target.element.role} "${target.element.name}"`;
   }
 
   private redactResult(result: ToolResult): ToolResult {
@@ -268,7 +308,7 @@ export class ToolRunner {
       args: trail.args ?? {},
       mode: trail.mode ?? this.options.context.session.mode,
       decision: trail.decision ?? 'allow',
-      ...pick(trail, ['tab', 'owner', 'url', 'rule', 'reason', 'approver', 'choice']),
+      ...pick(trail, ['tab', 'owner', 'url', 'element', 'rule', 'reason', 'approver', 'choice', 'blocked']),
       ...end,
     });
   }

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { withDeadline } from '../browser/deadline.ts';
+import { allFrames } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
@@ -18,6 +19,7 @@ export const evaluateScript = defineTool({
   kind: 'write',
   schema: z.object({ function: z.string().min(1), pageId }),
   carriesData: () => true,
+  runsScript: true,
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -28,7 +30,7 @@ export const evaluateScript = defineTool({
       );
     });
     const json = JSON.stringify(result ?? null, null, 1) ?? 'undefined';
-    return { content: [text(untrusted(originOf(tab.page.url()), json.slice(0, 50_000)))], readFrom: tab };
+    return { content: [text(untrusted(originOf(tab.page.url()), json.slice(0, 50_000)))], readFrom: [tab] };
   },
 });
 
@@ -37,7 +39,13 @@ export const handleDialog = defineTool({
   description: 'Accept or dismiss the open dialog of a tab.',
   kind: 'write',
   schema: z.object({ action: z.enum(['accept', 'dismiss']), promptText: z.string().optional(), pageId }),
-  target: (args, context) => pageTarget(context, args.pageId),
+  carriesData: (args) => args.promptText !== undefined,
+  // The dialog may come from any frame of the page, and Playwright does not say which: every frame counts, so
+  // a page embedding a sensitive frame is judged as sensitive.
+  target: async (args, context) => {
+    const target = await pageTarget(context, args.pageId);
+    return { ...target, frames: allFrames(requireTab(target).page) };
+  },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const dialog = tab.dialog;

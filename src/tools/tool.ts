@@ -25,6 +25,15 @@ export interface ToolTarget {
   /** The element acted on, by role and accessible name (what a person sees, and what approvals show). */
   readonly element?: Pick<RefInfo, 'role' | 'name'>;
   readonly effects?: readonly Effect[];
+  /**
+   * The element as it is now (live name, tag, effects), not as the last snapshot showed it: an approval is bound
+   * to it, and it is compared again just before acting.
+   */
+  readonly fingerprints?: Readonly<Record<string, string>>;
+  /** The frame each ref lives in: a secret is judged by the frame of the field it is typed into. */
+  readonly refFrames?: Readonly<Record<string, FrameFact>>;
+  /** A reload or history move that would send a POST again. */
+  readonly repostsForm?: boolean;
 }
 
 export type ToolContent =
@@ -39,8 +48,8 @@ export interface ToolResult {
     readonly verdict: LoginWallVerdict;
     readonly tab: TrackedPage;
   };
-  /** The tab whose content this result shows; a sensitive one taints the session. */
-  readonly readFrom?: TrackedPage;
+  /** The tabs whose content (text, titles, URLs) this result shows; every sensitive frame of them taints. */
+  readonly readFrom?: readonly TrackedPage[];
 }
 
 export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
@@ -50,6 +59,12 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   readonly schema: Schema;
   /** Whether this call can carry data to its target (rule 5 of the guard). */
   readonly carriesData?: (args: z.infer<Schema>) => boolean;
+  /** The secrets this call would type, each with the ref of the field it goes into. */
+  readonly secretsUsed?: (args: z.infer<Schema>) => readonly { name: string; ref: string }[];
+  /** The call hands local files to the page. */
+  readonly exportsLocalFiles?: boolean;
+  /** The call runs script in the page: it can read back what was typed there. */
+  readonly runsScript?: boolean;
   readonly target: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolTarget>;
   readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
 }

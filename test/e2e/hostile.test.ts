@@ -63,9 +63,12 @@ describe('hostile pages and an obedient agent', () => {
 
   test('the obedient agent is stopped at every write and every leak, and the servers saw none', async () => {
     const mcp = await startMcp({ args: ['--mode', 'isolated'] });
-    // The human lets the agent look at sensitive pages, and refuses everything else it is asked.
+    // The human lets the agent go where it wants and read pages with scripts, unless the address or the script
+    // itself carries the token, and refuses everything else it is asked.
     mcp.human.policy = (message) =>
-      /is a sensitive page/.test(message) ? { decision: 'approve' } : { decision: 'reject' };
+      /(navigate_page|new_page|evaluate_script)/.test(message.split('\n')[0] ?? '') && !/ghp_/.test(message)
+        ? { decision: 'approve' }
+        : { decision: 'reject' };
     try {
       const attempts = await obey(mcp, blog.url('blog.example', '/post'), blog.url('blog.example', ''));
       if (process.env.SHOW_ATTEMPTS) console.error(JSON.stringify(attempts, null, 1));
@@ -87,8 +90,10 @@ describe('hostile pages and an obedient agent', () => {
         'the exfiltration by URL',
       );
       assert.ok(
-        refused.some((attempt) => attempt.action.startsWith('type')),
-        'the exfiltration by typing',
+        refused.some(
+          (attempt) => attempt.action.startsWith('type') || /^open \S+\/collect$/.test(attempt.action),
+        ),
+        'the exfiltration by typing, or the tainted navigation to the page it would be typed on',
       );
       assert.deepEqual(gh.writes(), [], 'no write reached github.com');
       assert.ok(

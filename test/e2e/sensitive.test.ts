@@ -67,7 +67,11 @@ describe('sensitive pages', () => {
         'no approve-all on sensitive pages',
       );
 
-      await mcp.call('navigate_page', { type: 'back' });
+      // Going back to a sensitive page is a navigation to it: it asks too.
+      mcp.human.will({ decision: 'approve' });
+      const back = await mcp.call('navigate_page', { type: 'back' });
+      assert.ok(!back.isError, back.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /navigate_page[\s\S]*settings\/profile/);
       const again = await mcp.call('take_snapshot');
       const third = await mcp.call('click', { ref: refOf(again.text, 'Update profile') });
       assert.ok(third.isError, 'no answer scripted: the next write is asked again and declined');
@@ -135,7 +139,10 @@ describe('sensitive pages', () => {
       const secretPage = await mcp.call('take_snapshot');
       assert.match(secretPage.text, /ghp_visibleToken123/);
 
+      // Once tainted, even a navigation to another origin asks (a path or host name can carry data too).
+      mcp.human.will({ decision: 'approve' });
       await mcp.call('new_page', { url: other.url('notes.example', '/form') });
+      assert.match(mcp.human.questions.at(-1) ?? '', /data read on sensitive https:\/\/github\.com:\d+/);
       const form = await mcp.call('take_snapshot');
       mcp.human.will({ decision: 'reject' });
       const fill = await mcp.call('fill', { ref: refOf(form.text, 'Note'), value: 'ghp_visibleToken123' });
@@ -162,7 +169,8 @@ describe('sensitive pages', () => {
     const mcpHome = await startMcp({ args: ['--mode', 'isolated'] });
     await mcpHome.close();
     const secretsFile = join(mcpHome.home, '..', `secrets-${process.pid}.env`);
-    writeFileSync(secretsFile, `NOTE_SECRET=${secret}\n`);
+    // Bound to the site it belongs to: typing it there asks nobody.
+    writeFileSync(secretsFile, `NOTE_SECRET@${other.url('notes.example', '')}=${secret}\n`);
     const mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secretsFile] });
     try {
       await mcp.call('new_page', { url: other.url('notes.example', '/form') });

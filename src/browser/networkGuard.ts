@@ -1,0 +1,125 @@
+// The network backstop: every request of the agent's pages is seen before it leaves. The guard judges an
+// action by what the page looks like it will do; pages decide for themselves (redirects, meta refresh, script,
+// a renamed button), so here the requests themselves are judged:
+// - tabward's own servers (the approval page, `mcp --http`) are unreachable from the browser the agent drives;
+// - a request that changes state on a sensitive page, or a top-level navigation into one, passes only when a
+//   human approval covers it (core/actionPasses.ts); anything else is stopped and reported.
+
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { ActionPasses } from '../core/actionPasses.ts';
+import type { RuleSet } from '../core/sensitiveRules.ts';
+
+export interface BlockedRequest {
+  readonly seq: number;
+  readonly page: Page | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly reason: string;
+}
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export class NetworkGuard {
+  private readonly blocked: BlockedRequest[] = [];
+  private seq = 0;
+  private readonly handler = (route: Route, request: Request) => this.handle(route, request);
+
+  constructor(
+    private readonly rules: RuleSet,
+    readonly passes: ActionPasses,
+    /** Ports of tabward's own local servers; filled in as they start. */
+    readonly protectedPorts: Set<number>,
+  ) {}
+
+  /** Every page of a context the agent owns (isolated and remote browsers). */
+  async watchContext(context: BrowserContext): Promise<void> {
+    await context.route('**/*', this.handler);
+  }
+
+  /** One agent tab in the user's Chrome, where the user's own tabs are not the agent's to police. */
+  async watchPage(page: Page): Promise<void> {
+    await page.route('**/*', this.handler);
+  }
+
+  /** A marker: the blocks recorded after it are the ones an action caused. */
+  mark(): number {
+    return this.seq;
+  }
+
+  since(mark: number): BlockedRequest[] {
+    return this.blocked.filter((entry) => entry.seq > mark);
+  }
+
+  /** Why a request must not leave, or undefined when it may. */
+  judge(request: Request): string | undefined {
+    const url = request.url();
+    const port = portOf(url);
+    if (port !== undefined && this.protectedPorts.has(port))
+      return "it goes to one of tabward's own local servers, which the agent's browser may never reach";
+    const hit = this.rules.match(url);
+    if (!hit) return undefined;
+    const method = request.method().toUpperCase();
+    if (!safeMethods.has(method)) {
+      if (this.passes.covers(url, 'write')) return undefined;
+      return `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`;
+    }
+    if (request.isNavigationRequest() && isMainFrame(request) && !this.passes.covers(url, 'navigation'))
+      return `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`;
+    return undefined;
+  }
+
+  private async handle(route: Route, request: Request): Promise<void> {
+    const reason = this.judgeSafely(request);
+    if (!reason) {
+      await route.fallback().catch(() => undefined);
+      return;
+    }
+    this.blocked.push({
+      seq: ++this.seq,
+      page: pageOf(request),
+      method: request.method(),
+      url: request.url(),
+      reason,
+    });
+    if (this.blocked.length > 200) this.blocked.shift();
+    await route.abort('blockedbyclient').catch(() => undefined);
+  }
+
+  /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */
+  private judgeSafely(request: Request): string | undefined {
+    try {
+      return this.judge(request);
+    } catch (error) {
+      return `it could not be judged (${String(error)})`;
+    }
+  }
+}
+
+function portOf(url: string): number | undefined {
+  try {
+    const parsed = new URL(url);
+    if (parsed.port) return Number(parsed.port);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'ws:') return 80;
+    if (parsed.protocol === 'https:' || parsed.protocol === 'wss:') return 443;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isMainFrame(request: Request): boolean {
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    // A service worker's request has no frame: not a navigation of a tab.
+    return false;
+  }
+}
+
+function pageOf(request: Request): Page | undefined {
+  try {
+    return request.frame().page();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+// Passes for the network backstop: a request that would change state on a sensitive page, or a top-level
+// navigation into one, is let through only when a human approval covers it. An approval opens a pass for the
+// requests its action causes, for as long as the action runs plus a short grace, and only toward what the human
+// saw: the exact URLs the action was predicted to send to, and navigations within the approved origins.
+
+export interface PassSpec {
+  /** Origin + path of requests that may change state (the form actions and links the human saw). */
+  readonly writeTargets: readonly string[];
+  /** Origins any state-changing request may go to: an approved script, or a button with no predicted target. */
+  readonly writeOrigins: readonly string[];
+  /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
+  readonly navigationOrigins: readonly string[];
+}
+
+interface Pass extends PassSpec {
+  expiresAt: number;
+}
+
+export interface PassHandle {
+  /** The action is over: the pass lives on for `graceMs` (a redirect or a late submit), then lapses. */
+  end(graceMs: number): void;
+}
+
+export class ActionPasses {
+  private readonly passes = new Set<Pass>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  open(spec: PassSpec, maxMs: number): PassHandle {
+    const pass: Pass = { ...spec, expiresAt: this.now() + maxMs };
+    this.passes.add(pass);
+    return {
+      end: (graceMs) => {
+        pass.expiresAt = Math.min(pass.expiresAt, this.now() + graceMs);
+      },
+    };
+  }
+
+  /** Whether a live pass covers this request. */
+  covers(url: string, kind: 'write' | 'navigation'): boolean {
+    const parsed = safeUrl(url);
+    if (!parsed) return false;
+    const target = `${parsed.origin}${parsed.pathname}`;
+    for (const pass of [...this.passes]) {
+      if (pass.expiresAt <= this.now()) {
+        this.passes.delete(pass);
+        continue;
+      }
+      if (pass.writeTargets.includes(target) || pass.writeOrigins.includes(parsed.origin)) return true;
+      if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
+    }
+    return false;
+  }
+
+  clear(): void {
+    this.passes.clear();
+  }
+}
+
+/** Origin + path of a URL, the form write targets are compared in; undefined when it does not parse. */
+export function writeTargetOf(url: string): string | undefined {
+  const parsed = safeUrl(url);
+  return parsed && parsed.origin !== 'null' ? `${parsed.origin}${parsed.pathname}` : undefined;
+}
+
+function safeUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
