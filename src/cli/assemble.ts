@@ -7,8 +7,10 @@ import { noApprover } from '../core/approvals.ts';
 import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
 import { browserTools } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
-import { type BrowserFlags, browserConfig, defaultAuditPath, loadRulesAndSecrets } from './config.ts';
+import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
+import { homeAuditPath } from './home.ts';
 import { LazyApprovalPage } from './lazyApprovalPage.ts';
+import { boundedStep, killLaunchedBrowser } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
   readonly mode: BrowserMode | 'auto';
@@ -39,7 +41,7 @@ export async function assembleGuardedBrowser(
   );
   // Started by the front end once it is serving (see LazyApprovalPage).
   const page = options.approvalPage ? new LazyApprovalPage(log) : undefined;
-  const auditPath = options.auditLog ?? defaultAuditPath();
+  const auditPath = options.auditLog ?? homeAuditPath(log);
   const runner = new ToolRunner({
     tools: browserTools,
     context: { session, secrets, timeoutMs: options.timeout },
@@ -55,8 +57,12 @@ export async function assembleGuardedBrowser(
     page,
     auditPath,
     close: async () => {
-      await page?.stop();
-      await session.close();
+      // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
+      // from closing. Each step is bounded; a browser still there after its step is killed.
+      const { pid, profile } = session.status();
+      if (!(await boundedStep('closing the browser', session.close(), log)))
+        killLaunchedBrowser(pid, profile, log);
+      await boundedStep('stopping the approval page', page?.stop() ?? Promise.resolve(), log);
     },
   };
 }

@@ -6,10 +6,13 @@ import { createMcpServer } from '../mcp/mcpServer.ts';
 import { serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
 import type { McpFlags } from './mcpCommand.ts';
+import { announceMcpToken, mcpHttpAuth, mcpHttpToken } from './mcpToken.ts';
 import { version } from './packageRoot.ts';
 
 export async function runMcp(flags: McpFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Before anything starts: an empty or short TABWARD_MCP_TOKEN stops here, never serving without auth.
+  const token = flags.http === undefined ? undefined : mcpHttpToken();
   const browser = await assembleGuardedBrowser(
     {
       ...flags,
@@ -39,8 +42,12 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
-  if (flags.http === undefined) await serveStdio(makeServer(), shutdown);
-  else log(`tabward: MCP over Streamable HTTP at ${(await serveHttp(makeServer, flags.http)).url}`);
+  if (flags.http === undefined || token === undefined) await serveStdio(makeServer(), shutdown);
+  else {
+    const served = await serveHttp(makeServer, flags.http, mcpHttpAuth(token));
+    log(`tabward: MCP over Streamable HTTP at ${served.url}`);
+    announceMcpToken(token, served.url, log);
+  }
   // Serving already: the approval page starts now, without delaying the client's first reply.
   setImmediate(
     () =>

@@ -1,5 +1,7 @@
 // Serving the MCP server over stdio (one client) or Streamable HTTP on 127.0.0.1 (a server per session,
-// all sharing one browser and one guard). The Host header is checked against DNS rebinding.
+// all sharing one browser and one guard). Over HTTP every request must carry the bearer token (401 says how),
+// the Host header is checked against DNS rebinding and a web page's Origin is refused (403). A session's server
+// is its own: its elicitation questions go to that session's client only, never to another.
 
 import { randomUUID } from 'node:crypto';
 import {
@@ -13,6 +15,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 
 export async function serveStdio(server: Server, onClose: () => Promise<void>): Promise<void> {
   const transport = new StdioServerTransport();
@@ -26,9 +29,16 @@ export interface HttpHandle {
   close(): Promise<void>;
 }
 
+export interface HttpAuth {
+  readonly token: string;
+  /** Where the token is found, for the 401 answer (never the token itself). */
+  readonly hint: string;
+}
+
 export async function serveHttp(
   makeServer: () => Server,
   port: number,
+  auth: HttpAuth,
   host = '127.0.0.1',
 ): Promise<HttpHandle> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -41,8 +51,15 @@ export async function serveHttp(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!allowedHosts.includes(req.headers.host ?? '')) return reply(res, 403, 'Host not allowed');
+    const verdict = checkLocalRequest(req.headers.host, req.headers.origin, allowedHosts);
+    if (verdict === 'bad-host') return reply(res, 403, 'Host not allowed');
+    if (verdict === 'bad-origin')
+      return reply(res, 403, 'Requests from web pages (an Origin other than this server) are refused');
     if (!req.url?.startsWith('/mcp')) return reply(res, 404, 'The MCP endpoint is /mcp');
+    if (!bearerMatches(req.headers.authorization, auth.token)) {
+      res.setHeader('www-authenticate', 'Bearer realm="tabward"');
+      return reply(res, 401, `Unauthorized: send "Authorization: Bearer <token>"; ${auth.hint}`);
+    }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) return existing.handleRequest(req, res);
@@ -68,7 +85,7 @@ export async function serveHttp(
     http.listen(port, host, () => resolve());
   });
   const bound = (http.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`];
+  allowedHosts = localHosts(host, bound);
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
     close: async () => {

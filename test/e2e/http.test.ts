@@ -1,17 +1,23 @@
 // `tabward mcp --http`: the real SDK client over Streamable HTTP, a client without elicitation, and the local
-// approval page as the human's way to answer (driven here over HTTP, as the page's own script does).
+// approval page as the human's way to answer (driven here over HTTP, as the page's own script does). The
+// endpoint's doors: bearer token, Host, Origin; elicitation reaches only the session that made the call; and a
+// shutdown that leaves no browser behind.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { request } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { connect as openSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { binPath, refOf } from '../helpers/mcpClient.ts';
+import { runCli } from '../helpers/runCli.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 interface Pending {
   id: string;
@@ -26,6 +32,9 @@ describe('Streamable HTTP and the approval page', () => {
   let server: ChildProcess;
   let mcpUrl = '';
   let pageUrl = '';
+  let token = '';
+  let home = '';
+  let stderr = '';
 
   before(async () => {
     site = await startFixture(
@@ -33,10 +42,11 @@ describe('Streamable HTTP and the approval page', () => {
         'GET /settings/emails': (_req, _body, res) =>
           html(res, '<title>Emails</title><form method="post"><button>Add email</button></form>'),
         'POST /settings/emails': (_req, _body, res) => html(res, '<title>Added</title>Added'),
+        'GET /settings/keys': (_req, _body, res) => html(res, '<title>Keys</title>SSH keys'),
       },
       { tls: true },
     );
-    const home = mkdtempSync(join(tmpdir(), 'tabward-http-'));
+    home = mkdtempSync(join(tmpdir(), 'tabward-http-'));
     server = spawn(
       process.execPath,
       [
@@ -47,7 +57,7 @@ describe('Streamable HTTP and the approval page', () => {
         '--http',
         '0',
         '--approval',
-        'page',
+        'auto',
         ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
       ],
       {
@@ -55,14 +65,14 @@ describe('Streamable HTTP and the approval page', () => {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
-    let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start-up lines: ${stderr}`)), 30_000);
       server.stderr?.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
         pageUrl = /approval page at (\S+)/.exec(stderr)?.[1] ?? '';
-        if (mcpUrl && pageUrl) {
+        token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
+        if (mcpUrl && pageUrl && token) {
           clearTimeout(timer);
           resolve();
         }
@@ -74,9 +84,13 @@ describe('Streamable HTTP and the approval page', () => {
     await site?.close();
   });
 
+  const transport = (bearer = token) =>
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+    });
   const connect = async () => {
     const client = new Client({ name: 'http-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+    await client.connect(transport());
     return client;
   };
   const text = (result: object) =>
@@ -131,7 +145,7 @@ describe('Streamable HTTP and the approval page', () => {
         /approve-all grants: none/,
         'approve-all on a sensitive page was downgraded to one approval',
       );
-      assert.match(status, /approver: page http:\/\/127\.0\.0\.1/);
+      assert.match(status, /approver: .*page/);
     } finally {
       await client.close();
     }
@@ -159,5 +173,200 @@ describe('Streamable HTTP and the approval page', () => {
     assert.match(await page.text(), /tabward approvals/);
     const wrongType = await fetch(`${pageUrl}decide`, { method: 'POST', body: '{}' });
     assert.equal(wrongType.status, 415, 'only JSON posts, so a cross-site form cannot answer');
+  });
+
+  test('the token is made once, kept 0600, and shown with the line that adds tabward to a client', () => {
+    const file = join(home, 'mcp-token');
+    assert.equal(readFileSync(file, 'utf8').trim(), token);
+    assert.ok(token.length >= 32);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(statSync(home).mode & 0o777, 0o700);
+    assert.ok(
+      stderr.includes(
+        `claude mcp add --transport http tabward ${mcpUrl} --header "Authorization: Bearer ${token}"`,
+      ),
+      stderr,
+    );
+  });
+
+  test('no token or a wrong one is 401 saying how to authenticate; a web page Origin is 403', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(initialize),
+      });
+    for (const auth of [
+      undefined,
+      'Bearer wrong-token-0123456789abcdef',
+      `Bearer ${token}x`,
+      `Basic ${token}`,
+    ]) {
+      const response = await post(auth === undefined ? {} : { authorization: auth });
+      assert.equal(response.status, 401, String(auth));
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
+      const body = (await response.json()) as { jsonrpc: string; error: { message: string } };
+      assert.equal(body.jsonrpc, '2.0');
+      assert.match(body.error.message, /Authorization: Bearer <token>.*mcp-token/);
+      assert.ok(!body.error.message.includes(token), 'the 401 never tells the token');
+    }
+    const fromPage = await post({ authorization: `Bearer ${token}`, origin: 'http://evil.example' });
+    assert.equal(fromPage.status, 403);
+    await fromPage.body?.cancel();
+    // The real SDK client: without the token, or with a wrong one, it cannot even start a session.
+    for (const bearer of ['', 'wrong-token-0123456789abcdef']) {
+      const client = new Client({ name: 'intruder', version: '1' });
+      await assert.rejects(client.connect(transport(bearer)));
+    }
+    const client = await connect();
+    assert.ok((await client.listTools()).tools.length > 10, 'the right token works');
+    await client.close();
+  });
+
+  test('an empty or short TABWARD_MCP_TOKEN is refused before anything starts', async () => {
+    const refusedHome = mkdtempSync(join(tmpdir(), 'tabward-http-refused-'));
+    for (const [value, says] of [
+      ['', /TABWARD_MCP_TOKEN is empty/],
+      ['too-short', /TABWARD_MCP_TOKEN is 9 characters; at least 16/],
+    ] as const) {
+      const out = await runCli(['mcp', '--http', '0'], {
+        TABWARD_HOME: refusedHome,
+        TABWARD_MCP_TOKEN: value,
+      });
+      assert.equal(out.code, 2, out.stderr);
+      assert.match(out.stderr, says);
+      assert.doesNotMatch(out.stderr, /Streamable HTTP at/);
+    }
+  });
+
+  test('elicitation goes to the session that made the call only; another session cannot answer it', async () => {
+    const asked: string[] = [];
+    let answerA: ((result: ElicitResult) => void) | undefined;
+    const eliciting = async (name: string, answer: () => Promise<ElicitResult>) => {
+      const client = new Client({ name, version: '1' }, { capabilities: { elicitation: {} } });
+      client.setRequestHandler(ElicitRequestSchema, () => {
+        asked.push(name);
+        return answer();
+      });
+      const through = transport();
+      await client.connect(through);
+      return { client, sessionId: through.sessionId ?? '' };
+    };
+    const a = await eliciting(
+      'a',
+      () =>
+        new Promise<ElicitResult>((resolve) => {
+          answerA = resolve;
+        }),
+    );
+    // B would approve anything it were asked.
+    const b = await eliciting('b', async () => ({ action: 'accept', content: { decision: 'approve' } }));
+    try {
+      const opening = a.client.callTool({
+        name: 'new_page',
+        arguments: { url: site.url('github.com', '/settings/keys') },
+      });
+      await waitFor('the question to session a', () => asked.includes('a'));
+      // B answers every request id A's question could have, in its own session: nothing of A's moves.
+      for (let id = 0; id < 5; id++) {
+        const forged = await fetch(mcpUrl, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': b.sessionId,
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: { action: 'accept', content: { decision: 'approve' } },
+          }),
+        });
+        await forged.body?.cancel();
+      }
+      assert.deepEqual(asked, ['a'], 'only the calling session was asked');
+      assert.ok(answerA);
+      answerA({ action: 'decline' });
+      const result = await opening;
+      assert.match(text(result), /declin|reject/i);
+      assert.equal(
+        site.seen.filter((seen) => seen.path === '/settings/keys').length,
+        0,
+        'the page was never requested',
+      );
+    } finally {
+      await a.client.close();
+      await b.client.close();
+    }
+  });
+
+  test('shutting down while something holds the approval page open closes the browser and its profile', async () => {
+    const client = await connect();
+    const status = text(await client.callTool({ name: 'browser_status', arguments: {} }));
+    await client.close();
+    const pid = Number(/\(pid (\d+)\)/.exec(status)?.[1]);
+    const profile = /temporary profile: (\S+)/.exec(status)?.[1] ?? '';
+    assert.ok(pid > 0 && profile, status);
+    // As a tab on the page would: a kept-alive connection polling it, and a socket opened ahead of its next
+    // request (Chromium pre-connects), which keeps the page's server from closing.
+    const agent = new Agent({ keepAlive: true });
+    const poll = () =>
+      new Promise<void>((resolve) => {
+        const req = request(`${pageUrl}pending`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', () => resolve());
+        req.end();
+      });
+    await poll();
+    const polling = setInterval(() => void poll(), 100);
+    const preconnect = openSocket(Number(new URL(pageUrl).port), '127.0.0.1');
+    preconnect.on('error', () => undefined);
+    await new Promise((resolve) => preconnect.once('connect', resolve));
+    await poll();
+    try {
+      const started = Date.now();
+      let code: number | null | undefined;
+      server.once('exit', (exitCode) => {
+        code = exitCode;
+      });
+      server.kill('SIGTERM');
+      await waitFor('tabward to exit after SIGTERM', () => code !== undefined, { timeoutMs: 25_000 });
+      assert.equal(code, 0);
+      assert.ok(Date.now() - started < 25_000, `shutdown took ${Date.now() - started} ms`);
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await waitFor('Chromium gone', () => !alive(), { timeoutMs: 5_000 });
+      await waitFor('the profile deleted', () => !existsSync(profile), { timeoutMs: 5_000 });
+    } finally {
+      clearInterval(polling);
+      preconnect.destroy();
+      if (server.exitCode === null) server.kill('SIGKILL');
+      try {
+        process.kill(-pid, 'SIGKILL'); // the browser this test started, if a failure left it
+      } catch {
+        // gone, as it should be
+      }
+      agent.destroy();
+    }
   });
 });
