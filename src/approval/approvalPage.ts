@@ -1,12 +1,18 @@
 // The local approval page: a tiny web app on 127.0.0.1 with a random port and an unguessable token in its
 // URL, showing pending approvals live. It is the approver when the MCP client cannot ask the human itself.
+// A question leaves the page when it is answered, times out, or its call is withdrawn (cancelled, client gone);
+// what the page shows is sanitised here and rendered with textContent there.
 
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { displayRequest } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
+import { forDisplay } from '../core/displayText.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
+
+const cancelled: ApprovalChoice = { choice: 'reject', reason: 'the call was cancelled' };
 
 interface Pending {
   readonly request: ApprovalRequest;
@@ -55,32 +61,37 @@ export class ApprovalPage implements Approver {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+  ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
+    if (signal?.aborted) return Promise.resolve(cancelled);
     const timeoutMs = this.options.timeoutMs ?? 5 * 60_000;
     this.options.notify?.(
-      `tabward: approval needed for ${request.tool} on ${request.origin || 'the browser'}: ${this.url}`,
+      `tabward: approval needed for ${forDisplay(request.tool)} on ${forDisplay(request.origin || 'the browser')}: ${this.url}`,
     );
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      // Whichever comes first (an answer, the timeout, the call withdrawn) settles it and removes the question.
+      const settle = (choice: ApprovalChoice) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', withdraw);
         this.pending.delete(request.id);
-        resolve({
-          choice: 'reject',
-          reason: `nobody answered on the approval page within ${Math.round(timeoutMs / 1000)} s`,
-        });
-      }, timeoutMs);
-      this.pending.set(request.id, {
-        request,
-        resolve: (choice) => {
-          clearTimeout(timer);
-          resolve(choice);
-        },
-      });
+        resolve(choice);
+      };
+      const withdraw = () => settle(cancelled);
+      const timer = setTimeout(
+        () =>
+          settle({
+            choice: 'reject',
+            reason: `nobody answered on the approval page within ${Math.round(timeoutMs / 1000)} s`,
+          }),
+        timeoutMs,
+      );
+      signal?.addEventListener('abort', withdraw, { once: true });
+      this.pending.set(request.id, { request, resolve: settle });
     });
   }
 
-  /** Pending requests, for the page and for tests acting as the human. */
+  /** Pending requests as the human may see them (page-chosen text sanitised), for the page and for tests. */
   list(): ApprovalRequest[] {
-    return [...this.pending.values()].map((entry) => entry.request);
+    return [...this.pending.values()].map((entry) => displayRequest(entry.request));
   }
 
   private app(): Hono {

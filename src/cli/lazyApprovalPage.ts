@@ -25,10 +25,10 @@ export class LazyApprovalPage implements Approver {
     return (await this.starting).url;
   }
 
-  async ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+  async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
     await this.start();
     if (!this.page) return { choice: 'reject', reason: 'the approval page could not start' };
-    return this.page.ask(request);
+    return this.page.ask(request, signal);
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,8 @@
-// Asking the human through the MCP client itself (elicitation), for clients that declare the capability.
+// Asking the human through the MCP client itself (elicitation), for clients that declare the capability. The
+// message shows page-chosen text sanitised; a cancelled call withdraws its question.
 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { argsLine, displayRequest, elementPhrase } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 
 export function clientCanElicit(server: Server): boolean {
@@ -15,7 +17,7 @@ export class ElicitationApprover implements Approver {
     private readonly timeoutMs = 5 * 60_000,
   ) {}
 
-  async ask(request: ApprovalRequest): Promise<ApprovalChoice> {
+  async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
     const decisions = [
       'approve',
       ...(request.approveAllAllowed ? ['approve-all'] : []),
@@ -23,12 +25,12 @@ export class ElicitationApprover implements Approver {
       'skip',
       'modify',
     ];
-    const element = request.element ? ` on ${request.element.role} "${request.element.name}"` : '';
+    const shown = displayRequest(request);
     const message = [
-      `tabward: ${request.tool}${element}${request.sensitive ? ' — SENSITIVE PAGE' : ''}`,
-      `Page: ${request.url || '(none)'}`,
-      `Why asked: ${request.reason} (rule ${request.rule})`,
-      `Arguments: ${JSON.stringify(request.args)}`,
+      `tabward: ${shown.tool}${elementPhrase(request)}${request.sensitive ? ' — SENSITIVE PAGE' : ''}`,
+      `Page: ${shown.url || '(none)'}`,
+      `Why asked: ${shown.reason} (rule ${shown.rule})`,
+      `Arguments: ${argsLine(request)}`,
     ].join('\n');
     try {
       const result = await this.server.elicitInput(
@@ -49,11 +51,13 @@ export class ElicitationApprover implements Approver {
             required: ['decision'],
           },
         },
-        { timeout: this.timeoutMs },
+        // The SDK withdraws the question (notifications/cancelled) when the call that asks is cancelled.
+        signal ? { timeout: this.timeoutMs, signal } : { timeout: this.timeoutMs },
       );
       if (result.action !== 'accept') return { choice: 'reject', reason: `the user chose ${result.action}` };
       return toChoice(result.content ?? {}, request);
     } catch (error) {
+      if (signal?.aborted) return { choice: 'reject', reason: 'the call was cancelled' };
       const why = error instanceof Error ? error.message : String(error);
       return { choice: 'reject', reason: `approval could not be asked: ${why}` };
     }

@@ -1,8 +1,16 @@
 // The MCP face of tabward: the browser tool catalogue, listed lean and called through the ToolRunner (so
-// through the guard), with errors translated once into isError results.
+// through the guard), with errors translated once into isError results. A call that waits for a human reports
+// progress, and a cancelled call (or a client gone) withdraws its question.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type ProgressToken,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Approver } from '../core/approvals.ts';
 import { noApprover } from '../core/approvals.ts';
@@ -10,6 +18,7 @@ import { asTabwardError } from '../core/errors.ts';
 import type { ToolRunner } from '../tools/runner.ts';
 import type { Tool } from '../tools/tool.ts';
 import { clientCanElicit, ElicitationApprover } from './elicitationApprover.ts';
+import { withProgress } from './progressApprover.ts';
 
 export type ApprovalMode = 'auto' | 'elicit' | 'page' | 'deny';
 
@@ -21,6 +30,8 @@ export interface McpServerOptions {
   readonly version: string;
   /** Called once the client has its tool list: heavy start-up work can begin without delaying it. */
   readonly onToolsListed?: () => void;
+  /** How often a call waiting for a human reports progress (when its request carries a progressToken). */
+  readonly progressIntervalMs?: number;
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -34,12 +45,20 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (options.onToolsListed) setImmediate(options.onToolsListed);
     return { tools: listed };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
-      const approver = chooseApprover(server, options);
+      const approver = reportingProgress(
+        chooseApprover(server, options),
+        request.params._meta,
+        extra,
+        options,
+      );
+      // The SDK aborts extra.signal on notifications/cancelled and when the transport closes: a withdrawn
+      // call withdraws its question, and the runner never acts on a late answer.
       const result = await options.runner.call(request.params.name, request.params.arguments ?? {}, {
         frontEnd: 'mcp',
         approver,
+        signal: extra.signal,
       });
       return { content: result.content.map((part) => ({ ...part })) };
     } catch (error) {
@@ -69,6 +88,33 @@ function chooseApprover(server: Server, options: McpServerOptions): Approver {
     default:
       return clientCanElicit(server) ? elicit() : (options.page ?? noApprover);
   }
+}
+
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+function reportingProgress(
+  approver: Approver,
+  meta: { progressToken?: ProgressToken | undefined } | undefined,
+  extra: CallExtra,
+  options: McpServerOptions,
+): Approver {
+  const token = meta?.progressToken;
+  const where =
+    approver instanceof ElicitationApprover
+      ? 'in your MCP client'
+      : approver === options.page
+        ? 'on the approval page'
+        : undefined;
+  if (token === undefined || where === undefined) return approver;
+  return withProgress(approver, {
+    where,
+    ...(options.progressIntervalMs ? { intervalMs: options.progressIntervalMs } : {}),
+    send: (progress, message) =>
+      extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, message },
+      }),
+  });
 }
 
 const elicitationMissing: Approver = {

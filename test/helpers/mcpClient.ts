@@ -61,7 +61,8 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
     { capabilities: options.elicitation === false ? {} : { elicitation: {} } },
   );
   const human = new ScriptedHuman();
-  human.attach(client);
+  // The SDK refuses an elicitation handler on a client that does not declare the capability.
+  if (options.elicitation !== false) human.attach(client);
   await client.connect(transport);
   return {
     client,

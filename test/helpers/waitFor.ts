@@ -28,3 +28,16 @@ export async function waitFor<T>(
   const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
   throw new Error(`timed out waiting for ${what}${why}`);
 }
+
+/** `promise`, or a rejection naming `what` if it has not settled within `timeoutMs` (default 10 s). */
+export async function within<T>(what: string, promise: Promise<T>, timeoutMs = 10_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
