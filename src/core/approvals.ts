@@ -29,7 +29,8 @@ export type ApprovalChoice =
 export interface Approver {
   /** Shown in the audit log and in browser_status: "elicitation", "page http://127.0.0.1:PORT/...", ... */
   readonly name: string;
-  ask(request: ApprovalRequest): Promise<ApprovalChoice>;
+  /** `signal` aborts when the call that asks is cancelled or its client goes away: the question is withdrawn. */
+  ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice>;
 }
 
 /** Fail closed when no human can be reached, and say how to reach one. */
