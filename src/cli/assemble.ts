@@ -10,7 +10,7 @@ import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
 import { homeAuditPath } from './home.ts';
 import { LazyApprovalPage } from './lazyApprovalPage.ts';
-import { boundedStep, killLaunchedBrowser } from './shutdown.ts';
+import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
   readonly mode: BrowserMode | 'auto';
@@ -59,9 +59,7 @@ export async function assembleGuardedBrowser(
     close: async () => {
       // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
       // from closing. Each step is bounded; a browser still there after its step is killed.
-      const { pid, profile } = session.status();
-      if (!(await boundedStep('closing the browser', session.close(), log)))
-        killLaunchedBrowser(pid, profile, log);
+      await closeBrowserSession(session, log);
       await boundedStep('stopping the approval page', page?.stop() ?? Promise.resolve(), log);
     },
   };

@@ -14,8 +14,8 @@ import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe
 import { startRecipeServer } from '../recipes/server.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
 import { bearerToken, homeAuditPath } from './home.ts';
-
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
+import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 /** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
 function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
@@ -32,7 +32,9 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
   const model = modelConfigFromEnv();
   return {
     browser,
-    close: async () => session?.close(),
+    close: async () => {
+      if (session) await closeBrowserSession(session, log);
+    },
     /** What every run of this command shares. */
     runOptions: (frontEnd: string) => ({
       browser,
@@ -128,8 +130,9 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
         `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
       ),
     );
+  // Bounded: a client's open connection must not keep the server, or its browser, alive.
   const stop = async () => {
-    await server.close();
+    await boundedStep('closing the HTTP server', server.close(), log);
     await runtime.close();
     process.exit(0);
   };

@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
+import type { BrowserSession } from '../browser/session.ts';
 
 export const closeStepMs = 5_000;
 
@@ -29,6 +30,16 @@ export async function boundedStep(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Closes the session's browser within its bound; one tabward launched that is still there is killed. */
+export async function closeBrowserSession(
+  session: BrowserSession,
+  log: (line: string) => void,
+): Promise<void> {
+  const { pid, profile } = session.status();
+  if (!(await boundedStep('closing the browser', session.close(), log)))
+    killLaunchedBrowser(pid, profile, log);
 }
 
 /** Kills a launched browser's process group and removes its profile when it is one tabward made. */
