@@ -1,7 +1,8 @@
 // Serving the MCP server over stdio (one client) or Streamable HTTP on 127.0.0.1 (a server per session,
 // all sharing one browser and one guard). Over HTTP every request must carry the bearer token (401 says how),
 // the Host header is checked against DNS rebinding and a web page's Origin is refused (403). A session's server
-// is its own: its elicitation questions go to that session's client only, never to another.
+// is its own: its elicitation questions go to that session's client only, never to another. A client that hangs
+// up on a running call cancels it.
 
 import { randomUUID } from 'node:crypto';
 import {
@@ -14,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 
 export async function serveStdio(server: Server, onClose: () => Promise<void>): Promise<void> {
@@ -62,7 +63,13 @@ export async function serveHttp(
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) {
+      if (req.method !== 'POST') return existing.handleRequest(req, res);
+      const posted = await readJson(req);
+      if (posted === undefined) return reply(res, 400, 'The body is not JSON');
+      cancelOnHangUp(existing, posted, res);
+      return existing.handleRequest(req, res, posted);
+    }
     if (req.method !== 'POST') return reply(res, 400, 'No such session; start with an initialize request');
     const body = await readJson(req);
     if (!isInitializeRequest(body))
@@ -94,6 +101,24 @@ export async function serveHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A client that drops the connection of a call still running never reads its answer (there is no event store
+ * to resume from): cancel the call as if the client had said so, which withdraws any question it waits on.
+ */
+function cancelOnHangUp(transport: StreamableHTTPServerTransport, body: unknown, res: ServerResponse): void {
+  const ids = (Array.isArray(body) ? body : [body]).filter(isJSONRPCRequest).map((message) => message.id);
+  if (!ids.length) return;
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids)
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'the client disconnected' },
+      });
+  });
 }
 
 function reply(res: ServerResponse, status: number, message: string): void {
