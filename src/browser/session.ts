@@ -107,8 +107,11 @@ export class BrowserSession {
       try {
         const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
         // In the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is.
-        if (connection.mode === 'shared' && this.config.network)
-          await withDeadline(this.config.network.watchPage(page), 30_000, 'Guarding the tab');
+        const { network } = this.config;
+        if (network) {
+          const guarding = connection.mode === 'shared' ? network.watchPage(page) : network.ready(page);
+          await withDeadline(guarding, 30_000, 'Guarding the tab');
+        }
         const tracked = this.pages.track(page, true);
         tracked.ownedByAgent = true;
         this.pages.selected = tracked;

@@ -2,7 +2,9 @@
 // log and the ToolRunner that ties them together. Shared by `tabward mcp` and `tabward demo`.
 
 import { AuditLog } from '../audit/auditLog.ts';
+import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
+import { ActionPasses } from '../core/actionPasses.ts';
 import { noApprover } from '../core/approvals.ts';
 import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
 import { browserTools } from '../tools/catalogue.ts';
@@ -16,6 +18,7 @@ export interface GuardedBrowserOptions extends BrowserFlags {
   readonly mode: BrowserMode | 'auto';
   readonly rules: readonly string[];
   readonly secrets?: string | undefined;
+  readonly secretEnv?: readonly string[] | undefined;
   readonly auditLog?: string | undefined;
   readonly policy: WritePolicy;
   readonly timeout: number;
@@ -25,6 +28,7 @@ export interface GuardedBrowserOptions extends BrowserFlags {
 
 export interface GuardedBrowser {
   readonly session: BrowserSession;
+  readonly network: NetworkGuard;
   readonly runner: ToolRunner;
   readonly page: LazyApprovalPage | undefined;
   readonly auditPath: string;
@@ -35,16 +39,26 @@ export async function assembleGuardedBrowser(
   options: GuardedBrowserOptions,
   log: (line: string) => void,
 ): Promise<GuardedBrowser> {
-  const { rules, secrets } = loadRulesAndSecrets(options.rules, options.secrets, log);
-  const session = new BrowserSession(
-    browserConfig(options.mode === 'auto' ? 'isolated' : options.mode, options, log),
-  );
-  // Started by the front end once it is serving (see LazyApprovalPage).
-  const page = options.approvalPage ? new LazyApprovalPage(log) : undefined;
+  const { rules, secrets } = loadRulesAndSecrets(options.rules, options.secrets, log, options.secretEnv);
+  // tabward's own servers join protectedPorts as they start: the agent's browser can never reach them.
+  const network = new NetworkGuard(rules, new ActionPasses(), new Set());
+  const session = new BrowserSession({
+    ...browserConfig(options.mode === 'auto' ? 'isolated' : options.mode, options, log),
+    network,
+  });
+  // Started by the front end once it is serving (see LazyApprovalPage). Its token is a secret: nothing the
+  // agent reads may show it.
+  const page = options.approvalPage
+    ? new LazyApprovalPage(log, (port, token) => {
+        network.protectedPorts.add(port);
+        secrets.redactAlso(token);
+      })
+    : undefined;
   const auditPath = options.auditLog ?? homeAuditPath(log);
   const runner = new ToolRunner({
     tools: browserTools,
     context: { session, secrets, timeoutMs: options.timeout },
+    network,
     rules,
     approver: page ?? noApprover,
     audit: new AuditLog(auditPath),
@@ -53,6 +67,7 @@ export async function assembleGuardedBrowser(
   });
   return {
     session,
+    network,
     runner,
     page,
     auditPath,

@@ -8,17 +8,24 @@ export class LazyApprovalPage implements Approver {
   private page: ApprovalPage | undefined;
   private starting: Promise<ApprovalPage> | undefined;
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    /** Told the page's port and token once it is up, before anyone can be asked on it. */
+    private readonly onStarted: (port: number, token: string) => void = () => undefined,
+  ) {}
 
+  /** Never the page's address: this name reaches the agent (browser_status, audit), the token must not. */
   get name(): string {
-    return this.page?.name ?? 'page (starting)';
+    return this.page ? "the approval page (its address is on tabward's stderr)" : 'page (starting)';
   }
 
   /** Starts the page (once); resolves with its address. */
   async start(): Promise<string> {
     this.starting ??= import('../approval/approvalPage.ts').then(async ({ ApprovalPage }) => {
       const page = new ApprovalPage({ notify: this.log });
-      this.log(`tabward: approval page at ${await page.start()}`);
+      const url = await page.start();
+      this.onStarted(Number(new URL(url).port), page.token);
+      this.log(`tabward: approval page at ${url}`);
       this.page = page;
       return page;
     });

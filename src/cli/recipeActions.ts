@@ -19,7 +19,7 @@ import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 /** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
 function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
-  const { rules, secrets } = loadRulesAndSecrets(flags.rules, flags.secrets, log);
+  const { rules, secrets } = loadRulesAndSecrets(flags.rules, flags.secrets, log, flags.secretEnv);
   const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;
   const browser = () => {

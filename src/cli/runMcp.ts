@@ -45,6 +45,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   if (flags.http === undefined || token === undefined) await serveStdio(makeServer(), shutdown);
   else {
     const served = await serveHttp(makeServer, flags.http, mcpHttpAuth(token));
+    // The agent's browser must never reach the server that takes the agent's own calls.
+    browser.network.protectedPorts.add(Number(new URL(served.url).port));
     log(`tabward: MCP over Streamable HTTP at ${served.url}`);
     announceMcpToken(token, served.url, log);
   }
