@@ -58,7 +58,10 @@ export class ApprovalPage implements Approver {
       this.pending.delete(id);
     }
     const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!server) return;
+    // A browser's kept-alive or pre-connected socket would hold close() open forever.
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
@@ -101,6 +104,15 @@ export class ApprovalPage implements Approver {
       if (host !== `127.0.0.1:${this.port}` && host !== `localhost:${this.port}`)
         return c.text('bad host', 403);
       if (!c.req.path.startsWith(`/${this.token}/`)) return c.text('not found', 404);
+      // Only the page itself (or the human typing its address) may use it: a request another page makes, even
+      // one that learned the token, carries a foreign Origin or Sec-Fetch-Site and is refused.
+      const origin = c.req.header('origin');
+      const site = c.req.header('sec-fetch-site');
+      if (
+        (origin !== undefined && origin !== `http://${host}`) ||
+        (site && !['same-origin', 'none'].includes(site))
+      )
+        return c.text('cross-origin requests are refused', 403);
       await next();
       c.header('Cache-Control', 'no-store');
       c.header('X-Frame-Options', 'DENY');
