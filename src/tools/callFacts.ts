@@ -43,6 +43,8 @@ export function guardFacts(tool: Tool, args: Args, target: ToolTarget, state: Ca
 /** Each secret the call types, judged by the origin of the frame of the field it goes into. */
 export function secretUses(tool: Tool, args: Args, target: ToolTarget, secrets: Secrets): SecretUse[] {
   return (tool.secretsUsed?.(args) ?? []).map(({ name, ref }) => {
+    // An undeclared name fails here, before anyone is asked about typing it.
+    secrets.get(name);
     const frame = target.refFrames?.[ref] ?? target.frames[0];
     const origin = frame ? originOf(frame.url, frame.creatorUrl) : 'an unknown origin';
     const { placement, boundTo } = secrets.placement(name, origin);

@@ -207,6 +207,11 @@ export class ToolRunner {
     let handled: ToolResult;
     try {
       handled = await tool.handle(args, context, target);
+    } catch (error) {
+      // A navigation the backstop stopped fails in the browser: say what was stopped and why.
+      const stopped = this.reportStopped(network?.since(mark) ?? [], trail);
+      if (stopped) throw new TabwardError('blocked', stopped, 'A human approval is needed for that page.');
+      throw error;
     } finally {
       // A redirect or a late submit right after the action is still its doing; later requests are not.
       opened?.end(2_000);
