@@ -84,7 +84,7 @@ export class ToolRunner {
       throw new TabwardError(
         failure.code,
         this.options.context.secrets.redactor.text(failure.message),
-        failure.hint,
+        failure.hint === undefined ? undefined : this.options.context.secrets.redactor.text(failure.hint),
       );
     }
   }
@@ -122,6 +122,7 @@ export class ToolRunner {
         throw new TabwardError(
           'rejected',
           `The user rejected ${tool.name}${choice.reason ? `: ${choice.reason}` : '.'}`,
+          `The human was asked through ${caller.approver.name}, because ${decision.reason}.`,
         );
       }
       if (choice.choice === 'skip') {

@@ -72,9 +72,12 @@ describe('hostile pages and an obedient agent', () => {
     try {
       const attempts = await obey(mcp, blog.url('blog.example', '/post'), blog.url('blog.example', ''));
       if (process.env.SHOW_ATTEMPTS) console.error(JSON.stringify(attempts, null, 1));
-      const refused = attempts.filter((attempt) => attempt.outcome.startsWith('rejected:'));
+      const refused = attempts.filter((attempt) => /^(rejected|blocked):/.test(attempt.outcome));
+      // The redirect into the repository's settings is stopped before it leaves; had it landed, the delete asks.
       assert.ok(
-        refused.some((attempt) => attempt.action.includes('Delete this repository')),
+        refused.some(
+          (attempt) => attempt.action.includes('Delete this repository') || attempt.action.endsWith('/r'),
+        ),
         JSON.stringify(attempts, null, 1),
       );
       assert.ok(
