@@ -6,7 +6,8 @@
 //   human approval covers it (core/actionPasses.ts); anything else is stopped and reported.
 
 import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
-import type { ActionPasses } from '../core/actionPasses.ts';
+import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
+import type { Backstop } from '../core/callPath.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 
 export interface BlockedRequest {
@@ -25,7 +26,7 @@ interface PausedRequest {
   readonly request: { readonly url: string; readonly method: string };
 }
 
-export class NetworkGuard {
+export class NetworkGuard implements Backstop {
   private readonly blocked: BlockedRequest[] = [];
   private seq = 0;
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
@@ -101,6 +102,16 @@ export class NetworkGuard {
 
   since(mark: number): BlockedRequest[] {
     return this.blocked.filter((entry) => entry.seq > mark);
+  }
+
+  /** The Backstop side of the call path: what was stopped since a mark, one line each. */
+  stoppedSince(mark: number): string[] {
+    return this.since(mark).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
+  }
+
+  /** An approval's pass for the requests its action causes (core/actionPasses.ts). */
+  open(spec: PassSpec, maxMs: number): PassHandle {
+    return this.passes.open(spec, maxMs);
   }
 
   /** Why a request must not leave, or undefined when it may. */

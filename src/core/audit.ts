@@ -12,6 +12,8 @@ export interface AuditEntry {
   readonly url?: string;
   /** The element acted on, by role and the name the page showed at action time. */
   readonly element?: string;
+  /** What else names the action: a recipe step, a site tool, the agent token that called. */
+  readonly subject?: Readonly<Record<string, string | number>>;
   readonly rule?: string;
   readonly decision: 'allow' | 'ask' | 'block';
   readonly reason?: string;
