@@ -110,6 +110,9 @@ function renderPending(state: PopupState): void {
       const task = document.createElement('div');
       task.className = 'task';
       task.textContent = p.taskId;
+      const where = document.createElement('div');
+      where.className = p.sensitive ? 'where sensitive' : 'where';
+      where.textContent = `in ${forDisplay(p.url, 200)}: ${forDisplay(p.reason, 300)}`;
       const args = document.createElement('pre');
       args.textContent = displayArgs(p.args);
       const decide = (decision: 'approved' | 'denied' | 'always') => () =>
@@ -117,11 +120,14 @@ function renderPending(state: PopupState): void {
       li.append(
         title,
         task,
+        where,
         args,
         button('Approve', 'approve', decide('approved')),
         button('Deny', 'deny', decide('denied')),
-        button(`Always allow ${forDisplay(p.tool)}`, 'secondary always', decide('always')),
       );
+      // Never offered for a sensitive page: every call there asks.
+      if (p.approveAllAllowed)
+        li.append(button(`Always allow ${forDisplay(p.tool)}`, 'secondary always', decide('always')));
       return li;
     }),
   );

@@ -2,12 +2,13 @@
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { AuditLog } from '../audit/auditLog.ts';
 import { TabwardError } from '../core/errors.ts';
 import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { startRelay } from '../relay/relayServer.ts';
 import { RelayStore } from '../relay/relayStore.ts';
 import { loadRules, reportRuleProblems } from './config.ts';
-import { ensureHome } from './home.ts';
+import { ensureHome, homeAuditPath } from './home.ts';
 import { packageRoot, version } from './packageRoot.ts';
 import type { RelayFlags, StoreFlags } from './relayCommand.ts';
 
@@ -36,6 +37,7 @@ export async function serveRelay(flags: RelayFlags): Promise<void> {
     publicHosts: flags.publicHost,
     callDeadlineMs: flags.callTimeout * 1000,
     version,
+    audit: new AuditLog(flags.auditLog ?? homeAuditPath()),
   }).catch((error: unknown) => {
     store.close();
     const busy = (error as { code?: string }).code === 'EADDRINUSE';

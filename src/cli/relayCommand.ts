@@ -12,6 +12,7 @@ export interface RelayFlags {
   readonly publicHost: string[];
   readonly callTimeout: number;
   readonly rules: string[];
+  readonly auditLog?: string;
 }
 
 export interface StoreFlags {
@@ -49,6 +50,7 @@ export function relayCommand(): Command {
       60,
     )
     .option('--rules <file>', 'extra sensitive-page rules (repeatable)', collect, [])
+    .option('--audit-log <file>', 'where site calls are recorded (default: ~/.tabward/audit.jsonl)')
     .action(async (flags: RelayFlags) => (await import('./relayActions.ts')).serveRelay(flags));
   relay
     .command('pair')

@@ -34,11 +34,20 @@ export interface GuardFacts {
   readonly secrets?: readonly SecretUse[];
   /** The call runs script in (or reads raw values of) a document a secret was typed into. */
   readonly touchesTypedSecret?: boolean;
+  /** Why the action reads as destructive (its label, or the path it sends to), when it does. */
+  readonly looksDestructive?: string;
   /** Origins of sensitive pages the agent has read in this session. */
   readonly taintedOrigins: readonly string[];
   readonly policy: WritePolicy;
   /** An approve-all grant (this tool or the whole server) is in force. */
   readonly approveAll: boolean;
+  /** A WebMCP site tool call through the relay (core/siteCalls.ts builds these facts): see siteCallRule. */
+  readonly site?: SiteCallFact;
+}
+
+export interface SiteCallFact {
+  /** The human's standing choice for this tool on this site, in this workspace. */
+  readonly standingPermission: 'always' | 'ask';
 }
 
 export interface SecretUse {
@@ -76,6 +85,8 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
       `close_page refused: tab ${tab.id} is the user's, not one the agent opened.`,
     );
   }
+  const sensitiveSite = facts.site ? sensitiveSiteCall(facts, rules) : undefined;
+  if (sensitiveSite) return sensitiveSite;
   if (kind === 'read') return { verdict: 'allow', reason: 'read-only tool' };
   if (kind === 'mode') return modeChange(facts);
   if (userTab && mode !== 'isolated') {
@@ -111,7 +122,32 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     const where = facts.frames[0] ? originOf(facts.frames[0].url) : 'the page';
     return ask('local-files', `uploading local files hands them to ${where}`, true, false);
   }
+  if (facts.site) return standingSitePermission(facts.site);
   return ordinaryWrite(facts);
+}
+
+/**
+ * Site calls (relay): a site tool runs the page's own code in the user's logged-in tab, so a document that a rule
+ * marks sensitive asks for every call, read-only or not and whatever the human chose to "always allow"; the
+ * frames are the document the extension says will run the call.
+ */
+function sensitiveSiteCall(facts: GuardFacts, rules: RuleSet): Decision | undefined {
+  const hit = sensitiveFrame(facts, rules);
+  if (!hit) return undefined;
+  const why = `the document that would run it (${hit.where}) matches the sensitive rule ${hit.rule}: every call asks`;
+  return ask(hit.rule, why, false, true);
+}
+
+/** Site calls that may change state run under a standing "always allow" for the tool, and ask otherwise. */
+function standingSitePermission(site: SiteCallFact): Decision {
+  if (site.standingPermission === 'always')
+    return { verdict: 'allow', reason: 'the human chose "always allow" for this tool on this site' };
+  return ask(
+    'site-write',
+    'the site tool may change state (the page does not mark it read-only)',
+    true,
+    false,
+  );
 }
 
 /** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */
@@ -124,6 +160,11 @@ function modeChange(facts: GuardFacts): Decision {
 function ordinaryWrite(facts: GuardFacts): Decision {
   if (facts.policy === 'sensitive-only')
     return { verdict: 'allow', reason: 'policy: only sensitive pages ask' };
+  if (facts.policy === 'destructive-asks') {
+    if (!facts.looksDestructive || facts.approveAll)
+      return { verdict: 'allow', reason: 'policy: only writes that read as destructive ask' };
+    return ask('destructive', `this reads as destructive: ${facts.looksDestructive}`, true, false);
+  }
   if (facts.mode === 'isolated' && facts.policy === 'default') {
     return { verdict: 'allow', reason: 'isolated profile: no account to harm' };
   }

@@ -1,7 +1,7 @@
 // Wire types of the WebMCP bridge, shared by the relay (Node) and the extension (browser). Plain data only:
 // every message crosses JSON at least once (page <-> bridge <-> service worker <-> relay).
 
-export const bridgeProtocolVersion = 1;
+export const bridgeProtocolVersion = 2;
 
 /**
  * The id Chrome gives the bundled extension: fixed by the public key in extension/manifest.json, so the relay
@@ -33,6 +33,7 @@ export const callErrorCodes = [
   'too_large',
   'not_connected',
   'not_shared',
+  'moved',
 ] as const;
 export type CallErrorCode = (typeof callErrorCodes)[number];
 
@@ -83,27 +84,63 @@ export interface ActivityEntry {
   readonly detail: string;
 }
 
-/** Relay -> extension over the WebSocket. */
+/** The document the extension picked to run a call, reported before anything runs: what both sides judge. */
+export interface CallTarget {
+  readonly documentId: string;
+  /** The document's URL right now (after any same-document navigation). */
+  readonly url: string;
+}
+
+/** What names one call in every message about it. */
+interface CallHeader {
+  readonly taskId: string;
+  readonly agent: string;
+  readonly site: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly deadlineMs: number;
+}
+
+/**
+ * Relay -> extension over the WebSocket. One call is: `locate` (which document would run it; the extension may
+ * reopen the site), `ask` when the relay's guard asks (shown in the popup, bound to that document and URL),
+ * `locate` again, then `call` on exactly the located document. The extension judges the call again itself and
+ * refuses one whose document moved, or that needs an approval it did not give for that document and URL.
+ */
 export type RelayToExtension =
   | {
-      readonly t: 'call';
+      readonly t: 'locate';
       readonly taskId: string;
-      readonly agent: string;
       readonly site: string;
       readonly tool: string;
-      readonly args: Record<string, unknown>;
-      /** The relay's verdict: the human must approve (sensitive page, or a write not covered by "always"). */
-      readonly ask: boolean;
       readonly deadlineMs: number;
     }
+  | (CallHeader & {
+      readonly t: 'ask';
+      readonly target: CallTarget;
+      /** Why the relay's guard asks, in words. */
+      readonly reason: string;
+      readonly sensitive: boolean;
+      /** "Always allow" may be offered (never for a sensitive page). */
+      readonly approveAllAllowed: boolean;
+    })
+  | (CallHeader & { readonly t: 'call'; readonly target: CallTarget })
   | { readonly t: 'cancel'; readonly taskId: string; readonly reason: string }
   | { readonly t: 'activity'; readonly entry: ActivityEntry }
-  | { readonly t: 'welcome'; readonly workspace: string; readonly activity: readonly ActivityEntry[] };
+  | {
+      readonly t: 'welcome';
+      readonly workspace: string;
+      readonly activity: readonly ActivityEntry[];
+      /** The relay's sensitive-page rules (pattern sources); the extension adds them to the defaults it ships. */
+      readonly rules: readonly string[];
+    };
 
 /** Extension -> relay over the WebSocket. */
 export type ExtensionToRelay =
   | { readonly t: 'sites'; readonly sites: readonly SharedSiteState[] }
   | { readonly t: 'outcome'; readonly taskId: string; readonly outcome: CallOutcome }
+  | { readonly t: 'located'; readonly taskId: string; readonly target: CallTarget }
+  | { readonly t: 'located'; readonly taskId: string; readonly error: CallError }
   | {
       readonly t: 'decision';
       readonly taskId: string;
@@ -115,7 +152,7 @@ export type ExtensionToRelay =
 /** A site the human shares, with the tools its open tabs (or, when none is open, the last ones) expose. */
 export interface SharedSiteState {
   readonly origin: string;
-  /** The last URL seen for it: where a background tab is reopened, and what the sensitive rules look at. */
+  /** The last URL seen for it: where a background tab is reopened (calls are judged on the document's own URL). */
   readonly url: string;
   readonly tools: readonly SiteTool[];
   readonly openTabs: number;

@@ -1,12 +1,15 @@
-// The extension side of the relay: the WebSockets of paired extensions, grouped by workspace; routes each call
-// to the extension that shares the site (the one with an open tab first), waits for its outcome under a deadline,
-// and broadcasts the workspace's activity to every connected extension.
+// The extension side of the relay: the WebSockets of paired extensions, grouped by workspace. One call's messages
+// (locate the document that would run it, ask the human in the popup, run it there) all go to the extension first
+// picked for the task (the one with an open tab of the site first), each answer awaited under a deadline; the
+// workspace's activity is broadcast to every connected extension.
 
 import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
+import { TabwardError } from '../core/errors.ts';
 import type {
   ActivityEntry,
   CallOutcome,
+  CallTarget,
   ExtensionToRelay,
   RelayToExtension,
   SharedSiteState,
@@ -24,15 +27,19 @@ interface Connection {
 
 const heartbeatMs = 30_000;
 
-interface PendingCall {
+type Exchange = 'locate' | 'ask' | 'call';
+
+interface Waiter {
   readonly connection: Connection;
-  readonly settle: (outcome: CallOutcome) => void;
+  /** The extension's answer, or undefined when its socket closed first. */
+  readonly settle: (answer: ExtensionToRelay | undefined) => void;
 }
 
-/** What the relay sends the extension for one call, less the envelope, plus the workspace that routes it. */
-export type CallRequest = Omit<Extract<RelayToExtension, { t: 'call' }>, 't' | 'taskId'> & {
-  readonly workspace: string;
-};
+type Message<T extends RelayToExtension['t']> = Omit<Extract<RelayToExtension, { t: T }>, 't' | 'taskId'>;
+export type LocateRequest = Message<'locate'> & { readonly workspace: string };
+export type AskRequest = Message<'ask'>;
+export type CallRequest = Message<'call'>;
+export type HumanDecision = 'approved' | 'denied' | 'always';
 
 export function newTaskId(): string {
   return `task-${randomBytes(5).toString('hex')}`;
@@ -40,11 +47,16 @@ export function newTaskId(): string {
 
 export class ExtensionHub {
   private readonly connections = new Set<Connection>();
-  private readonly pending = new Map<string, PendingCall>();
-
+  private readonly waiting = new Map<string, Waiter>();
+  /** The browser each task was routed to: an approval given in one popup never runs a call in another browser. */
+  private readonly routed = new Map<string, Connection>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
-  constructor(private readonly store: RelayStore) {
+  constructor(
+    private readonly store: RelayStore,
+    /** The relay's sensitive-page rules, sent to each extension on connect. */
+    private readonly rules: readonly string[] = [],
+  ) {
     this.heartbeat = setInterval(() => {
       for (const connection of this.connections) {
         if (!connection.alive) connection.socket.terminate();
@@ -68,41 +80,89 @@ export class ExtensionHub {
       t: 'welcome',
       workspace: extension.workspace,
       activity: this.store.recentActivity(extension.workspace, 50),
+      rules: this.rules,
     });
   }
 
-  /** Sends the call to the extension sharing the site and resolves with its outcome; never rejects. */
-  call(taskId: string, request: CallRequest): Promise<CallOutcome> {
-    const connection = this.route(request.workspace, request.site);
-    if (!connection)
-      return Promise.resolve({
-        ok: false,
-        error: {
-          code: 'not_connected',
-          message: `No browser of workspace "${request.workspace}" is connected with ${request.site} shared. Open Chrome with the tabward extension and share the site from its popup.`,
-        },
-      });
-    return new Promise<CallOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        this.send(connection, { t: 'cancel', taskId, reason: 'deadline' });
-        finish({
-          ok: false,
-          error: {
-            code: 'timeout',
-            message: `No outcome within ${Math.round(request.deadlineMs / 1000)} s (waiting for the human, or the page). The outcome is unknown.`,
-          },
-        });
-      }, request.deadlineMs);
-      const finish = (outcome: CallOutcome): void => {
-        clearTimeout(timer);
-        if (this.pending.get(taskId)?.connection !== connection) return;
-        this.pending.delete(taskId);
-        resolve(outcome);
-      };
-      this.pending.set(taskId, { connection, settle: finish });
-      const { workspace: _routedBy, ...call } = request;
-      this.send(connection, { t: 'call', taskId, ...call });
-    });
+  /** Asks the extension sharing the site which document (and URL) would run the call; nothing runs yet. */
+  async locate(taskId: string, request: LocateRequest): Promise<CallTarget> {
+    const { workspace, ...message } = request;
+    const connection = this.routed.get(taskId) ?? this.route(workspace, request.site);
+    if (!connection || !this.connections.has(connection))
+      throw new TabwardError(
+        'browser_unavailable',
+        `No browser of workspace "${workspace}" is connected with ${request.site} shared. Open Chrome with the tabward extension and share the site from its popup.`,
+      );
+    this.routed.set(taskId, connection);
+    const answer = await this.exchange(
+      connection,
+      taskId,
+      'locate',
+      { t: 'locate', taskId, ...message },
+      request.deadlineMs,
+    );
+    if (answer === 'timeout')
+      throw new TabwardError(
+        'timeout',
+        `The browser did not say within ${seconds(request.deadlineMs)} s which tab would run ${request.tool}.`,
+      );
+    if (answer?.t !== 'located')
+      throw new TabwardError(
+        'browser_unavailable',
+        `The browser disconnected during ${taskId}; nothing was run.`,
+      );
+    if ('error' in answer) throw new TabwardError(errorCodeOf(answer.error.code), answer.error.message);
+    return answer.target;
+  }
+
+  /** Shows the question in the popups of the browser the task was routed to; a withdrawn or unanswered one is denied. */
+  async ask(taskId: string, request: AskRequest, signal?: AbortSignal): Promise<HumanDecision> {
+    const connection = this.routed.get(taskId);
+    if (!connection) return 'denied';
+    const onAbort = (): void => this.send(connection, { t: 'cancel', taskId, reason: 'withdrawn' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const answer = await this.exchange(
+        connection,
+        taskId,
+        'ask',
+        { t: 'ask', taskId, ...request },
+        request.deadlineMs,
+        signal,
+      );
+      if (answer === 'timeout') this.send(connection, { t: 'cancel', taskId, reason: 'deadline' });
+      return answer !== 'timeout' && answer?.t === 'decision' ? answer.decision : 'denied';
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Runs the call on the located document and resolves with its outcome; never rejects. */
+  async call(taskId: string, request: CallRequest): Promise<CallOutcome> {
+    const connection = this.routed.get(taskId);
+    if (!connection || !this.connections.has(connection))
+      return failed('not_connected', `The browser disconnected during ${taskId}; nothing was run.`);
+    const answer = await this.exchange(
+      connection,
+      taskId,
+      'call',
+      { t: 'call', taskId, ...request },
+      request.deadlineMs,
+    );
+    if (answer === 'timeout') {
+      this.send(connection, { t: 'cancel', taskId, reason: 'deadline' });
+      return failed(
+        'timeout',
+        `No outcome within ${seconds(request.deadlineMs)} s (waiting for the human, or the page). The outcome is unknown.`,
+      );
+    }
+    if (answer?.t === 'outcome') return answer.outcome;
+    return failed('not_connected', `The browser disconnected during ${taskId}; the outcome is unknown.`);
+  }
+
+  /** The task is over: forget where it was routed. */
+  finish(taskId: string): void {
+    this.routed.delete(taskId);
   }
 
   record(workspace: string, entry: ActivityEntry): void {
@@ -120,6 +180,32 @@ export class ExtensionHub {
   /** A connected browser of the workspace shares the site right now. */
   serves(workspace: string, site: string): boolean {
     return this.route(workspace, site) !== undefined;
+  }
+
+  private exchange(
+    connection: Connection,
+    taskId: string,
+    kind: Exchange,
+    message: RelayToExtension,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<ExtensionToRelay | undefined | 'timeout'> {
+    const key = `${taskId} ${kind}`;
+    return new Promise((resolve) => {
+      const finish = (answer: ExtensionToRelay | undefined | 'timeout'): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (this.waiting.get(key)?.connection !== connection) return;
+        this.waiting.delete(key);
+        resolve(answer);
+      };
+      const onAbort = (): void => finish(undefined);
+      const timer = setTimeout(() => finish('timeout'), Math.max(0, timeoutMs));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(key, { connection, settle: finish });
+      this.send(connection, message);
+      if (signal?.aborted) finish(undefined);
+    });
   }
 
   private route(workspace: string, site: string): Connection | undefined {
@@ -147,47 +233,25 @@ export class ExtensionHub {
       connection.sites = message.sites;
       connection.reportedAt = Date.now();
       this.store.saveSites(connection.extension, message.sites);
-    } else if (message.t === 'outcome') {
-      const pending = this.pending.get(message.taskId);
-      if (pending?.connection === connection) pending.settle(message.outcome);
-    } else if (message.t === 'decision') {
-      this.onDecision(connection, message.taskId, message.decision);
+      return;
     }
-  }
-
-  private onDecision(
-    connection: Connection,
-    taskId: string,
-    decision: 'approved' | 'denied' | 'always',
-  ): void {
-    if (this.pending.get(taskId)?.connection !== connection) return;
-    const task = this.store.task(taskId);
-    if (!task) return;
-    const workspace = connection.extension.workspace;
-    if (decision === 'always') this.store.allow(workspace, task.origin, task.tool);
-    this.record(workspace, {
-      at: new Date().toISOString(),
-      agent: '',
-      taskId,
-      site: task.origin,
-      tool: task.tool,
-      event: decision,
-      detail: decision === 'always' ? `always allowed ${task.tool} on ${task.origin}` : '',
-    });
+    const kind: Exchange | undefined =
+      message.t === 'located'
+        ? 'locate'
+        : message.t === 'decision'
+          ? 'ask'
+          : message.t === 'outcome'
+            ? 'call'
+            : undefined;
+    if (!kind || !('taskId' in message) || typeof message.taskId !== 'string') return;
+    const waiter = this.waiting.get(`${message.taskId} ${kind}`);
+    if (waiter?.connection === connection) waiter.settle(message);
   }
 
   private detach(connection: Connection): void {
     this.connections.delete(connection);
-    for (const [taskId, pending] of this.pending) {
-      if (pending.connection !== connection) continue;
-      pending.settle({
-        ok: false,
-        error: {
-          code: 'not_connected',
-          message: `The browser disconnected during ${taskId}; the outcome is unknown.`,
-        },
-      });
-    }
+    for (const waiter of [...this.waiting.values()])
+      if (waiter.connection === connection) waiter.settle(undefined);
   }
 
   private send(connection: Connection, message: RelayToExtension): void {
@@ -195,3 +259,29 @@ export class ExtensionHub {
       connection.socket.send(JSON.stringify(message));
   }
 }
+
+function failed(code: Extract<CallOutcome, { ok: false }>['error']['code'], message: string): CallOutcome {
+  return { ok: false, error: { code, message } };
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 1000);
+}
+
+function errorCodeOf(code: Extract<CallOutcome, { ok: false }>['error']['code']): TabwardError['code'] {
+  return callErrorCodes[code];
+}
+
+/** How a failure the extension reports reads as one of tabward's error codes. */
+export const callErrorCodes = {
+  denied: 'rejected',
+  timeout: 'timeout',
+  unregistered: 'not_found',
+  no_tab: 'browser_unavailable',
+  no_tool: 'not_found',
+  tool_failed: 'internal',
+  too_large: 'bad_input',
+  not_connected: 'browser_unavailable',
+  not_shared: 'not_found',
+  moved: 'rejected',
+} as const satisfies Record<Extract<CallOutcome, { ok: false }>['error']['code'], TabwardError['code']>;

@@ -3,9 +3,8 @@
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { asTabwardError, type ErrorCode, TabwardError } from '../core/errors.ts';
+import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
-import type { CallErrorCode } from '../protocol/siteTools.ts';
 import type { AgentRecord } from './relayStore.ts';
 import type { SiteToolCalls } from './siteToolCalls.ts';
 
@@ -68,9 +67,16 @@ export function createRelayMcpServer(agent: AgentRecord, calls: SiteToolCalls, v
               .catch(() => undefined);
           }, progressEveryMs);
     try {
-      const text = await run(agent, calls, request.params.name, request.params.arguments ?? {}, (next) => {
-        status = next;
-      });
+      const text = await run(
+        agent,
+        calls,
+        request.params.name,
+        request.params.arguments ?? {},
+        (next) => {
+          status = next;
+        },
+        extra.signal,
+      );
       return { content: [{ type: 'text' as const, text }] };
     } catch (error) {
       const failure = asTabwardError(error);
@@ -90,7 +96,8 @@ async function run(
   calls: SiteToolCalls,
   name: string,
   args: Record<string, unknown>,
-  onStarted: (status: string) => void,
+  onStatus: (status: string) => void,
+  signal: AbortSignal,
 ): Promise<string> {
   if (name === 'listSiteTools') {
     const sites = calls.list(agent);
@@ -112,16 +119,15 @@ async function run(
     const toolArgs = args.arguments ?? {};
     if (typeof toolArgs !== 'object' || toolArgs === null || Array.isArray(toolArgs))
       throw new TabwardError('bad_input', '"arguments" must be an object.');
-    const { taskId, outcome } = await calls.call(
+    const { taskId, result } = await calls.call(
       agent,
       site,
       toolName,
       toolArgs as Record<string, unknown>,
-      onStarted,
+      onStatus,
+      signal,
     );
-    if (!outcome.ok)
-      throw new TabwardError(errorCodeOf[outcome.error.code], `${taskId}: ${outcome.error.message}`);
-    return `${taskId} done.\n${untrusted(site, readableResult(outcome.result))}`;
+    return `${taskId} done.\n${untrusted(site, readableResult(result))}`;
   }
   throw new TabwardError(
     'not_found',
@@ -144,18 +150,6 @@ export function readableResult(result: string): string {
   } catch {}
   return result;
 }
-
-const errorCodeOf: Record<CallErrorCode, ErrorCode> = {
-  denied: 'rejected',
-  timeout: 'timeout',
-  unregistered: 'not_found',
-  no_tab: 'browser_unavailable',
-  no_tool: 'not_found',
-  tool_failed: 'internal',
-  too_large: 'bad_input',
-  not_connected: 'browser_unavailable',
-  not_shared: 'not_found',
-};
 
 function stringArg(args: Record<string, unknown>, key: string): string {
   const value = args[key];

@@ -13,6 +13,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { WebSocketServer } from 'ws';
+import type { AuditSink } from '../core/audit.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { maxSocketMessageBytes, ticketLifetimeMs } from '../protocol/siteTools.ts';
 import { ExtensionHub } from './extensionHub.ts';
@@ -31,6 +32,8 @@ export interface RelayOptions {
   readonly publicHosts: readonly string[];
   readonly callDeadlineMs: number;
   readonly version: string;
+  /** Every site call is recorded here. */
+  readonly audit: AuditSink;
 }
 
 export interface RelayHandle {
@@ -40,7 +43,10 @@ export interface RelayHandle {
 }
 
 export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
-  const hub = new ExtensionHub(options.store);
+  const hub = new ExtensionHub(
+    options.store,
+    options.rules.rules.map((rule) => rule.pattern.source),
+  );
   const calls = new SiteToolCalls({ ...options, hub });
   const allowedOrigins = options.extensionIds.map((id) => `chrome-extension://${id}`);
   const allowedHosts = new Set(options.publicHosts);

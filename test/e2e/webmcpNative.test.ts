@@ -88,7 +88,10 @@ describe('WebMCP bridge, native WebMCP', () => {
     await popup.locator('#pending .deny').click();
     const deniedResult = await denied;
     assert.ok(deniedResult.isError);
-    assert.match(deniedResult.text, /rejected: task-\w+: The human denied this call/);
+    assert.match(
+      deniedResult.text,
+      /rejected: task-\w+: The user rejected addToCart: the human denied it in the tabward popup/,
+    );
     assert.ok(!(await callsOf(shop)).some(([, input]) => JSON.stringify(input).includes('B2')));
 
     const { result: always } = await pendingCall('addToCart', { sku: 'C3', qty: 1 });

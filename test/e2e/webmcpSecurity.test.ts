@@ -204,19 +204,29 @@ describe('relay doors', () => {
     second.close();
     shareBoth();
     await waitForTools(agent, (text) => text.includes('github.com'));
-    // The relay's verdicts, as the extension receives them; the fake extension answers at once.
+    // The relay's verdicts, as the extension receives them; the fake extension answers at once. The document
+    // that would run the call is what is judged: github.com's is a settings page, whatever the site announced.
+    const asked = new Set<string>();
+    const documentUrl: Record<string, string> = {
+      'https://shop.example': 'https://shop.example/cart',
+      'https://github.com': 'https://github.com/settings/profile',
+    };
     socket.on('message', (data) => {
       const message = JSON.parse(String(data)) as RelayToExtension;
-      if (message.t !== 'call') return;
-      if (message.tool === 'write' && message.site === 'https://shop.example')
-        socket.send(JSON.stringify({ t: 'decision', taskId: message.taskId, decision: 'always' }));
-      socket.send(
-        JSON.stringify({
-          t: 'outcome',
-          taskId: message.taskId,
-          outcome: { ok: true, result: `ask=${message.ask}` },
-        }),
-      );
+      const reply = (body: Record<string, unknown>) =>
+        socket.send(JSON.stringify({ taskId: 'taskId' in message ? message.taskId : '', ...body }));
+      if (message.t === 'locate')
+        reply({
+          t: 'located',
+          target: { documentId: `doc-${message.site}`, url: documentUrl[message.site] },
+        });
+      if (message.t === 'ask') {
+        asked.add(message.taskId);
+        const always = message.tool === 'write' && message.site === 'https://shop.example';
+        reply({ t: 'decision', decision: always ? 'always' : 'approved' });
+      }
+      if (message.t === 'call')
+        reply({ t: 'outcome', outcome: { ok: true, result: `ask=${asked.has(message.taskId)}` } });
     });
     const verdict = async (site: string, tool: string) =>
       (await callTool(agent, 'callSiteTool', { site, tool })).text.split('\n')[2];

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -32,7 +32,18 @@ export async function startRelayProcess(
 ): Promise<RelayProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [binPath, 'relay', '--port', String(port), '--db', db, ...extra],
+    // The audit log goes next to the database, never to the user's ~/.tabward.
+    [
+      binPath,
+      'relay',
+      '--port',
+      String(port),
+      '--db',
+      db,
+      '--audit-log',
+      join(dirname(db), 'audit.jsonl'),
+      ...extra,
+    ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },

@@ -1,12 +1,18 @@
-// Runs one call the relay sends: asks the human when needed (the relay's verdict, and independently this
-// extension's own rule: a tool not marked read-only asks unless the human chose "always allow" here), routes
-// it to the most recently used document of the site that has the tool, reopening the site in a background
-// tab when none is open, and returns the page's outcome. Nothing here trusts what a page says about itself.
+// The relay's calls, as this browser runs them. `locate` names the document that would run a call (the most
+// recently used one of the site that has the tool, reopening the site in a background tab when none is open) and
+// its URL right now; `ask` puts the relay's question in the popup, bound to that document and URL; `call` runs it
+// on exactly that document. Before running, the extension judges the call itself with the rules it ships plus the
+// relay's: a document that moved since it was judged fails the call, and a call that needs approval (a sensitive
+// page, or a tool that may change state without "always allow" here) runs only with an approval this popup gave
+// for that very document and URL, or else asks here. Nothing here trusts what a page says about itself.
 
-import type { CallOutcome, RelayToExtension } from '../../../src/protocol/siteTools.ts';
-import { type DocumentEntry, forgetDocuments, markUsed, routeTo } from './documents.ts';
+import { SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
+import type { CallOutcome, CallTarget, RelayToExtension } from '../../../src/protocol/siteTools.ts';
+import { type DocumentEntry, documentById, forgetDocuments, markUsed, routeTo } from './documents.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
+type LocateMessage = Extract<RelayToExtension, { t: 'locate' }>;
+type AskMessage = Extract<RelayToExtension, { t: 'ask' }>;
 type CallMessage = Extract<RelayToExtension, { t: 'call' }>;
 export type Decision = 'approved' | 'denied' | 'always';
 
@@ -16,10 +22,24 @@ export interface PendingApproval {
   readonly site: string;
   readonly tool: string;
   readonly args: Record<string, unknown>;
+  /** The document the call would run in, as judged. */
+  readonly url: string;
+  readonly reason: string;
+  readonly sensitive: boolean;
+  readonly approveAllAllowed: boolean;
   readonly since: number;
 }
 
+let rules = new SiteRules();
+
+/** The relay's rules (sent on connect), added to the defaults this extension ships. */
+export function useRelayRules(patterns: readonly string[]): void {
+  rules = new SiteRules(Array.isArray(patterns) ? patterns.filter((p) => typeof p === 'string') : []);
+}
+
 const waiting = new Map<string, { approval: PendingApproval; decide: (decision: Decision) => void }>();
+/** What the human approved here, by task: the call may run on this document at this URL only. */
+const approvedHere = new Map<string, CallTarget>();
 
 export function pendingApprovals(): PendingApproval[] {
   return [...waiting.values()].map((entry) => entry.approval);
@@ -32,13 +52,66 @@ export function decide(taskId: string, decision: Decision): boolean {
   return true;
 }
 
+export function cancelApproval(taskId: string): void {
+  decide(taskId, 'denied');
+  approvedHere.delete(taskId);
+}
+
 function showBadge(): void {
   const count = waiting.size;
   chrome.action.setBadgeText({ text: count ? String(count) : '' }).catch(() => undefined);
   chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => undefined);
 }
 
-function askHuman(message: CallMessage): Promise<Decision> {
+const failure = (
+  code: Extract<CallOutcome, { ok: false }>['error']['code'],
+  message: string,
+): Extract<CallOutcome, { ok: false }> => ({ ok: false, error: { code, message } });
+
+/** The document's URL now, or undefined when the tab shows another document (or is gone). */
+async function liveUrl(entry: DocumentEntry): Promise<string | undefined> {
+  const frame = await chrome.webNavigation
+    .getFrame({ tabId: entry.tabId, frameId: 0 })
+    .catch(() => undefined);
+  if (!frame || frame.documentId !== entry.documentId) return undefined;
+  return frame.url;
+}
+
+export async function locate(
+  message: LocateMessage,
+): Promise<{ target: CallTarget } | { error: Extract<CallOutcome, { ok: false }>['error'] }> {
+  const settings = await loadSettings();
+  const site = settings.sites[message.site];
+  if (!site) return failure('not_shared', `${message.site} is not shared from this browser.`);
+  const deadline = Date.now() + message.deadlineMs;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const entry =
+      (await routeTo(message.site, message.tool)) ??
+      (await reopen(message.site, site.url, message.tool, deadline));
+    if (!entry)
+      return failure(
+        'no_tab',
+        `No tab of ${message.site} offers "${message.tool}" (the site was reopened in the background and did not register it in time).`,
+      );
+    const url = await liveUrl(entry);
+    if (url) return { target: { documentId: entry.documentId, url } };
+    await forgetDocuments((known) => known.documentId === entry.documentId);
+  }
+  return failure('no_tab', `The tabs of ${message.site} went away before a call could be routed to them.`);
+}
+
+/** The relay's question, shown in the popup; an approval is remembered for that document and URL only. */
+export async function askFromRelay(message: AskMessage): Promise<Decision> {
+  const decision = await askHuman(message, message);
+  if (decision !== 'denied') approvedHere.set(message.taskId, message.target);
+  if (decision === 'always' && message.approveAllAllowed) await rememberAlways(message.site, message.tool);
+  return decision;
+}
+
+function askHuman(
+  message: CallMessage | AskMessage,
+  why: Pick<PendingApproval, 'reason' | 'sensitive' | 'approveAllAllowed'>,
+): Promise<Decision> {
   return new Promise<Decision>((resolve) => {
     const finish = (decision: Decision): void => {
       clearTimeout(timer);
@@ -47,64 +120,99 @@ function askHuman(message: CallMessage): Promise<Decision> {
       resolve(decision);
     };
     const timer = setTimeout(() => finish('denied'), message.deadlineMs);
-    const approval = {
+    const approval: PendingApproval = {
       taskId: message.taskId,
       agent: message.agent,
       site: message.site,
       tool: message.tool,
       args: message.args,
+      url: message.target.url,
+      reason: why.reason,
+      sensitive: why.sensitive,
+      approveAllAllowed: why.approveAllAllowed,
       since: Date.now(),
     };
+    waiting.get(message.taskId)?.decide('denied');
     waiting.set(message.taskId, { approval, decide: finish });
     showBadge();
   });
 }
 
-export function cancelApproval(taskId: string): void {
-  decide(taskId, 'denied');
+async function rememberAlways(site: string, tool: string): Promise<void> {
+  const { always } = await loadSettings();
+  const key = `${site} ${tool}`;
+  if (!always.includes(key)) await saveSettings({ always: [...always, key] });
 }
 
-const failure = (
-  code: Extract<CallOutcome, { ok: false }>['error']['code'],
-  message: string,
-): CallOutcome => ({
-  ok: false,
-  error: { code, message },
-});
+/** This extension's own verdict on running the call in that document: why it needs a human, if it does. */
+async function ownVerdict(
+  message: CallMessage,
+  entry: DocumentEntry,
+): Promise<{ reason: string; sensitive: boolean } | undefined> {
+  const sensitiveRule = rules.match(message.target.url);
+  if (sensitiveRule)
+    return {
+      reason: `the page matches the sensitive rule ${sensitiveRule}: every call asks`,
+      sensitive: true,
+    };
+  const tool = entry.tools.find((t) => t.name === message.tool) ?? { name: message.tool, readOnly: false };
+  if (trustedReadOnly(tool)) return undefined;
+  const { always } = await loadSettings();
+  if (always.includes(`${message.site} ${message.tool}`)) return undefined;
+  return { reason: 'the site tool may change state (the page does not mark it read-only)', sensitive: false };
+}
 
 export async function runCall(
   message: CallMessage,
   report: (decision: Decision) => void,
 ): Promise<CallOutcome> {
+  const approved = approvedHere.get(message.taskId);
+  approvedHere.delete(message.taskId);
   const settings = await loadSettings();
-  const site = settings.sites[message.site];
-  if (!site) return failure('not_shared', `${message.site} is not shared from this browser.`);
-  const tool = site.tools.find((t) => t.name === message.tool);
-  const alwaysHere = settings.always.includes(`${message.site} ${message.tool}`);
-  if (message.ask || (!tool?.readOnly && !alwaysHere)) {
-    const decision = await askHuman(message);
+  if (!settings.sites[message.site])
+    return failure('not_shared', `${message.site} is not shared from this browser.`);
+  const { target } = message;
+  const entry = await documentById(target.documentId);
+  const now = entry && entry.origin === message.site ? await liveUrl(entry) : undefined;
+  if (!entry || now === undefined)
+    return failure(
+      'moved',
+      `The page judged for this call (${target.url}) is gone: the tab navigated or closed. Nothing was run; call again.`,
+    );
+  if (now !== target.url)
+    return failure(
+      'moved',
+      `The tab moved from ${target.url} to ${now} after the call was judged. Nothing was run; call again.`,
+    );
+  const verdict = await ownVerdict(message, entry);
+  if (verdict && approved) {
+    if (approved.documentId !== target.documentId || approved.url !== target.url)
+      return failure(
+        'moved',
+        `The human approved this call for ${approved.url}, but it would run in ${target.url}. Nothing was run; call again.`,
+      );
+  } else if (verdict) {
+    // The relay did not ask, but this browser's rules say a human must: ask here.
+    const decision = await askHuman(message, { ...verdict, approveAllAllowed: !verdict.sensitive });
     report(decision);
     if (decision === 'denied')
       return failure('denied', 'The human denied this call (or did not answer in time).');
-    if (decision === 'always' && !alwaysHere)
-      await saveSettings({ always: [...(await loadSettings()).always, `${message.site} ${message.tool}`] });
-  }
-  const deadline = Date.now() + message.deadlineMs;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const target =
-      (await routeTo(message.site, message.tool)) ??
-      (await reopen(message.site, site.url, message.tool, deadline));
-    if (!target)
+    if (decision === 'always' && !verdict.sensitive) await rememberAlways(message.site, message.tool);
+    const after = await liveUrl(entry);
+    if (after !== target.url)
       return failure(
-        'no_tab',
-        `No tab of ${message.site} offers "${message.tool}" (the site was reopened in the background and did not register it in time).`,
+        'moved',
+        `The tab moved to ${after ?? 'another page'} while the human decided. Nothing was run.`,
       );
-    await markUsed(target.documentId);
-    const delivered = await deliver(target, message, deadline);
-    if (delivered !== 'not_delivered') return delivered;
-    await forgetDocuments((entry) => entry.documentId === target.documentId);
   }
-  return failure('no_tab', `The tabs of ${message.site} went away before the call reached them.`);
+  await markUsed(target.documentId);
+  const delivered = await deliver(entry, message, Date.now() + message.deadlineMs);
+  if (delivered !== 'not_delivered') return delivered;
+  await forgetDocuments((known) => known.documentId === target.documentId);
+  return failure(
+    'no_tab',
+    `The page at ${target.url} went away before the call reached it. Nothing was run.`,
+  );
 }
 
 async function deliver(
@@ -127,7 +235,7 @@ async function deliver(
     )
     .catch((error: unknown): CallOutcome | 'not_delivered' => {
       const text = String(error);
-      // Nothing received the message: safe to try another tab. Otherwise the page may have run it.
+      // Nothing received the message: nothing ran. Otherwise the page may have run it.
       if (/Receiving end does not exist|No tab with id|Invalid document/i.test(text)) return 'not_delivered';
       return failure('no_tab', `The page went away during the call (${text}); the outcome is unknown.`);
     });

@@ -45,6 +45,10 @@ export async function documentsOf(origin: string): Promise<DocumentEntry[]> {
   return Object.values(await registry()).filter((entry) => entry.origin === origin);
 }
 
+export async function documentById(documentId: string): Promise<DocumentEntry | undefined> {
+  return (await registry())[documentId];
+}
+
 /** The most recently used document of the origin exposing the tool. */
 export async function routeTo(origin: string, tool: string): Promise<DocumentEntry | undefined> {
   const candidates = (await documentsOf(origin)).filter((entry) => entry.tools.some((t) => t.name === tool));

@@ -10,7 +10,15 @@ import type {
   SiteTool,
   TabToWorker,
 } from '../../../src/protocol/siteTools.ts';
-import { cancelApproval, decide, pendingApprovals, runCall } from './calls.ts';
+import {
+  askFromRelay,
+  cancelApproval,
+  decide,
+  locate,
+  pendingApprovals,
+  runCall,
+  useRelayRules,
+} from './calls.ts';
 import { announceDocument, documentsOf, forgetDocuments } from './documents.ts';
 import type { PopupReply, PopupState } from './popupState.ts';
 import { RelayLink } from './relayLink.ts';
@@ -21,9 +29,17 @@ let activity: ActivityEntry[] = [];
 const link = new RelayLink(onRelayMessage, () => void reportSites());
 
 function onRelayMessage(message: RelayToExtension): void {
-  if (message.t === 'welcome') activity = [...message.activity];
-  else if (message.t === 'activity') activity = [...activity, message.entry].slice(-50);
+  if (message.t === 'welcome') {
+    activity = [...message.activity];
+    useRelayRules(message.rules ?? []);
+  } else if (message.t === 'activity') activity = [...activity, message.entry].slice(-50);
   else if (message.t === 'cancel') cancelApproval(message.taskId);
+  else if (message.t === 'locate')
+    void locate(message).then((answer) => link.send({ t: 'located', taskId: message.taskId, ...answer }));
+  else if (message.t === 'ask')
+    void askFromRelay(message).then((decision) =>
+      link.send({ t: 'decision', taskId: message.taskId, decision }),
+    );
   else if (message.t === 'call')
     void runCall(message, (decision) => link.send({ t: 'decision', taskId: message.taskId, decision })).then(
       (outcome) => link.send({ t: 'outcome', taskId: message.taskId, outcome }),

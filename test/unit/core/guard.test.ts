@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decide, type GuardFacts } from '../../../src/core/guard.ts';
 import { defaultRules, RuleSet } from '../../../src/core/sensitiveRules.ts';
+import { siteCallFacts } from '../../../src/core/siteCalls.ts';
+import { compilePattern } from '../../../src/core/urlPattern.ts';
 
 const rules = new RuleSet(defaultRules());
 const base: GuardFacts = {
@@ -149,5 +151,74 @@ describe('guard', () => {
       'ask',
     );
     assert.equal(verdict({ tool: 'browser_disconnect', kind: 'mode', frames: [] }).verdict, 'allow');
+  });
+});
+
+describe('guard: relay site calls (facts from core/siteCalls.ts)', () => {
+  const site = (
+    tool: { name: string; readOnly: boolean },
+    documentUrl: string,
+    standingAllow: boolean,
+    more: Partial<GuardFacts> = {},
+  ) =>
+    decide(
+      { ...base, mode: 'shared', ...siteCallFacts({ tool, documentUrl, standingAllow }), ...more },
+      rules,
+    );
+  const write = { name: 'addToCart', readOnly: false };
+  const read = { name: 'searchProducts', readOnly: true };
+
+  test('a read-only tool runs; a write asks, approve-all allowed; "always allow" lets a write run', () => {
+    assert.equal(site(read, 'https://shop.example/', false).verdict, 'allow');
+    const asked = site(write, 'https://shop.example/', false);
+    assert.ok(asked.verdict === 'ask' && asked.rule === 'site-write' && asked.approveAllAllowed);
+    const always = site(write, 'https://shop.example/', true);
+    assert.equal(always.verdict, 'allow');
+    assert.match(always.reason, /always allow/);
+  });
+
+  test('the document that will run it decides: a sensitive one asks even under "always allow" or read-only', () => {
+    for (const tool of [read, write])
+      for (const standingAllow of [true, false]) {
+        const decision = site(tool, 'https://github.com/acme/repo/settings/keys', standingAllow);
+        assert.ok(
+          decision.verdict === 'ask' && decision.sensitive && !decision.approveAllAllowed,
+          `${tool.name} always=${standingAllow}`,
+        );
+        assert.equal(decision.rule, '*://github.com/*/settings/*');
+        assert.match(decision.reason, /every call asks/);
+      }
+    assert.equal(site(write, 'https://github.com/acme/repo', true).verdict, 'allow');
+  });
+
+  test('a read-only hint on a name that reads destructive is not believed', () => {
+    for (const name of ['deleteAllItems', 'refund_order', 'cancel-subscription', 'transferFunds']) {
+      const decision = site({ name, readOnly: true }, 'https://shop.example/', false);
+      assert.ok(decision.verdict === 'ask' && decision.rule === 'site-write', name);
+    }
+    assert.equal(
+      site({ name: 'listOrders', readOnly: true }, 'https://shop.example/', false).verdict,
+      'allow',
+    );
+  });
+
+  test('the general rules reach site calls: taint and a rule added to the set', () => {
+    const tainted = site(write, 'https://shop.example/', true, {
+      taintedOrigins: ['https://www.paypal.com'],
+    });
+    assert.ok(tainted.verdict === 'ask' && tainted.rule === 'taint');
+    const extra = new RuleSet([
+      ...defaultRules(),
+      { pattern: compilePattern('*://shop.example/admin/*'), origin: 'test' },
+    ]);
+    const decision = decide(
+      {
+        ...base,
+        mode: 'shared',
+        ...siteCallFacts({ tool: write, documentUrl: 'https://shop.example/admin/x', standingAllow: true }),
+      },
+      extra,
+    );
+    assert.ok(decision.verdict === 'ask' && decision.rule === '*://shop.example/admin/*');
   });
 });

@@ -1,0 +1,58 @@
+// What both the relay and the extension judge about a site tool call, so they judge it the same way: whether a
+// tool's read-only hint can be believed (not when its name reads as destructive: `deleteAll` marked read-only is
+// a lie or a bug), and whether a document URL matches a sensitive rule (the shipped defaults plus the rules the
+// relay sends). The relay's verdict comes from core/guard.ts; the extension checks it with these.
+
+import { defaultRuleSeeds } from './defaultRules.ts';
+import { compilePattern, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
+
+const destructiveNameWords =
+  /\b(delete|remove|erase|destroy|purge|wipe|drop|reset|refund|chargeback|void|cancel|pay|purchase|buy|checkout|transfer|withdraw|send|publish|submit|revoke|disable|deactivate|terminate|unsubscribe|archive|merge|grant|ship|approve)\b/i;
+
+/** A tool name split into words: `deleteAllItems`, `delete_all`, `delete-all` all read "delete all ...". */
+export function nameWords(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[_\-.:/]+/g, ' ');
+}
+
+/** The name says the tool changes something, whatever its hint says. */
+export function nameReadsDestructive(name: string): boolean {
+  return destructiveNameWords.test(nameWords(name));
+}
+
+/** The page's read-only hint, believed only when the name does not contradict it. */
+export function trustedReadOnly(tool: { readonly name: string; readonly readOnly: boolean }): boolean {
+  return tool.readOnly && !nameReadsDestructive(tool.name);
+}
+
+/** Sensitive-page rules as the extension holds them: the defaults it ships and the patterns the relay sent. */
+export class SiteRules {
+  private readonly patterns: readonly UrlPattern[];
+
+  constructor(extra: readonly string[] = []) {
+    const sources = [...defaultRuleSeeds.map((seed) => seed.pattern), ...extra];
+    const patterns: UrlPattern[] = [];
+    for (const source of new Set(sources)) {
+      try {
+        patterns.push(compilePattern(source));
+      } catch {
+        // A pattern this version cannot read is skipped; the relay judged with it already.
+      }
+    }
+    this.patterns = patterns;
+  }
+
+  /** The source of the first rule the URL matches; unparsable URLs match nothing (the relay fails closed). */
+  match(url: string): string | undefined {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined;
+    }
+    const parts = urlParts(parsed);
+    return this.patterns.find((pattern) => matchesPattern(pattern, parts))?.source;
+  }
+}
