@@ -154,6 +154,9 @@ export function allFrames(page: Page): FrameFact[] {
 export interface FocusTarget {
   readonly frames: FrameFact[];
   readonly effects: Effect[];
+  /** The element's accessible name and tag, as the page shows them now. */
+  readonly name: string;
+  readonly tag: string;
 }
 
 /**
@@ -162,14 +165,23 @@ export interface FocusTarget {
  * page counts, so a page embedding a sensitive frame is treated as sensitive.
  */
 export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Promise<FocusTarget> {
+  return focusOn(tracked.page, timeoutMs, tracked.interrupted);
+}
+
+/** focusedTarget for any page (recipe runs drive pages tabward does not track). */
+export async function focusOn(
+  page: Page,
+  timeoutMs: number,
+  interrupted?: Promise<never>,
+): Promise<FocusTarget> {
   const work = async (): Promise<FocusTarget> => {
-    let frame = tracked.page.mainFrame();
+    let frame = page.mainFrame();
     for (let depth = 0; depth < 12; depth++) {
       const handle = await frame.evaluateHandle(deepActiveElement);
       const element = handle.asElement();
       if (!element) {
         await handle.dispose();
-        return { frames: frameChain(frame), effects: [] };
+        return { frames: frameChain(frame), effects: [], name: '', tag: '' };
       }
       const child = await element.contentFrame();
       if (child) {
@@ -179,16 +191,33 @@ export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Pr
       }
       const live = await element.evaluate(liveFactsOf, true);
       await element.dispose();
-      return { frames: frameChain(frame), effects: live.effects };
+      return { frames: frameChain(frame), ...live };
     }
-    return { frames: allFrames(tracked.page), effects: [] };
+    return { frames: allFrames(page), effects: [], name: '', tag: '' };
   };
   try {
-    return await withDeadline(work(), timeoutMs, 'reading the focused element', tracked.interrupted);
+    return await withDeadline(work(), timeoutMs, 'reading the focused element', interrupted);
   } catch (error) {
     if (error instanceof TabwardError && error.code === 'dialog_open') throw error;
-    return { frames: allFrames(tracked.page), effects: [] };
+    return { frames: allFrames(page), effects: [], name: '', tag: '' };
   }
+}
+
+/** The live facts of the first element a locator matches: its frame chain, name, tag, effects, fingerprint. */
+export async function describeLocator(
+  locator: Locator,
+  keyPress: boolean,
+  timeoutMs: number,
+): Promise<FocusTarget & { fingerprint: string }> {
+  const work = async () => {
+    const handle = await locator.elementHandle({ timeout: timeoutMs });
+    const frame = await handle.ownerFrame();
+    const live = await handle.evaluate(liveFactsOf, keyPress);
+    await handle.dispose();
+    const frames = frame ? frameChain(frame) : [];
+    return { frames, ...live, fingerprint: fingerprintOf(frames, live) };
+  };
+  return withDeadline(work(), timeoutMs, 'finding the element');
 }
 
 /** Runs in the page: the focused element, through open shadow roots. */

@@ -4,13 +4,11 @@
 
 import type { BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
+import type { FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
+import { describeLocator, type FocusTarget, focusOn, frameChain } from './elements.ts';
 import { extractInPage, type FieldsSpec } from './extractFields.ts';
-
-export interface ClickTarget {
-  readonly name: string;
-  readonly formAction?: string;
-}
+import type { NetworkGuard } from './networkGuard.ts';
 
 export class RecipePage {
   private constructor(
@@ -48,13 +46,33 @@ export class RecipePage {
     );
   }
 
-  /** What a person would read on the element, and where its form posts, for the destructive-click check. */
-  clickTarget(selector: string): Promise<ClickTarget> {
+  /** The element a step acts on, as the page shows it now: frames, name, tag and where it sends data. */
+  element(selector: string, keyPress: boolean): Promise<FocusTarget & { fingerprint: string }> {
     return this.step(`find ${selector}`, this.timeoutMs, async () => {
       const locator = this.page.locator(selector).first();
       await locator.waitFor({ state: 'attached', timeout: this.timeoutMs });
-      return locator.evaluate(describeClickTarget);
+      return describeLocator(locator, keyPress, this.timeoutMs);
     });
+  }
+
+  /** Where a key press without a selector lands: the deepest focused element. */
+  focused(): Promise<FocusTarget> {
+    return focusOn(this.page, this.timeoutMs);
+  }
+
+  /** In the user's Chrome only this tab is policed by the network backstop. */
+  guardedBy(network: NetworkGuard): Promise<void> {
+    return network.watchPage(this.page);
+  }
+
+  /** The top document's frame chain, for steps that act on the page as a whole. */
+  topFrames(): FrameFact[] {
+    return frameChain(this.page.mainFrame());
+  }
+
+  /** Every frame's URL: what the run has seen, for taint. */
+  frameUrls(): string[] {
+    return this.page.frames().map((frame) => frame.url());
   }
 
   click(selector: string): Promise<void> {
@@ -143,35 +161,4 @@ export class RecipePage {
       throw translateBrowserError(error, what);
     }
   }
-}
-
-/** The DOM the click description reads (no DOM types in the Node tsconfig). */
-interface DomClickable {
-  readonly tagName: string;
-  readonly innerText?: string;
-  readonly value?: string;
-  readonly form?: { readonly action: string } | null;
-  readonly formAction?: string;
-  getAttribute(name: string): string | null;
-  hasAttribute(name: string): boolean;
-  closest(selector: string): DomClickable | null;
-}
-
-/** Runs in the page; self-contained. */
-function describeClickTarget(node: unknown): ClickTarget {
-  const el = node as DomClickable;
-  const name = (
-    el.getAttribute('aria-label') ||
-    el.innerText ||
-    el.value ||
-    el.getAttribute('title') ||
-    ''
-  ).trim();
-  const form = el.form ?? (el.closest('form') as { action: string } | null);
-  const type = (el.getAttribute('type') ?? '').toLowerCase();
-  const submits =
-    (el.tagName === 'BUTTON' && (type || 'submit') === 'submit') ||
-    (el.tagName === 'INPUT' && type === 'submit');
-  if (!form || !submits) return { name };
-  return { name, formAction: el.hasAttribute('formaction') && el.formAction ? el.formAction : form.action };
 }

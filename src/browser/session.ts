@@ -128,12 +128,18 @@ export class BrowserSession {
   /** A tab for one recipe run: in a context of its own, except in the user's Chrome, where logins live. */
   async openRunPage(timeoutMs: number): Promise<RecipePage> {
     const connection = await this.ensure();
-    if (connection.mode === 'shared') return RecipePage.open(connection.context, false, timeoutMs);
+    const { network } = this.config;
+    if (connection.mode === 'shared') {
+      const page = await RecipePage.open(connection.context, false, timeoutMs);
+      if (network) await withDeadline(page.guardedBy(network), timeoutMs, 'Guarding the tab');
+      return page;
+    }
     const context = await withDeadline(
       connection.browser.newContext(),
       timeoutMs,
       'Opening a browser context',
     );
+    if (network) await withDeadline(network.watchContext(context), timeoutMs, 'Guarding the browser');
     return RecipePage.open(context, true, timeoutMs);
   }
 

@@ -4,7 +4,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuditLog } from '../audit/auditLog.ts';
+import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
+import { ActionPasses } from '../core/actionPasses.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { modelConfigFromEnv } from '../llm/modelClient.ts';
@@ -23,9 +25,11 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
   const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;
   const browser = () => {
-    session ??= new BrowserSession(
-      browserConfig(mode, { ...flags, headless: !flags.headed, attachTimeout: 60_000 }, log),
-    );
+    session ??= new BrowserSession({
+      ...browserConfig(mode, { ...flags, headless: !flags.headed, attachTimeout: 60_000 }, log),
+      // Recipes' pages are policed like the agent's: no unapproved write reaches a sensitive page.
+      network: new NetworkGuard(rules, new ActionPasses(), new Set()),
+    });
     return session;
   };
   const audit = new AuditLog(flags.auditLog ?? homeAuditPath(log));
@@ -45,6 +49,7 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
       timeoutMs: flags.timeout,
       deadlineMs: flags.deadline,
       frontEnd,
+      mode: () => session?.mode ?? mode,
     }),
   };
 }
@@ -118,6 +123,7 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     concurrency: flags.concurrency,
     queue: flags.queue,
     maxBodyBytes: flags.maxBody,
+    allowPrivate: flags.allowPrivate === true,
     run,
   });
   log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);

@@ -16,6 +16,7 @@ export type ServeFlags = RecipeFlags & {
   concurrency: number;
   queue: number;
   maxBody: number;
+  allowPrivate?: boolean;
 };
 
 export interface RecipeFlags {
@@ -99,7 +100,11 @@ export function serveCommand(): Command {
       (value) => (value === '0' ? 0 : positiveInt('--queue')(value)),
       8,
     )
-    .option('--max-body <bytes>', 'largest request body', positiveInt('--max-body'), 256 * 1024);
+    .option('--max-body <bytes>', 'largest request body', positiveInt('--max-body'), 256 * 1024)
+    .option(
+      '--allow-private',
+      'run recipes that reach this machine or private addresses (refused by default)',
+    );
   addRecipeOptions(command).action(async (flags: ServeFlags) => {
     const { serveRecipes } = await import('./recipeActions.ts');
     await serveRecipes(flags);

@@ -1,16 +1,6 @@
-// Does a click look destructive? Judged from what a person would read (the element's accessible name or text)
-// and where it sends data (its form's action), in English and Chinese, plus the sensitive-page rules.
-
-import type { RuleSet } from './sensitiveRules.ts';
-
-export interface ClickFacts {
-  /** Accessible name or visible text of the element. */
-  readonly name: string;
-  /** The action URL of the form the click submits, if any. */
-  readonly formAction?: string;
-  /** The page the element is on. */
-  readonly pageUrl: string;
-}
+// Does an action look destructive? Judged from what a person would read (the element's accessible name or text)
+// and where it sends data (its form's action, its link), in English and Chinese. The guard turns the answer into
+// a decision (rule 6 under --policy destructive-asks, the recipes' policy).
 
 const destructiveWords = [
   /\b(delete|remove|erase|destroy|purge|wipe)\b/i,
@@ -22,23 +12,19 @@ const destructiveWords = [
   /删除|移除|清空|退款|退货|取消订单|取消订阅|确认发货|发货|支付|付款|购买|转账|提现|注销|停用|撤销|解绑|重置/,
 ];
 
-export interface DestructiveVerdict {
-  readonly destructive: boolean;
-  readonly why?: string;
-}
-
-export function judgeClick(facts: ClickFacts, rules: RuleSet): DestructiveVerdict {
-  const byName = destructiveWords.find((word) => word.test(facts.name));
-  if (byName)
-    return { destructive: true, why: `its label "${facts.name.slice(0, 60)}" reads as destructive` };
-  const actionPath = facts.formAction ? safePath(facts.formAction) : '';
-  const byAction =
-    actionPath && destructiveWords.find((word) => word.test(actionPath.replace(/[/_-]+/g, ' ')));
-  if (byAction) return { destructive: true, why: `its form posts to ${actionPath}` };
-  const sensitive =
-    rules.match(facts.pageUrl) ?? (facts.formAction ? rules.match(facts.formAction) : undefined);
-  if (sensitive) return { destructive: true, why: `the page matches the sensitive rule ${sensitive.rule}` };
-  return { destructive: false };
+/**
+ * Why an action reads as destructive, or undefined: the name a person reads on the element, or the path of a
+ * URL it sends data to (a form action, a link). A fact for the guard, which decides what it means.
+ */
+export function destructiveReason(name: string, targetUrls: readonly string[]): string | undefined {
+  if (destructiveWords.some((word) => word.test(name)))
+    return `its label "${name.slice(0, 60)}" reads as destructive`;
+  for (const url of targetUrls) {
+    const path = safePath(url);
+    if (destructiveWords.some((word) => word.test(path.replace(/[/_-]+/g, ' '))))
+      return `it sends to ${path}`;
+  }
+  return undefined;
 }
 
 function safePath(url: string): string {

@@ -6,6 +6,10 @@ export type ToolKind = (typeof toolKinds)[number];
 export const browserModes = ['isolated', 'shared', 'remote'] as const;
 export type BrowserMode = (typeof browserModes)[number];
 
-/** How strict rule 6 of the guard is for ordinary (not sensitive) writes. */
-export const writePolicies = ['default', 'strict', 'sensitive-only'] as const;
+/**
+ * How strict rule 6 of the guard is for ordinary (not sensitive) writes: default (ask outside the isolated
+ * browser), strict (always ask), sensitive-only (never), destructive-asks (only writes that read as destructive:
+ * delete, refund, pay...; what recipes run under).
+ */
+export const writePolicies = ['default', 'strict', 'sensitive-only', 'destructive-asks'] as const;
 export type WritePolicy = (typeof writePolicies)[number];

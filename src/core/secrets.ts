@@ -50,9 +50,15 @@ export class Secrets {
   }
 
   /** Whether typing the secret on `origin` is what the user declared (or already approved). */
-  placement(name: string, origin: string): { placement: SecretPlacement; boundTo: readonly string[] } {
+  placement(
+    name: string,
+    origin: string,
+    /** Where an unbound secret belongs by default (a recipe's own site). */
+    fallbackOrigins: readonly string[] = [],
+  ): { placement: SecretPlacement; boundTo: readonly string[] } {
     const secret = this.declared.get(name);
-    const boundTo = secret?.origins ?? [];
+    const declared = secret?.origins ?? [];
+    const boundTo = declared.length > 0 ? declared : fallbackOrigins;
     if (boundTo.length > 0)
       return { placement: boundTo.includes(origin) ? 'bound-here' : 'bound-elsewhere', boundTo };
     const known = this.approvedOrigins.get(name)?.has(origin) ?? false;

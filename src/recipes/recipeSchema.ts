@@ -6,17 +6,27 @@ import { z } from 'zod';
 
 const selector = z.string().min(1).describe('CSS selector');
 const timeoutMs = z.number().int().min(1).max(120_000).optional().describe('milliseconds, default 15000');
+const write = z
+  .boolean()
+  .optional()
+  .describe('this step may change something (or reach a sensitive page); the run needs confirm: true');
 
 const goto = z.strictObject({
   action: z.literal('goto'),
   url: z.string().min(1).describe('absolute, or relative to the recipe url'),
+  write,
 });
 const type = z
   .strictObject({
     action: z.literal('type'),
     selector,
     text: z.string().optional().describe('literal text'),
-    secret: z.string().min(1).optional().describe('name of a secret (environment or --secrets file)'),
+    secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('name of a declared secret (--secrets file or --secret-env)'),
+    write,
   })
   .refine((step) => (step.text === undefined) !== (step.secret === undefined), {
     message: 'give exactly one of text or secret',
@@ -24,7 +34,7 @@ const type = z
 const click = z.strictObject({
   action: z.literal('click'),
   selector,
-  write: z.boolean().optional().describe('this click changes something; the run needs confirm: true'),
+  write,
 });
 const waitFor = z.strictObject({
   action: z.literal('waitFor'),
@@ -32,12 +42,12 @@ const waitFor = z.strictObject({
   state: z.enum(['visible', 'attached', 'hidden']).optional(),
   timeoutMs,
 });
-const select = z.strictObject({ action: z.literal('select'), selector, value: z.string() });
+const select = z.strictObject({ action: z.literal('select'), selector, value: z.string(), write });
 const press = z.strictObject({
   action: z.literal('press'),
   key: z.string().min(1).describe('e.g. Enter, Tab, Control+A'),
   selector: selector.optional(),
-  write: z.boolean().optional(),
+  write,
 });
 const scroll = z.strictObject({
   action: z.literal('scroll'),

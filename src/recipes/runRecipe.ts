@@ -4,13 +4,14 @@
 import type { RecipePage } from '../browser/recipePage.ts';
 import type { BrowserSession } from '../browser/session.ts';
 import type { AuditSink } from '../core/audit.ts';
+import { CallPath } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import type { Secrets } from '../core/secrets.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import type { ModelConfig } from '../llm/modelClient.ts';
 import { describeExtract, extractData } from './extract.ts';
 import type { Recipe } from './recipeSchema.ts';
-import { runStep } from './steps.ts';
+import { resolveUrl, runStep } from './steps.ts';
 import { checkWriteGate, describeStep, writeSteps } from './writeGate.ts';
 
 export interface RunOptions {
@@ -28,6 +29,8 @@ export interface RunOptions {
   readonly screenshot: boolean;
   readonly frontEnd: string;
   readonly onStep?: (entry: StepLog) => void;
+  /** The browser mode the run used, for the audit (the session's, once started). */
+  readonly mode?: () => string;
 }
 
 export interface StepLog {
@@ -60,6 +63,12 @@ export async function runRecipe(recipe: Recipe, options: RunOptions): Promise<Re
       result = dryRun(recipe, options.confirm);
     } else {
       checkWriteGate(recipe, options.confirm);
+      // A start or goto that is not http(s) is refused before any browser starts.
+      for (const url of [
+        recipe.url,
+        ...recipe.steps.flatMap((step) => (step.action === 'goto' ? [step.url] : [])),
+      ])
+        resolveUrl(url, recipe.url, recipe.url);
       result = await liveRun(recipe, options);
     }
   } catch (error) {
@@ -86,7 +95,7 @@ export async function runRecipe(recipe: Recipe, options: RunOptions): Promise<Re
       confirm: options.confirm,
       dryRun: options.dryRun,
     }),
-    mode: options.dryRun ? 'dry' : 'isolated',
+    mode: options.dryRun ? 'dry' : (options.mode?.() ?? 'isolated'),
     url: options.secrets.redactor.text(recipe.url),
     decision: redacted.error?.code === 'not_allowed' ? 'block' : 'allow',
     outcome: redacted.ok ? 'ok' : redacted.error?.code === 'not_allowed' ? 'blocked' : 'error',
@@ -131,21 +140,29 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
       options.deadlineMs,
     );
   });
+  const stopped = new AbortController();
   const work = async () => {
-    page = await options.browser().openRunPage(options.timeoutMs);
-    const base = recipe.url;
-    await timed(log, 'start', `goto ${base}`, () => requirePage(page).goto(base));
+    const session = options.browser();
+    const path = runPath(session, options);
+    page = await session.openRunPage(options.timeoutMs);
+    const base = resolveUrl(recipe.url, '', recipe.url);
+    const context = (index: number) => ({
+      base,
+      confirm: options.confirm,
+      secrets: options.secrets,
+      path,
+      index,
+      recipeName: recipe.name ?? base,
+      frontEnd: options.frontEnd,
+      signal: stopped.signal,
+    });
+    // The start is a goto like any other: judged, and refused for anything but http(s).
+    await timed(log, 'start', `goto ${base}`, () =>
+      runStep(requirePage(page), { action: 'goto', url: base }, context(-1)),
+    );
     for (const [index, step] of recipe.steps.entries()) {
       current = index;
-      await timed(log, index, describeStep(step), () =>
-        runStep(requirePage(page), step, {
-          base,
-          confirm: options.confirm,
-          secrets: options.secrets,
-          rules: options.rules,
-          index,
-        }),
-      );
+      await timed(log, index, describeStep(step), () => runStep(requirePage(page), step, context(index)));
     }
     current = 'extract';
     const data = recipe.extract
@@ -176,8 +193,22 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     };
   } finally {
     clearTimeout(timer);
+    stopped.abort();
     await page?.close();
   }
+}
+
+/** Each run has a call path of its own (its own taint) under the recipes' policy: destructive-looking writes ask. */
+function runPath(session: BrowserSession, options: RunOptions): CallPath {
+  return new CallPath({
+    rules: options.rules,
+    audit: options.audit,
+    policy: 'destructive-asks',
+    mode: () => session.mode,
+    redactor: () => options.secrets.redactor,
+    ...(session.config.network ? { backstop: session.config.network } : {}),
+    passMaxMs: options.timeoutMs * 4,
+  });
 }
 
 function requirePage(page: RecipePage | undefined): RecipePage {

@@ -10,12 +10,15 @@ import { bodyLimit } from 'hono/body-limit';
 import { isTabwardError, TabwardError } from '../core/errors.ts';
 import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 import { parseRecipe } from './parseRecipe.ts';
+import { refusePrivateTargets } from './privateAddress.ts';
 import type { Recipe } from './recipeSchema.ts';
 import { recipeJsonSchema } from './recipeSchema.ts';
 import type { RecipeResult } from './runRecipe.ts';
 import { Slots } from './slots.ts';
 
 export interface ServeOptions {
+  /** Run recipes that reach private or loopback addresses (the bundled demo, tests). */
+  readonly allowPrivate?: boolean;
   readonly port: number;
   readonly host: string;
   readonly token: string;
@@ -75,6 +78,7 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       let recipe: Recipe;
       try {
         recipe = parseRecipe(body.recipe, 'recipe');
+        if (!options.allowPrivate) await refusePrivateTargets(recipe);
       } catch (error) {
         return c.json({ error: isTabwardError(error) ? error.describe() : String(error) }, 400);
       }

@@ -1,25 +1,186 @@
-// One recipe step in a live run. Clicks (and Enter in a form) are judged first: one that looks destructive,
-// or lands on a sensitive page, runs only when the step is marked `write` and the run is confirmed.
+// One recipe step in a live run, as an action on the one call path (core/callPath.ts): the step says what it
+// does (navigates, types, clicks, presses, selects, only reads), its live facts come from the page, and the guard
+// decides like it does for every front end. A recipe has no human at hand: a step the guard would ask about runs
+// only when the step is marked `write` and the run is confirmed, and fails the run otherwise.
 
 import type { RecipePage } from '../browser/recipePage.ts';
-import { judgeClick } from '../core/destructive.ts';
-import { TabwardError } from '../core/errors.ts';
+import type { Approver } from '../core/approvals.ts';
+import type { ActionFacts, ActionLook, CallPath, GuardedAction } from '../core/callPath.ts';
+import { destructiveReason } from '../core/destructive.ts';
+import { asTabwardError, TabwardError } from '../core/errors.ts';
+import { originOf } from '../core/guard.ts';
 import type { Secrets } from '../core/secrets.ts';
-import type { RuleSet } from '../core/sensitiveRules.ts';
 import type { RecipeStep } from './recipeSchema.ts';
+import { describeStep } from './writeGate.ts';
 
 export interface StepContext {
   readonly base: string;
   readonly confirm: boolean;
   readonly secrets: Secrets;
-  readonly rules: RuleSet;
+  readonly path: CallPath;
   readonly index: number;
+  readonly recipeName: string;
+  readonly frontEnd: string;
+  readonly signal: AbortSignal;
 }
 
+/** Runs a step through the call path; a step the guard would ask about fails unless it is a confirmed write. */
 export async function runStep(page: RecipePage, step: RecipeStep, context: StepContext): Promise<void> {
+  const approver = consent(step, context);
+  try {
+    await context.path.run(stepAction(page, step, context), {
+      frontEnd: context.frontEnd,
+      approver,
+      signal: context.signal,
+    });
+  } catch (error) {
+    const failure = asTabwardError(error);
+    if (failure.code !== 'rejected') throw failure;
+    throw new TabwardError(
+      'not_allowed',
+      `${context.index < 0 ? 'the start' : `steps[${context.index}]`}: refused to ${describeStep(step)}: ${approver.lastReason ?? failure.message}.`,
+      'If this is meant to change something (or to reach that page), mark the step "write": true and run with confirm.',
+    );
+  }
+  // What the run has on screen now is what it has read: a sensitive page (or frame) taints the rest of the run.
+  for (const url of page.frameUrls())
+    if (context.path.rules.match(url)) context.path.taint.recordRead(originOf(url), true);
+}
+
+/** The recipe's stand-in for a human: yes to a confirmed write step, no (saying why) to anything else. */
+function consent(step: RecipeStep, context: StepContext): Approver & { lastReason?: string } {
+  const confirmed = 'write' in step && step.write === true && context.confirm;
+  const approver: Approver & { lastReason?: string } = {
+    name: confirmed ? 'the confirmed write step' : 'the recipe (no confirmed write step)',
+    ask: async (request) => {
+      if (confirmed) return { choice: 'approve' };
+      approver.lastReason = request.reason;
+      return { choice: 'reject', reason: request.reason };
+    },
+  };
+  return approver;
+}
+
+function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): GuardedAction<void> {
+  return {
+    name: `recipe ${step.action}`,
+    auditKind: step.action,
+    args: stepArgs(step),
+    subject: { recipe: context.recipeName, step: context.index },
+    look: () => lookAt(page, step, context),
+    act: () => perform(page, step, context),
+    skipped: () => undefined,
+  };
+}
+
+/** The step's arguments for the audit: never a secret's value (the call path redacts the rest). */
+function stepArgs(step: RecipeStep): Record<string, unknown> {
+  if (step.action !== 'type') return { ...step };
+  return step.secret !== undefined
+    ? { ...step }
+    : { ...step, text: `(${step.text?.length ?? 0} characters)` };
+}
+
+async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext): Promise<ActionLook> {
+  const tool = `recipe ${step.action}`;
+  switch (step.action) {
+    case 'goto': {
+      const destination = resolveUrl(step.url, page.url(), context.base);
+      const facts: ActionFacts = {
+        tool,
+        kind: 'navigate',
+        frames: [],
+        destination,
+        carriesData: hasData(destination),
+      };
+      return { facts, binding: `goto ${destination}`, url: destination };
+    }
+    case 'click':
+    case 'select':
+    case 'type':
+      return elementLook(page, step, step.selector, step.action !== 'click', context);
+    case 'press':
+      return step.selector ? elementLook(page, step, step.selector, true, context) : focusLook(page, step);
+    default: {
+      const facts: ActionFacts = { tool, kind: 'read', frames: page.topFrames(), carriesData: false };
+      return { facts, binding: describeStep(step), url: page.url() };
+    }
+  }
+}
+
+async function elementLook(
+  page: RecipePage,
+  step: RecipeStep,
+  selector: string,
+  asField: boolean,
+  context: StepContext,
+): Promise<ActionLook> {
+  const element = await page.element(selector, asField);
+  const origin = element.frames[0] ? originOf(element.frames[0].url, element.frames[0].creatorUrl) : '';
+  const secret = step.action === 'type' ? step.secret : undefined;
+  const facts: ActionFacts = {
+    tool: `recipe ${step.action}`,
+    kind: 'write',
+    frames: element.frames,
+    effects: element.effects,
+    carriesData: step.action !== 'click',
+    ...destructive(step, element),
+    // A recipe's secrets belong to the recipe's own site unless the secrets file binds them elsewhere.
+    ...(secret
+      ? {
+          secrets: [
+            { name: secret, origin, ...context.secrets.placement(secret, origin, [originOf(context.base)]) },
+          ],
+        }
+      : {}),
+  };
+  const url = element.frames[0]?.url ?? page.url();
+  return {
+    facts,
+    binding: `${describeStep(step)} ${element.fingerprint}`,
+    url,
+    element: { role: element.tag.toLowerCase(), name: element.name },
+  };
+}
+
+async function focusLook(page: RecipePage, step: RecipeStep): Promise<ActionLook> {
+  const focus = await page.focused();
+  const facts: ActionFacts = {
+    tool: 'recipe press',
+    kind: 'write',
+    frames: focus.frames,
+    effects: focus.effects,
+    carriesData: true,
+    ...destructive(step, focus),
+  };
+  return {
+    facts,
+    binding: `${describeStep(step)} ${JSON.stringify(focus)}`,
+    url: focus.frames[0]?.url ?? page.url(),
+    element: { role: focus.tag.toLowerCase(), name: focus.name },
+  };
+}
+
+/** A label or a target that reads as delete, refund, pay...: a fact the guard asks about under the recipes' policy. */
+function destructive(
+  step: RecipeStep,
+  element: { readonly name: string; readonly tag: string; readonly effects: readonly { url: string }[] },
+): { looksDestructive?: string } {
+  // Text typed into a field named "Refund amount" refunds nothing; what a click or key press on a button reads does,
+  // and so does where a select or a key press in a field submits its form.
+  if (step.action === 'type') return {};
+  const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tag) && step.action !== 'click';
+  const reason = destructiveReason(
+    field ? '' : element.name,
+    element.effects.map((effect) => effect.url),
+  );
+  return reason ? { looksDestructive: reason } : {};
+}
+
+async function perform(page: RecipePage, step: RecipeStep, context: StepContext): Promise<void> {
   switch (step.action) {
     case 'goto':
-      await page.goto(new URL(step.url, page.url().startsWith('http') ? page.url() : context.base).href);
+      await page.goto(resolveUrl(step.url, page.url(), context.base));
       return;
     case 'type':
       await page.fill(
@@ -28,12 +189,9 @@ export async function runStep(page: RecipePage, step: RecipeStep, context: StepC
       );
       return;
     case 'click':
-      await checkClick(page, step.selector, step.write === true, context);
       await page.click(step.selector);
       return;
     case 'press':
-      if (step.key.toLowerCase() === 'enter' && step.selector)
-        await checkClick(page, step.selector, step.write === true, context, true);
       await page.press(step.key, step.selector);
       return;
     case 'waitFor':
@@ -54,27 +212,28 @@ export async function runStep(page: RecipePage, step: RecipeStep, context: StepC
   }
 }
 
-async function checkClick(
-  page: RecipePage,
-  selector: string,
-  markedWrite: boolean,
-  context: StepContext,
-  keyPress = false,
-): Promise<void> {
-  if (markedWrite && context.confirm) return;
-  const target = await page.clickTarget(selector);
-  const verdict = judgeClick(
-    {
-      name: keyPress ? '' : target.name,
-      ...(target.formAction ? { formAction: target.formAction } : {}),
-      pageUrl: page.url(),
-    },
-    context.rules,
-  );
-  if (!verdict.destructive) return;
-  throw new TabwardError(
-    'not_allowed',
-    `steps[${context.index}]: refused to ${keyPress ? 'submit' : 'click'} ${JSON.stringify(target.name || selector)} (${selector}): ${verdict.why}.`,
-    'If this is meant to change something, mark the step "write": true and run with confirm.',
-  );
+/** An http(s) URL, absolute or relative to where the run is; anything else is refused before the browser sees it. */
+export function resolveUrl(url: string, current: string, base: string): string {
+  let resolved: URL;
+  try {
+    resolved = new URL(url, current.startsWith('http') ? current : base);
+  } catch {
+    throw new TabwardError(
+      'bad_input',
+      `"${url}" is not a URL.`,
+      'Use an http(s) URL, absolute or relative to the recipe url.',
+    );
+  }
+  if (resolved.protocol !== 'http:' && resolved.protocol !== 'https:')
+    throw new TabwardError(
+      'bad_input',
+      `Refusing to open ${resolved.protocol} URLs in a recipe (${url}).`,
+      'Recipes open http and https pages only.',
+    );
+  return resolved.href;
+}
+
+function hasData(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.search.length > 1 || parsed.hash.length > 1;
 }

@@ -30,17 +30,17 @@ export function checkWriteGate(recipe: Recipe, confirm: boolean): void {
 export function describeStep(step: RecipeStep): string {
   switch (step.action) {
     case 'goto':
-      return `goto ${step.url}`;
+      return `goto ${step.url}${step.write ? ' (write)' : ''}`;
     case 'type':
       return step.secret !== undefined
-        ? `type into ${step.selector} (secret ${step.secret})`
-        : `type into ${step.selector}`;
+        ? `type into ${step.selector} (secret ${step.secret})${step.write ? ' (write)' : ''}`
+        : `type into ${step.selector}${step.write ? ' (write)' : ''}`;
     case 'click':
       return `click ${step.selector}${step.write ? ' (write)' : ''}`;
     case 'waitFor':
       return `wait for ${step.selector}${step.state ? ` to be ${step.state}` : ''}`;
     case 'select':
-      return `select ${JSON.stringify(step.value)} in ${step.selector}`;
+      return `select ${JSON.stringify(step.value)} in ${step.selector}${step.write ? ' (write)' : ''}`;
     case 'press':
       return `press ${step.key}${step.selector ? ` in ${step.selector}` : ''}${step.write ? ' (write)' : ''}`;
     case 'scroll':

@@ -53,7 +53,7 @@ describe('tabward run: writes', () => {
     assert.equal(result.code, 3);
     assert.match(
       result.json.error.message,
-      /steps\[4\]: refused to click "Refund" \(tr\.order button\.refund\): its label "Refund" reads as destructive/,
+      /steps\[4\]: refused to click tr\.order button\.refund: this reads as destructive: its label "Refund" reads as destructive/,
     );
     assert.equal(result.json.error.step, 4);
     assert.ok(existsSync(result.json.screenshot), 'a screenshot of the failure');

@@ -45,6 +45,8 @@ describe('tabward serve', () => {
         '20000',
         '--secrets',
         secretsFile,
+        // The portal is on 127.0.0.1.
+        '--allow-private',
       ],
       {
         env: { ...process.env, TABWARD_HOME: dir },

@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { judgeClick } from '../../../src/core/destructive.ts';
+import { destructiveReason } from '../../../src/core/destructive.ts';
 import type { TabwardError } from '../../../src/core/errors.ts';
-import { defaultRules, RuleSet } from '../../../src/core/sensitiveRules.ts';
 import { parseRecipe, parseRecipeText } from '../../../src/recipes/parseRecipe.ts';
 import { stripFences } from '../../../src/recipes/promptExtract.ts';
 import { recipeJsonSchema } from '../../../src/recipes/recipeSchema.ts';
@@ -88,10 +87,9 @@ describe('recipes', () => {
     assert.equal(stripFences(' {"a":1} '), '{"a":1}');
   });
 
-  test('destructive clicks in English and Chinese, by label, form action or sensitive page', () => {
-    const rules = new RuleSet(defaultRules());
-    const judge = (name: string, formAction?: string, pageUrl = 'https://seller.example/orders') =>
-      judgeClick({ name, ...(formAction ? { formAction } : {}), pageUrl }, rules).destructive;
+  test('destructive actions in English and Chinese, by label or by where they send', () => {
+    const judge = (name: string, target?: string) =>
+      destructiveReason(name, target ? [target] : []) !== undefined;
     for (const name of [
       'Delete',
       'Refund',
@@ -105,7 +103,7 @@ describe('recipes', () => {
       assert.ok(judge(name), name);
     for (const name of ['Export CSV', 'Next page', 'Search', '导出']) assert.ok(!judge(name), name);
     assert.ok(judge('Go', 'https://seller.example/orders/17/refund'));
-    assert.ok(judge('Save', undefined, 'https://github.com/settings/profile'));
+    assert.ok(!judge('Go', 'https://seller.example/orders/17'));
   });
 
   test('slots bound concurrency and the queue, and hand over slots in order', async () => {
