@@ -12,7 +12,11 @@ export interface SnapshotOptions {
   readonly maxTokens?: number;
   readonly allRefs?: boolean;
   readonly timeoutMs: number;
+  /** Redacts secrets from the text (before a query is matched against it). */
+  readonly redact?: (text: string) => string;
 }
+
+const same = (text: string) => text;
 
 export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOptions): Promise<string> {
   tracked.assertUsable();
@@ -37,8 +41,9 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       ...(options.query ? { query: options.query } : {}),
       ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
       ...(options.allRefs ? { allRefs: true } : {}),
+      hide: (line) => (options.redact ?? same)(maskValues(line, passwords)),
     });
-    return maskValues(text, passwords);
+    return text;
   };
   return withDeadline(work(), options.timeoutMs, 'take_snapshot', tracked.interrupted);
 }

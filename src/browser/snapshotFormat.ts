@@ -23,6 +23,11 @@ export interface RenderOptions {
   readonly maxTokens?: number;
   /** Refs on every element with text, not only the ones an agent usually acts on (drag handles, custom widgets). */
   readonly allRefs?: boolean;
+  /**
+   * Hides what the agent must not see (password values, secrets) in each line before the query is matched: a
+   * query on the hidden text would tell the agent, match by match, what was hidden.
+   */
+  readonly hide?: (line: string) => string;
 }
 
 interface RenderContext {
@@ -87,7 +92,8 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false };
   for (const node of roots) renderNode(node, 0, lines, context);
   const deduped = mergeBullets(dropLabelEchoes(lines));
-  const kept = options.query ? filterByQuery(deduped, options.query) : deduped;
+  const visible = options.hide ? deduped.map(options.hide) : deduped;
+  const kept = options.query ? filterByQuery(visible, options.query) : visible;
   return applyBudget(kept, options.maxTokens);
 }
 

@@ -87,6 +87,10 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   }
   const sensitiveSite = facts.site ? sensitiveSiteCall(facts, rules) : undefined;
   if (sensitiveSite) return sensitiveSite;
+  if (facts.touchesTypedSecret) {
+    const why = 'a secret was typed into this page: a script or a screenshot here could show it back';
+    return ask('typed-secret', why, false, true);
+  }
   if (kind === 'read') return { verdict: 'allow', reason: 'read-only tool' };
   if (kind === 'mode') return modeChange(facts);
   if (userTab && mode !== 'isolated') {
@@ -110,10 +114,6 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     return ask('form-resubmission', 'this would send the form it came from again (a POST)', false, true);
   const secret = misplacedSecret(facts.secrets ?? []);
   if (secret) return ask(secret.rule, secret.reason, false, true);
-  if (facts.touchesTypedSecret) {
-    const why = 'a secret was typed into this page: a script here could read it back';
-    return ask('typed-secret', why, false, true);
-  }
   const leak = taintLeak(facts);
   if (leak) return ask('taint', leak, false, true);
   if (kind === 'navigate')

@@ -72,9 +72,9 @@ function encodedForms(value: string): string[] {
   return forms;
 }
 
-/** The value's characters with up to three separators between each (spaces, dashes, dots, zero-width...). */
+/** The value's characters with up to three separators between each: anything but a letter or a digit. */
 function spacedOut(value: string): RegExp {
-  const separator = '[\\s\\u200b-\\u200d\\u2060\\ufeff\\-_.,·•|/\\\\*]{0,3}';
+  const separator = '[^\\p{L}\\p{N}]{0,3}';
   const chars = [...value].map((char) => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
   return new RegExp(chars.join(separator), 'giu');
 }

@@ -72,16 +72,34 @@ export class Secrets {
     this.approvedOrigins.set(name, set);
   }
 
+  /**
+   * Whether a text the agent searches for is part of a secret (or holds one), compared on letters and digits
+   * alone: a search that matches would tell the agent what the secret holds.
+   */
+  overlaps(text: string): boolean {
+    const probe = lettersAndDigits(text);
+    if (probe.length < 3) return false;
+    return this.values().some((value) => {
+      const secret = lettersAndDigits(value);
+      return secret.length >= 3 && (secret.includes(probe) || probe.includes(secret));
+    });
+  }
+
   /** Another value that must never reach the agent (the approval page's token, for one). */
   redactAlso(value: string): void {
     this.extraRedactions.push(value);
     this.current = this.makeRedactor();
   }
 
-  private makeRedactor(): Redactor {
-    return new Redactor([
-      ...[...this.declared.values()].map((secret) => secret.value),
-      ...this.extraRedactions,
-    ]);
+  private values(): string[] {
+    return [...[...this.declared.values()].map((secret) => secret.value), ...this.extraRedactions];
   }
+
+  private makeRedactor(): Redactor {
+    return new Redactor(this.values());
+  }
+}
+
+function lettersAndDigits(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 }

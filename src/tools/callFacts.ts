@@ -23,7 +23,7 @@ export function guardFacts(tool: Tool, args: Args, target: ToolTarget, secrets: 
     exportsLocalFiles: tool.exportsLocalFiles === true,
     repostsForm: target.repostsForm === true,
     ...(uses.length > 0 ? { secrets: uses } : {}),
-    touchesTypedSecret: tool.runsScript === true && target.tab?.holdsTypedSecret === true,
+    touchesTypedSecret: tool.revealsTypedValues === true && target.tab?.holdsTypedSecret === true,
   };
 }
 

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import { withDeadline } from '../browser/deadline.ts';
 import { captureSnapshot } from '../browser/snapshot.ts';
+import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
+import type { Secrets } from '../core/secrets.ts';
 import { pageTarget, requireTab, runOnPage } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
@@ -23,8 +25,9 @@ export const takeSnapshot = defineTool({
     allRefs: z.boolean().optional(),
   }),
   target: (args, context) => pageTarget(context, args.pageId),
-  handle: async (args, { timeoutMs }, target) => {
+  handle: async (args, { timeoutMs, secrets }, target) => {
     const tab = requireTab(target);
+    if (args.query) refuseSecretProbe(args.query, secrets);
     // Together, and both awaited: a failing snapshot must not leave the title's promise unhandled.
     const [body, title] = await Promise.all([
       captureSnapshot(tab, {
@@ -33,6 +36,7 @@ export const takeSnapshot = defineTool({
         ...(args.query ? { query: args.query } : {}),
         maxTokens: args.maxTokens ?? 12_000,
         ...(args.allRefs ? { allRefs: true } : {}),
+        redact: (text) => secrets.redactor.text(text),
       }),
       withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted),
     ]);
@@ -47,6 +51,8 @@ export const takeScreenshot = defineTool({
   description: 'PNG screenshot of a tab (password fields masked).',
   kind: 'read',
   schema: z.object({ pageId, fullPage: z.boolean().optional() }),
+  // A page can copy a typed secret anywhere on screen, where no mask reaches it.
+  revealsTypedValues: true,
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -81,11 +87,23 @@ export const waitFor = defineTool({
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, context, target) => {
     const tab = requireTab(target);
+    refuseSecretProbe(args.text, context.secrets);
     const timeoutMs = args.timeoutMs ?? context.timeoutMs;
     const locator = tab.page.getByText(args.text).first();
     const line = await runOnPage(tab, `Waiting for "${args.text}"`, timeoutMs + 1000, () =>
       locator.waitFor({ state: 'visible', timeout: timeoutMs }),
     );
-    return { content: [text(`Found "${args.text}". ${line}`)] };
+    // Whether a text is on the page is a read of the page, and taints like one.
+    return { content: [text(`Found "${args.text}". ${line}`)], readFrom: [tab] };
   },
 });
+
+/** A search for text that is part of a secret would tell the agent, guess by guess, what the secret is. */
+function refuseSecretProbe(search: string, secrets: Secrets): void {
+  if (!secrets.overlaps(search)) return;
+  throw new TabwardError(
+    'not_allowed',
+    'That search text is part of a secret tabward typed or holds; searching for it would reveal the secret.',
+    'Search for something else.',
+  );
+}

@@ -19,7 +19,7 @@ export const evaluateScript = defineTool({
   kind: 'write',
   schema: z.object({ function: z.string().min(1), pageId }),
   carriesData: () => true,
-  runsScript: true,
+  revealsTypedValues: true,
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

@@ -63,8 +63,8 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   readonly secretsUsed?: (args: z.infer<Schema>) => readonly { name: string; ref: string }[];
   /** The call hands local files to the page. */
   readonly exportsLocalFiles?: boolean;
-  /** The call runs script in the page: it can read back what was typed there. */
-  readonly runsScript?: boolean;
+  /** The call can show the agent what was typed into the page (a script, a screenshot). */
+  readonly revealsTypedValues?: boolean;
   readonly target: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolTarget>;
   readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
 }

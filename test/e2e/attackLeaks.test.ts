@@ -126,9 +126,47 @@ describe('data does not leave without the human', () => {
       await mcp.call('fill', { ref: field, value: 'bbbbbbbbbbbbbb' });
       assert.ok(differingRows(plain, await shot()) > 5, 'a plain value shows in the screenshot');
       await mcp.call('fill', { ref: field, secret: 'LOGIN_PASSWORD' });
+      // The page holds a typed secret now: a screenshot asks (the page could copy it anywhere on screen).
+      const asked = mcp.human.questions.length;
+      const refusedShot = await mcp.call('take_screenshot');
+      assert.ok(refusedShot.isError && refusedShot.text.startsWith('rejected:'), refusedShot.text);
+      assert.match(mcp.human.questions.at(asked) ?? '', /screenshot here could show it back/);
+      mcp.human.will({ decision: 'approve' });
       const first = await shot();
       await mcp.call('fill', { ref: field, secret: 'LOGIN_PASSWORD' });
+      mcp.human.will({ decision: 'approve' });
       assert.ok(differingRows(first, await shot()) <= 2, 'the secret field is masked alike both times');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('searching for a secret, letter by letter, is refused; an echo with any separator is redacted', async () => {
+    const mcpHome = await startMcp();
+    await mcpHome.close();
+    const secretsFile = join(mcpHome.home, '..', `probe-secrets-${process.pid}.env`);
+    writeFileSync(secretsFile, `LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\n`);
+    const mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secretsFile] });
+    try {
+      await mcp.call('new_page', { url: login.url('login.example', '/login') });
+      const field = refOf((await mcp.call('take_snapshot')).text, 'Password');
+      await mcp.call('evaluate_script', {
+        function: `() => { document.getElementById('pw').oninput = (e) => { document.getElementById('echo').textContent = [...e.target.value].join('~~'); }; }`,
+      });
+      await mcp.call('fill', { ref: field, secret: 'LOGIN_PASSWORD' });
+      for (const probe of ['Pa55', 'Pa55-w', 'pa55word', 'word-77']) {
+        const query = await mcp.call('take_snapshot', { query: probe });
+        assert.ok(query.isError && query.text.startsWith('not_allowed:'), `${probe}: ${query.text}`);
+        const wait = await mcp.call('wait_for', { text: probe, timeoutMs: 500 });
+        assert.ok(wait.isError && wait.text.startsWith('not_allowed:'), `${probe}: ${wait.text}`);
+      }
+      const echoed = (await mcp.call('take_snapshot')).text;
+      assert.ok(!echoed.includes([...secret].join('~~')), echoed);
+      assert.match(echoed, /«redacted»/);
+      assert.ok(
+        !(await mcp.call('take_snapshot', { query: 'Sign' })).isError,
+        'ordinary searches still work',
+      );
     } finally {
       await mcp.close();
     }
