@@ -5,6 +5,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
+import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
 
 export interface ResolvedElement {
@@ -136,7 +137,12 @@ export function frameChain(frame: Frame): FrameFact[] {
     const url = current.url();
     const parent: Frame | null = current.parentFrame();
     const inherits = url.startsWith('about:') && parent !== null;
-    chain.push(inherits && parent ? { url, creatorUrl: parent.url() } : { url });
+    const loadedUrl = loadedUrlOf(current);
+    chain.push({
+      url,
+      ...(inherits && parent ? { creatorUrl: parent.url() } : {}),
+      ...(loadedUrl ? { loadedUrl } : {}),
+    });
     current = parent;
   }
   return chain;

@@ -5,7 +5,8 @@
 // - a request that changes state on a sensitive page, or a top-level navigation into one, passes only when a
 //   human approval covers it (core/actionPasses.ts); anything else is stopped and reported.
 
-import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
 import type { Backstop } from '../core/callPath.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
@@ -23,14 +24,24 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface PausedRequest {
   readonly requestId: string;
   readonly frameId: string;
+  readonly resourceType: string;
+  /** Set when this request is a redirect hop of an earlier one. */
+  readonly redirectedRequestId?: string;
   readonly request: { readonly url: string; readonly method: string };
 }
 
 export class NetworkGuard implements Backstop {
   private readonly blocked: BlockedRequest[] = [];
+  private readonly reads: { seq: number; origin: string }[] = [];
   private seq = 0;
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
   private readonly documentWatches = new WeakMap<Page, Promise<void>>();
+  private readonly frameWatches = new WeakMap<Frame, Promise<void>>();
+  private readonly watched = new WeakSet<Page>();
+  /** First addresses of popups answered with an empty page until they are watched. */
+  private readonly heldPopups = new Set<string>();
+  /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
+  private readonly scopes = new WeakMap<Page, string>();
 
   constructor(
     private readonly rules: RuleSet,
@@ -42,7 +53,7 @@ export class NetworkGuard implements Backstop {
   /** Every page of a context the agent owns (isolated and remote browsers). */
   async watchContext(context: BrowserContext): Promise<void> {
     await context.route('**/*', this.handler);
-    context.on('page', (page) => void this.ready(page).catch(() => undefined));
+    context.on('page', (page) => void this.startPopup(page).catch(() => undefined));
     await Promise.all(context.pages().map((page) => this.ready(page).catch(() => undefined)));
   }
 
@@ -56,43 +67,63 @@ export class NetworkGuard implements Backstop {
   ready(page: Page): Promise<void> {
     let watching = this.documentWatches.get(page);
     if (!watching) {
-      watching = this.watchDocuments(page);
+      watching = this.watchDocuments(page).then(() => {
+        this.watched.add(page);
+      });
       this.documentWatches.set(page, watching);
     }
     return watching;
   }
 
+  private isWatched(page: Page | undefined): boolean {
+    return page !== undefined && this.watched.has(page);
+  }
+
   /**
-   * Playwright's routes see only the first request of a redirect chain. Document requests of the tab's own
-   * frames are also paused here, over CDP, hop by hop (a 302 into a sensitive page, a meta refresh, location=),
-   * and judged like any other. Subresources stay with the route, so this costs one pause per navigation.
+   * Playwright's routes see only the first request of a redirect chain. Every request of the tab (and of its
+   * out-of-process frames) is also paused here, over CDP: a redirect hop (a 302 into a sensitive page, a 307 that
+   * re-posts there, a hop to tabward's own port), every document request (meta refresh, location=) and any
+   * request the route did not see is judged like a first request.
    */
   private async watchDocuments(page: Page): Promise<void> {
     const cdp = await page.context().newCDPSession(page);
     const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
-    const mainFrameId = tree.frameTree.frame.id;
-    cdp.on('Fetch.requestPaused', (event) => {
-      void this.onPausedDocument(cdp, event as PausedRequest, mainFrameId, page).catch(() => undefined);
-    });
-    await cdp.send('Fetch.enable', {
-      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }],
+    await this.interceptHops(cdp, page, tree.frameTree.frame.id);
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) void this.watchFrame(page, frame);
     });
   }
 
-  private async onPausedDocument(
+  private async interceptHops(cdp: CDPSession, page: Page, mainFrameId: string | undefined): Promise<void> {
+    cdp.on('Fetch.requestPaused', (event) => {
+      void this.onPaused(cdp, event as PausedRequest, mainFrameId, page).catch(() => undefined);
+    });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  }
+
+  private async onPaused(
     cdp: CDPSession,
     event: PausedRequest,
-    mainFrameId: string,
+    mainFrameId: string | undefined,
     page: Page,
   ): Promise<void> {
     const { url, method } = event.request;
-    const reason = this.judgeRequest(url, method, true, event.frameId === mainFrameId);
+    // Judged again even when the route already judged it: a redirect hop, and a request the route never saw (a
+    // keepalive fetch sent as the page goes away), are only seen here.
+    const document = event.resourceType === 'Document';
+    const mainFrame = document && event.frameId === mainFrameId;
+    const reason = this.judgeRequest(url, method, document, mainFrame, this.scopes.get(page));
     if (!reason) {
       await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
       return;
     }
     this.record(page, method, url, reason);
     await cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' });
+  }
+
+  /** Names a page by the tab id the guard knows it as (TrackedPage ids, a recipe run's id). */
+  label(page: Page, scope: string): void {
+    this.scopes.set(page, scope);
   }
 
   /** A marker: the blocks recorded after it are the ones an action caused. */
@@ -116,11 +147,13 @@ export class NetworkGuard implements Backstop {
 
   /** Why a request must not leave, or undefined when it may. */
   judge(request: Request): string | undefined {
+    const page = pageOf(request);
     return this.judgeRequest(
       request.url(),
       request.method(),
       request.isNavigationRequest(),
       isMainFrame(request),
+      page ? this.scopes.get(page) : undefined,
     );
   }
 
@@ -129,6 +162,7 @@ export class NetworkGuard implements Backstop {
     rawMethod: string,
     navigation: boolean,
     mainFrame: boolean,
+    scope: string | undefined,
   ): string | undefined {
     const port = portOf(url);
     if (port !== undefined && this.protectedPorts.has(port))
@@ -137,12 +171,31 @@ export class NetworkGuard implements Backstop {
     if (!hit) return undefined;
     const method = rawMethod.toUpperCase();
     if (!safeMethods.has(method)) {
-      if (this.passes.covers(url, 'write')) return undefined;
+      if (this.passes.covers(url, 'write', scope)) return undefined;
       return `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`;
     }
-    if (navigation && mainFrame && !this.passes.covers(url, 'navigation'))
+    if (navigation && mainFrame && !this.passes.covers(url, 'navigation', scope))
       return `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`;
+    this.noteSensitiveRead(url);
     return undefined;
+  }
+
+  /**
+   * A request to a sensitive page that goes through (a script's fetch of a settings page from another page of the
+   * same site, say) brings its content within the agent's reach: the call path taints by it.
+   */
+  private noteSensitiveRead(url: string): void {
+    try {
+      this.reads.push({ seq: ++this.seq, origin: new URL(url).origin });
+      if (this.reads.length > 200) this.reads.shift();
+    } catch {
+      // an unparsable URL matched no rule
+    }
+  }
+
+  /** Origins of the sensitive pages requested since the mark. */
+  sensitiveReadsSince(mark: number): string[] {
+    return [...new Set(this.reads.filter((entry) => entry.seq > mark).map((entry) => entry.origin))];
   }
 
   private record(page: Page | undefined, method: string, url: string, reason: string): void {
@@ -153,11 +206,75 @@ export class NetworkGuard implements Backstop {
   private async handle(route: Route, request: Request): Promise<void> {
     const reason = this.judgeSafely(request);
     if (!reason) {
+      if (request.isNavigationRequest() && isMainFrame(request) && !this.isWatched(pageOf(request))) {
+        await this.popupFirstNavigation(route, request);
+        return;
+      }
+      // Before a navigation goes on, the page (and an out-of-process frame) must have its hops watched: an
+      // iframe's request may redirect before a watch set up later would see it.
+      if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
       await route.fallback().catch(() => undefined);
       return;
     }
     this.record(pageOf(request), request.method(), request.url(), reason);
     await route.abort('blockedbyclient').catch(() => undefined);
+  }
+
+  private async hopsWatchedFor(request: Request): Promise<void> {
+    const page = pageOf(request);
+    if (!page) return;
+    const frame = request.frame();
+    const watches = [this.ready(page), ...(frame === page.mainFrame() ? [] : [this.watchFrame(page, frame)])];
+    await Promise.race([Promise.all(watches).catch(() => undefined), sleep(2_000)]);
+  }
+
+  /** A cross-site iframe runs in a process of its own, with requests its tab's session never sees. */
+  private watchFrame(page: Page, frame: Frame): Promise<void> {
+    let watching = this.frameWatches.get(frame);
+    if (!watching) {
+      watching = page
+        .context()
+        .newCDPSession(frame)
+        .then((frameSession) => this.interceptHops(frameSession, page, undefined))
+        .catch(() => {
+          // In the parent's process (for now): the tab's session covers it. Asked again once it moves.
+          this.frameWatches.delete(frame);
+        });
+      this.frameWatches.set(frame, watching);
+    }
+    return watching;
+  }
+
+  /**
+   * A popup's first navigation comes before its page is watched, so its redirect hops could not be seen. It is
+   * answered with an empty page at the same address; once the popup is a page whose every request is watched,
+   * it loads that address for real (startPopup), and every hop of it is judged. A popup opened by a form post
+   * cannot be replayed that way, and is refused.
+   */
+  private async popupFirstNavigation(route: Route, request: Request): Promise<void> {
+    if (request.method().toUpperCase() !== 'GET') {
+      this.record(
+        undefined,
+        request.method(),
+        request.url(),
+        'a form posting into a new window cannot be watched',
+      );
+      await route.abort('blockedbyclient').catch(() => undefined);
+      return;
+    }
+    this.heldPopups.add(request.url());
+    const body = '<!doctype html><title>Opening…</title>';
+    await route
+      .fulfill({ status: 200, contentType: 'text/html', headers: { 'cache-control': 'no-store' }, body })
+      .catch(() => undefined);
+  }
+
+  /** A new page: watched first; a popup held at its first address then goes there for real. */
+  private async startPopup(page: Page): Promise<void> {
+    await this.ready(page);
+    const url = page.url();
+    if (!this.heldPopups.delete(url)) return;
+    await page.evaluate('location.replace(location.href)').catch(() => undefined);
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */

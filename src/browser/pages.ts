@@ -3,9 +3,10 @@
 // last snapshot.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, Dialog, Locator, Page, Request } from 'playwright-core';
+import type { BrowserContext, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
+import { noteLoadedUrl } from './loadedUrls.ts';
 
 export interface RefInfo {
   readonly role: string;
@@ -46,8 +47,10 @@ export class TrackedPage {
     });
     page.on('response', (response) => {
       const request = response.request();
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
-        this.status = response.status();
+      if (!request.isNavigationRequest()) return;
+      const frame = safeFrame(request);
+      if (frame) noteLoadedUrl(frame, response.url());
+      if (frame === page.mainFrame()) this.status = response.status();
     });
     page.on('request', (request) => {
       if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
@@ -112,6 +115,21 @@ export class TrackedPage {
       }
     };
     return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
+  }
+
+  /** Stops the page's renderer, so that no unload handler runs when the tab is closed next. */
+  async silence(timeoutMs: number): Promise<void> {
+    const crash = async () => {
+      const cdp = await this.page.context().newCDPSession(this.page);
+      // The renderer dies before it answers: the reply never comes, the crash event does.
+      void cdp.send('Page.crash').catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        if (this.crashed || this.closed) resolve();
+        this.page.once('crash', () => resolve());
+        this.page.once('close', () => resolve());
+      });
+    };
+    await withDeadline(crash(), timeoutMs, 'Stopping the page').catch(() => undefined);
   }
 
   /** What a screenshot hides: password fields in every frame, and every field a secret was typed into. */
@@ -179,6 +197,14 @@ export class TrackedPage {
   }
 }
 
+function safeFrame(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
+
 function dialogText(dialog: Dialog): string {
   return `A ${dialog.type()} dialog is open: ${JSON.stringify(dialog.message().slice(0, 200))}.`;
 }
@@ -209,11 +235,15 @@ export class PageRegistry {
     });
   }
 
+  /** Told of every tab as it is first tracked (the network backstop names its pages by tab id). */
+  onTrack: ((tracked: TrackedPage) => void) | undefined;
+
   track(page: Page, ownedByAgent: boolean): TrackedPage {
     const existing = this.byPage.get(page);
     if (existing) return existing;
     const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
     this.byPage.set(page, tracked);
+    this.onTrack?.(tracked);
     page.on('close', () => {
       this.byPage.delete(page);
       if (this.selected === tracked) this.selected = undefined;

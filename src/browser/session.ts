@@ -56,6 +56,8 @@ export class BrowserSession {
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
+    const { network } = config;
+    if (network) this.pages.onTrack = (tracked) => network.label(tracked.page, tracked.id);
   }
 
   get mode(): BrowserMode {

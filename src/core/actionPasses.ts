@@ -10,6 +10,8 @@ export interface PassSpec {
   readonly writeOrigins: readonly string[];
   /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
   readonly navigationOrigins: readonly string[];
+  /** The tab the approved action acts in: requests of other tabs are not covered. Absent: any tab (a new one). */
+  readonly scope?: string;
 }
 
 interface Pass extends PassSpec {
@@ -36,8 +38,8 @@ export class ActionPasses {
     };
   }
 
-  /** Whether a live pass covers this request. */
-  covers(url: string, kind: 'write' | 'navigation'): boolean {
+  /** Whether a live pass covers this request, made by the tab `scope` (undefined: a tab tabward does not know). */
+  covers(url: string, kind: 'write' | 'navigation', scope?: string): boolean {
     const parsed = safeUrl(url);
     if (!parsed) return false;
     const target = `${parsed.origin}${parsed.pathname}`;
@@ -46,6 +48,7 @@ export class ActionPasses {
         this.passes.delete(pass);
         continue;
       }
+      if (pass.scope !== undefined && pass.scope !== scope) continue;
       if (pass.writeTargets.includes(target) || pass.writeOrigins.includes(parsed.origin)) return true;
       if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
     }

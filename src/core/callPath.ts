@@ -51,6 +51,8 @@ export interface Backstop {
   mark(): number;
   /** "METHOD URL: why", for each request stopped since the mark. */
   stoppedSince(mark: number): string[];
+  /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
+  sensitiveReadsSince(mark: number): string[];
 }
 
 export interface CallPathOptions {
@@ -201,6 +203,7 @@ export class CallPath {
     const mark = backstop?.mark() ?? 0;
     const opened = pass && backstop ? backstop.open(pass, this.options.passMaxMs) : undefined;
     const stoppedNow = () => {
+      for (const origin of backstop?.sensitiveReadsSince(mark) ?? []) this.taint.recordRead(origin, true);
       const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.options.redactor().text(line));
       if (lines.length > 0) trail.blocked = lines.slice(0, 5);
       return lines;
@@ -321,7 +324,12 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
     ...frameOrigins,
   ];
   const scriptLike = effects.length === 0 && !facts.destination;
-  return { writeTargets, writeOrigins: scriptLike ? frameOrigins : [], navigationOrigins };
+  return {
+    writeTargets,
+    writeOrigins: scriptLike ? frameOrigins : [],
+    navigationOrigins,
+    ...(facts.tab ? { scope: facts.tab.id } : {}),
+  };
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

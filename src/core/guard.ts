@@ -10,6 +10,8 @@ export interface FrameFact {
   readonly url: string;
   /** For about:blank / srcdoc frames: the URL of the document that created them. */
   readonly creatorUrl?: string;
+  /** Where the document was loaded from, when the page has rewritten the URL it shows (history.replaceState). */
+  readonly loadedUrl?: string;
 }
 
 export interface GuardFacts {
@@ -178,7 +180,9 @@ function ordinaryWrite(facts: GuardFacts): Decision {
 function sensitiveFrame(facts: GuardFacts, rules: RuleSet): { rule: string; where: string } | undefined {
   let embeddedInSensitive: { rule: string; where: string } | undefined;
   for (const [index, frame] of [...facts.frames].entries()) {
-    const hit = rules.match(frame.url, frame.creatorUrl);
+    const hit =
+      rules.match(frame.url, frame.creatorUrl) ??
+      (frame.loadedUrl ? rules.match(frame.loadedUrl) : undefined);
     if (hit) {
       const where = index === 0 ? originOf(frame.url) : `inside ${originOf(frame.url)}`;
       embeddedInSensitive ??= { rule: hit.rule, where };
@@ -235,7 +239,9 @@ function taintLeak(facts: GuardFacts): string | undefined {
   if (facts.taintedOrigins.length === 0) return undefined;
   const targets: string[] = [];
   if (facts.kind === 'navigate' && facts.destination) targets.push(originOf(facts.destination));
-  else if (facts.carriesData) {
+  // Any write may make its page send what it was given: a click, a hover or a resize on another site's page
+  // is judged like typing there.
+  else if (facts.carriesData || facts.kind === 'write') {
     const target = facts.frames[0]?.url;
     targets.push(target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin');
   }

@@ -65,6 +65,9 @@ export const closePage = defineTool({
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (_args, { timeoutMs }, target) => {
     const tab = requireTab(target);
+    // The page gets no last word: its pagehide/unload handlers (a keepalive fetch, a beacon) are requests the
+    // browser sends after the tab's interception is gone.
+    if (!tab.dialog) await tab.silence(timeoutMs);
     // Not runOnPage: the tab closing is the success here, not an interruption.
     await withDeadline(tab.page.close({ runBeforeUnload: false }), timeoutMs, 'Closing the tab').catch(
       (error: unknown) => {

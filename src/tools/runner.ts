@@ -3,6 +3,7 @@
 // what only browser tools have: redacted text results, taint from what a result shows, browser_status's view of
 // the guard, and the auto-mode switch to the user's Chrome on a login wall.
 
+import { loadedUrlOf } from '../browser/loadedUrls.ts';
 import type { NetworkGuard } from '../browser/networkGuard.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
@@ -167,8 +168,9 @@ export class ToolRunner {
   private recordReads(result: ToolResult): void {
     for (const tab of result.readFrom ?? []) {
       for (const frame of tab.page.frames()) {
-        const url = frame.url();
-        if (this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
+        // The URL it shows and the one it was loaded from: a page cannot launder a read by renaming itself.
+        for (const url of [frame.url(), loadedUrlOf(frame)])
+          if (url && this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
       }
     }
   }
