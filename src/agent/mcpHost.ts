@@ -6,7 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Approver } from '../core/approvals.ts';
-import { TabwardError } from '../core/errors.ts';
+import type { CallPath, GuardedAction } from '../core/callPath.ts';
+import { asTabwardError, TabwardError } from '../core/errors.ts';
 import type { LoopTool } from '../llm/toolLoop.ts';
 import type { ServerSpec } from './mcpConfig.ts';
 
@@ -58,43 +59,60 @@ export class McpHost {
     hosted.client = await connect(hosted.spec);
   }
 
-  /** The hosted tools for the model; calls that may change something ask the human first. */
-  loopTools(approver: Approver): LoopTool[] {
+  /**
+   * The hosted tools for the model, each call on the one call path: judged by the guard (a tool the server does
+   * not declare read-only asks; after a sensitive read any call can carry the data away, so it asks too),
+   * asked, and audited like a browser tool.
+   */
+  loopTools(approver: Approver, path: CallPath): LoopTool[] {
     return [...this.hosted.values()].flatMap((hosted) =>
-      hosted.tools.map((tool) => ({
-        name: `${hosted.spec.name}__${tool.name}`,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        execute: async (args: Record<string, unknown>) => {
-          if (!tool.readOnly) {
-            const choice = await approver.ask({
-              id: `${hosted.spec.name}-${Date.now()}`,
-              tool: `${hosted.spec.name}__${tool.name}`,
-              kind: 'external',
-              reason: `the MCP server ${hosted.spec.name} may change something`,
-              rule: 'external-tool',
-              sensitive: false,
-              approveAllAllowed: false,
-              url: '',
-              origin: '',
-              args,
-              frontEnd: 'agent',
-            });
-            if (choice.choice === 'reject')
-              return `rejected: the user rejected ${tool.name}${choice.reason ? `: ${choice.reason}` : ''}`;
-            if (choice.choice === 'skip') return 'skipped by the user; nothing was done';
-            if (choice.choice === 'modify') args = { ...choice.args };
-          }
-          const result = await hosted.client.callTool({ name: tool.name, arguments: args }, undefined, {
-            timeout: 120_000,
-          });
-          const text = (result.content as { type: string; text?: string }[])
-            .map((part) => part.text ?? `[${part.type}]`)
-            .join('\n');
-          return result.isError ? `error: ${text}` : text;
-        },
-      })),
+      hosted.tools.map((tool) => {
+        const name = `${hosted.spec.name}__${tool.name}`;
+        const action = (args: Record<string, unknown>): GuardedAction<string> => ({
+          name,
+          auditKind: 'external',
+          args,
+          subject: { server: hosted.spec.name, tool: tool.name },
+          look: async () => ({
+            facts: {
+              tool: name,
+              kind: tool.readOnly ? 'read' : 'write',
+              frames: [],
+              carriesData: true,
+              external: true,
+            },
+            binding: JSON.stringify(args),
+          }),
+          act: () => this.callHosted(hosted, tool.name, args),
+          skipped: () => 'skipped by the user; nothing was done',
+          withArgs: (modified) => action({ ...modified }),
+        });
+        return {
+          name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          execute: async (args: Record<string, unknown>) => {
+            const signal = new AbortController().signal;
+            try {
+              return (await path.run(action(args), { frontEnd: 'agent', approver, signal })).value;
+            } catch (error) {
+              const failure = asTabwardError(error);
+              return `${failure.code}: ${failure.describe()}`;
+            }
+          },
+        };
+      }),
     );
+  }
+
+  private async callHosted(hosted: Hosted, tool: string, args: Record<string, unknown>): Promise<string> {
+    const result = await hosted.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: 120_000,
+    });
+    const text = (result.content as { type: string; text?: string }[])
+      .map((part) => part.text ?? `[${part.type}]`)
+      .join('\n');
+    return result.isError ? `error: ${text}` : text;
   }
 
   describe(): string {

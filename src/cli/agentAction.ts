@@ -39,7 +39,10 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
     browser.runner,
     approver,
     { text: (delta) => process.stdout.write(delta), info: log },
-    { extraTools: () => host.loopTools(approver), ...(flags.plan ? { confirmPlan } : {}) },
+    {
+      extraTools: () => host.loopTools(approver, browser.runner.path),
+      ...(flags.plan ? { confirmPlan } : {}),
+    },
   );
   try {
     if (question) return await answer(agent, question);

@@ -38,6 +38,8 @@ export interface GuardFacts {
   readonly touchesTypedSecret?: boolean;
   /** Why the action reads as destructive (its label, or the path it sends to), when it does. */
   readonly looksDestructive?: string;
+  /** A tool of one of the user's external MCP servers: tabward cannot see what it does. */
+  readonly external?: boolean;
   /** Origins of sensitive pages the agent has read in this session. */
   readonly taintedOrigins: readonly string[];
   readonly policy: WritePolicy;
@@ -120,6 +122,10 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   if (leak) return ask('taint', leak, false, true);
   if (kind === 'navigate')
     return { verdict: 'allow', reason: 'navigation to a page no rule marks sensitive' };
+  if (facts.external && kind === 'write' && !facts.approveAll) {
+    const why = `${facts.tool} is another MCP server's tool that does not say it only reads`;
+    return ask('external-tool', why, true, false);
+  }
   if (facts.exportsLocalFiles && !facts.approveAll) {
     const where = facts.frames[0] ? originOf(facts.frames[0].url) : 'the page';
     return ask('local-files', `uploading local files hands them to ${where}`, true, false);
