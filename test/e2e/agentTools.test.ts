@@ -2,7 +2,7 @@
 // run time under the same tool names, writes there asked in the terminal; a browsing sub-agent; plan mode.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -82,7 +82,14 @@ describe('tabward agent: external MCP servers, sub-agents, plans', () => {
       'the restarted server answered under the same tool name',
     );
     assert.match(run.stderr, /approval needed: echo__write_note/);
-    assert.match(lastRequest(), /rejected: the user rejected write_note/);
+    assert.match(lastRequest(), /rejected: The user rejected echo__write_note/);
+    // External calls are on the one call path: audited like browser tools, naming server and tool.
+    const audit = readFileSync(join(home, 'audit.jsonl'), 'utf8');
+    assert.match(
+      audit,
+      /"tool":"echo__echo","kind":"external".*"decision":"allow".*"subject":\{"server":"echo","tool":"echo"\}/,
+    );
+    assert.match(audit, /"tool":"echo__write_note","kind":"external".*"decision":"ask".*"choice":"reject"/);
     const tools = (model.requests.at(-1)?.body.tools ?? []) as { function: { name: string } }[];
     const toolNames = tools.map((tool) => tool.function.name);
     assert.ok(

@@ -60,9 +60,11 @@ describe('attacks on how actions are judged', () => {
     });
     mcp = await startMcp({ args: ['--mode', 'isolated'] });
     // Reading a page that embeds a sensitive frame taints the session: the human lets the agent open the next
-    // test's page, and answers nothing else unless a test says so.
+    // test's page and act on other sites despite the taint, and refuses everything else unless a test says so.
     mcp.human.policy = (message) =>
-      /new_page/.test(message.split('\n')[0] ?? '') ? { decision: 'approve' } : { decision: 'reject' };
+      /new_page/.test(message.split('\n')[0] ?? '') || /data read on sensitive/.test(message)
+        ? { decision: 'approve' }
+        : { decision: 'reject' };
   });
   after(async () => {
     await mcp?.close();

@@ -119,10 +119,55 @@ describe('guard', () => {
     });
     assert.equal(nav.verdict, 'ask');
     assert.equal(verdict({ ...tainted, frames: [{ url: 'https://github.com/acme/app' }] }).verdict, 'allow');
+    // Any write on another origin's page may make it send what it was given: a click asks too.
     assert.equal(
       verdict({ ...tainted, carriesData: false, frames: [{ url: 'https://evil.example/' }] }).verdict,
-      'allow',
+      'ask',
     );
+    const read = verdict({
+      ...tainted,
+      kind: 'read',
+      tool: 'take_snapshot',
+      frames: [{ url: 'https://evil.example/' }],
+    });
+    assert.equal(read.verdict, 'allow', 'reading another page carries nothing');
+    const byPath = verdict({
+      ...tainted,
+      carriesData: false,
+      tool: 'new_page',
+      kind: 'navigate',
+      frames: [],
+      destination: 'https://evil.example/ghp_x',
+    });
+    assert.equal(byPath.verdict, 'ask', 'a path carries data as well as a query');
+  });
+
+  test('external tools, destructive-looking writes and typed secrets', () => {
+    const external = verdict({ tool: 'notes__write', frames: [], external: true });
+    assert.ok(external.verdict === 'ask' && external.rule === 'external-tool' && external.approveAllAllowed);
+    assert.equal(verdict({ tool: 'notes__read', kind: 'read', frames: [], external: true }).verdict, 'allow');
+    const refund = verdict({
+      policy: 'destructive-asks',
+      looksDestructive: 'its label "Refund" reads as destructive',
+    });
+    assert.ok(refund.verdict === 'ask' && refund.rule === 'destructive');
+    assert.equal(verdict({ policy: 'destructive-asks' }).verdict, 'allow');
+    const shot = verdict({ tool: 'take_screenshot', kind: 'read', touchesTypedSecret: true });
+    assert.ok(shot.verdict === 'ask' && shot.rule === 'typed-secret' && !shot.approveAllAllowed);
+    const repost = verdict({
+      tool: 'navigate_page',
+      kind: 'navigate',
+      repostsForm: true,
+      destination: 'https://shop.example/pay',
+    });
+    assert.ok(repost.verdict === 'ask' && repost.rule === 'form-resubmission');
+  });
+
+  test('a frame is judged by where it was loaded from as well as the URL it shows', () => {
+    const renamed = verdict({
+      frames: [{ url: 'https://github.com/acme', loadedUrl: 'https://github.com/settings/tokens' }],
+    });
+    assert.ok(renamed.verdict === 'ask' && renamed.sensitive);
   });
 
   test('rule 6: ordinary writes by mode, policy and approve-all', () => {
