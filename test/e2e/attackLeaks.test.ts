@@ -4,7 +4,8 @@
 // Assertions are on what the fixture servers received and on what the agent was given.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
@@ -13,6 +14,13 @@ import { differingRows } from '../helpers/pngRows.ts';
 
 const token = 'ghp_leakyToken4242';
 const secret = 'Pa55-word-7781';
+
+/** A secrets file of these lines, private like a user's would be. */
+function secretsFileWith(lines: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'tabward-secrets-')), 'secrets.env');
+  writeFileSync(file, lines, { mode: 0o600 });
+  return file;
+}
 
 describe('data does not leave without the human', () => {
   let gh: Fixture;
@@ -53,11 +61,7 @@ describe('data does not leave without the human', () => {
   });
 
   test('only declared secrets exist; a bound secret typed on another site asks', async () => {
-    const mcpHome = await startMcp();
-    await mcpHome.close();
-    const secretsFile = join(mcpHome.home, '..', `leak-secrets-${process.pid}.env`);
-    writeFileSync(
-      secretsFile,
+    const secretsFile = secretsFileWith(
       `LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\nFREE_NOTE=free-note-value\n`,
     );
     const mcp = await startMcp({
@@ -106,10 +110,7 @@ describe('data does not leave without the human', () => {
   });
 
   test('a field a secret was typed into is masked in screenshots', async () => {
-    const mcpHome = await startMcp();
-    await mcpHome.close();
-    const secretsFile = join(mcpHome.home, '..', `mask-secrets-${process.pid}.env`);
-    writeFileSync(secretsFile, `LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\n`);
+    const secretsFile = secretsFileWith(`LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\n`);
     const mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secretsFile] });
     try {
       await mcp.call('new_page', { url: login.url('login.example', '/login') });
@@ -142,10 +143,7 @@ describe('data does not leave without the human', () => {
   });
 
   test('searching for a secret, letter by letter, is refused; an echo with any separator is redacted', async () => {
-    const mcpHome = await startMcp();
-    await mcpHome.close();
-    const secretsFile = join(mcpHome.home, '..', `probe-secrets-${process.pid}.env`);
-    writeFileSync(secretsFile, `LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\n`);
+    const secretsFile = secretsFileWith(`LOGIN_PASSWORD@${login.url('login.example', '')}=${secret}\n`);
     const mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secretsFile] });
     try {
       await mcp.call('new_page', { url: login.url('login.example', '/login') });
