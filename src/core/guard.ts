@@ -257,6 +257,16 @@ function taintLeak(facts: GuardFacts): string | undefined {
   return `data read on sensitive ${foreign.join(', ')} could be sent to ${[...new Set(targets)].join(', ')}`;
 }
 
+/** A URL with a query or fragment can carry data out to its host (a fact front ends report as carriesData). */
+export function urlCarriesData(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.search.length > 1 || parsed.hash.length > 1;
+  } catch {
+    return false;
+  }
+}
+
 export function originOf(url: string, creatorUrl?: string): string {
   const parsed = effectiveUrl(url, creatorUrl);
   if (!parsed || parsed.origin === 'null')

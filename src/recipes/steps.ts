@@ -8,7 +8,7 @@ import type { Approver } from '../core/approvals.ts';
 import type { ActionFacts, ActionLook, CallPath, GuardedAction } from '../core/callPath.ts';
 import { destructiveReason } from '../core/destructive.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import { originOf } from '../core/guard.ts';
+import { originOf, urlCarriesData } from '../core/guard.ts';
 import type { Secrets } from '../core/secrets.ts';
 import type { RecipeStep } from './recipeSchema.ts';
 import { describeStep } from './writeGate.ts';
@@ -91,7 +91,7 @@ async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext):
         kind: 'navigate',
         frames: [],
         destination,
-        carriesData: hasData(destination),
+        carriesData: urlCarriesData(destination),
       };
       return { facts, binding: `goto ${destination}`, url: destination };
     }
@@ -231,9 +231,4 @@ export function resolveUrl(url: string, current: string, base: string): string {
       'Recipes open http and https pages only.',
     );
   return resolved.href;
-}
-
-function hasData(url: string): boolean {
-  const parsed = new URL(url);
-  return parsed.search.length > 1 || parsed.hash.length > 1;
 }

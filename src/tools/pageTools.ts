@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { TabwardError } from '../core/errors.ts';
+import { urlCarriesData } from '../core/guard.ts';
 import { checkUrl, navigateTab, pageTarget, requireTab, runOnPage, statusLine } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
@@ -49,7 +50,7 @@ export const newPage = defineTool({
   description: 'Open a URL in a new tab owned by the agent.',
   kind: 'navigate',
   schema: z.object({ url: z.string() }),
-  carriesData: (args) => hasData(args.url),
+  carriesData: (args) => urlCarriesData(args.url),
   target: async (args) => ({ frames: [], destination: checkUrl(args.url) }),
   handle: async (args, context) => {
     const tab = await context.session.newPage();
@@ -87,7 +88,7 @@ export const navigatePage = defineTool({
     type: z.enum(['url', 'back', 'forward', 'reload']).optional().describe('default: url'),
     pageId,
   }),
-  carriesData: (args) => hasData(args.url ?? ''),
+  carriesData: (args) => urlCarriesData(args.url ?? ''),
   target: async (args, context) => {
     const target = await pageTarget(context, args.pageId);
     const type = args.type ?? 'url';
@@ -130,16 +131,6 @@ export const resizePage = defineTool({
     return { content: [text(`Resized to ${args.width}x${args.height}. ${statusLine(tab)}`)] };
   },
 });
-
-/** A URL with a query or fragment can carry data out to its host. */
-function hasData(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.search.length > 1 || parsed.hash.length > 1;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Back, forward and reload through the page's own history. Playwright's goBack can wait forever for a page

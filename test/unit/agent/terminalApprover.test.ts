@@ -7,22 +7,20 @@ import { test } from 'node:test';
 import { LineReader } from '../../../src/agent/lineReader.ts';
 import { TerminalApprover } from '../../../src/agent/terminalApprover.ts';
 import type { ApprovalRequest } from '../../../src/core/approvals.ts';
+import { approvalRequest } from '../../helpers/approvalRequest.ts';
 
-const request = (overrides: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-  id: 'a1',
-  tool: 'click',
-  kind: 'write',
-  reason: 'writes in shared mode ask',
-  rule: 'write',
-  sensitive: false,
-  approveAllAllowed: true,
-  url: 'https://shop.example/orders',
-  origin: 'https://shop.example',
-  element: { role: 'button', name: 'Save' },
-  args: { ref: 'e3' },
-  frontEnd: 'agent',
-  ...overrides,
-});
+const request = (overrides: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+  approvalRequest({
+    reason: 'writes in shared mode ask',
+    rule: 'write',
+    sensitive: false,
+    approveAllAllowed: true,
+    url: 'https://shop.example/orders',
+    origin: 'https://shop.example',
+    element: { role: 'button', name: 'Save' },
+    frontEnd: 'agent',
+    ...overrides,
+  });
 
 function approverWith(typed: string[], end = false) {
   const input = new PassThrough();

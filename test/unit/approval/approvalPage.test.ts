@@ -5,23 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ApprovalPage } from '../../../src/approval/approvalPage.ts';
 import type { ApprovalRequest } from '../../../src/core/approvals.ts';
+import { approvalRequest } from '../../helpers/approvalRequest.ts';
 import { waitFor, within } from '../../helpers/waitFor.ts';
 
-const request = (id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-  id,
-  tool: 'click',
-  kind: 'write',
-  reason: 'writes on sensitive pages need a fresh approval',
-  rule: '*://bank.example/*',
-  sensitive: true,
-  approveAllAllowed: false,
-  url: 'https://bank.example/pay',
-  origin: 'https://bank.example',
-  element: { role: 'button', name: 'Pay' },
-  args: { ref: 'e3' },
-  frontEnd: 'mcp',
-  ...overrides,
-});
+const request = (id: string, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+  approvalRequest({ id, ...overrides });
 
 let page: ApprovalPage;
 let url = '';

@@ -8,25 +8,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalChoice, ApprovalRequest, Approver } from '../../../src/core/approvals.ts';
+import type { ApprovalChoice, Approver } from '../../../src/core/approvals.ts';
 import { ElicitationApprover } from '../../../src/mcp/elicitationApprover.ts';
 import { withProgress } from '../../../src/mcp/progressApprover.ts';
+import { approvalRequest } from '../../helpers/approvalRequest.ts';
 import { waitFor, within } from '../../helpers/waitFor.ts';
 
-const request: ApprovalRequest = {
-  id: 'a1',
-  tool: 'click',
-  kind: 'write',
-  reason: 'writes on sensitive pages need a fresh approval',
-  rule: '*://bank.example/*',
-  sensitive: true,
-  approveAllAllowed: false,
-  url: 'https://bank.example/pay',
-  origin: 'https://bank.example',
-  element: { role: 'button', name: 'Pay\u001b[8m\r\u202eSave' },
-  args: { ref: 'e3' },
-  frontEnd: 'mcp',
-};
+const request = approvalRequest({ element: { role: 'button', name: 'Pay\u001b[8m\r\u202eSave' } });
 
 async function connected() {
   const server = new Server({ name: 'test', version: '1' }, { capabilities: {} });
