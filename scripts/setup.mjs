@@ -23,7 +23,9 @@ say('installing npm dependencies from package-lock.json');
 const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
 if (npm.status !== 0) fail('npm ci failed (see above).');
 
-say('bundling the CLI into dist/ (bin/tabward falls back to the sources when they are newer)');
+say(
+  'bundling the CLI into dist/ (bin/tabward runs it; scripts/tabward-dev.mjs runs the sources when they are newer)',
+);
 const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
 if (built.status !== 0) fail('the build failed (see above).');
 

@@ -2,6 +2,7 @@
 // WebSocket, SQLite, MCP) loads only when one of these runs.
 
 import { Command } from 'commander';
+import { TabwardError } from '../core/errors.ts';
 import { collect, portNumber, positiveInt } from './options.ts';
 
 export interface RelayFlags {
@@ -20,6 +21,24 @@ export interface StoreFlags {
 }
 
 const dbOption = ['--db <file>', 'relay database (default: ~/.tabward/relay.db)'] as const;
+
+/**
+ * The relay's code, loaded on use. Its SQLite store needs better-sqlite3, a native addon that is an optional
+ * peer dependency (so that `tabward mcp` users never build it): when it is missing, say how to add it.
+ */
+async function relayActions(): Promise<typeof import('./relayActions.ts')> {
+  try {
+    return await import('./relayActions.ts');
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !message?.includes('better-sqlite3')) throw error;
+    throw new TabwardError(
+      'not_found',
+      'tabward relay keeps its state in SQLite through the better-sqlite3 package, which is not installed (it is optional, so that `tabward mcp` installs without building native code).',
+      'Install it beside tabward: `npm install -g better-sqlite3@12` for a global tabward, `npm install better-sqlite3@12` next to a local one, or run `npx -p tabward -p better-sqlite3@12 tabward relay`.',
+    );
+  }
+}
 
 export function relayCommand(): Command {
   // Positional options: `relay --db X` is the server's flag, `relay token create --db X` the subcommand's.
@@ -51,7 +70,7 @@ export function relayCommand(): Command {
     )
     .option('--rules <file>', 'extra sensitive-page rules (repeatable)', collect, [])
     .option('--audit-log <file>', 'where site calls are recorded (default: ~/.tabward/audit.jsonl)')
-    .action(async (flags: RelayFlags) => (await import('./relayActions.ts')).serveRelay(flags));
+    .action(async (flags: RelayFlags) => (await relayActions()).serveRelay(flags));
   relay
     .command('pair')
     .description(
@@ -59,9 +78,7 @@ export function relayCommand(): Command {
     )
     .requiredOption('--workspace <name>', 'workspace the browser joins')
     .option(...dbOption)
-    .action(async (flags: StoreFlags & { workspace: string }) =>
-      (await import('./relayActions.ts')).pair(flags),
-    );
+    .action(async (flags: StoreFlags & { workspace: string }) => (await relayActions()).pair(flags));
   const token = relay.command('token').description('Agent tokens: one per agent, scoped to a workspace.');
   token
     .command('create')
@@ -71,24 +88,22 @@ export function relayCommand(): Command {
     .option('--port <port>', 'relay port, for the printed command', positiveInt('--port'), 8787)
     .option(...dbOption)
     .action(async (flags: StoreFlags & { workspace: string; name: string; port: number }) =>
-      (await import('./relayActions.ts')).createToken(flags),
+      (await relayActions()).createToken(flags),
     );
   token
     .command('list')
     .description('List agent tokens (never their secrets).')
     .option(...dbOption)
-    .action(async (flags: StoreFlags) => (await import('./relayActions.ts')).listTokens(flags));
+    .action(async (flags: StoreFlags) => (await relayActions()).listTokens(flags));
   token
     .command('revoke')
     .description('Revoke an agent token by its id (from `token list`).')
     .argument('<id>')
     .option(...dbOption)
-    .action(async (id: string, flags: StoreFlags) =>
-      (await import('./relayActions.ts')).revokeToken(id, flags),
-    );
+    .action(async (id: string, flags: StoreFlags) => (await relayActions()).revokeToken(id, flags));
   relay
     .command('extension')
     .description('Print the folder to load in chrome://extensions (Developer mode, "Load unpacked").')
-    .action(async () => (await import('./relayActions.ts')).printExtensionPath());
+    .action(async () => (await relayActions()).printExtensionPath());
   return relay;
 }

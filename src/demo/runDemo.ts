@@ -67,7 +67,9 @@ async function connectClient(
   print: Print,
   args: string[],
 ): Promise<{ client: Client; human: ScriptedHuman }> {
-  const bin = join(packageRoot, 'bin', 'tabward');
+  // The same launcher that started this demo (bin/tabward, or the checkout's dev launcher), so the demo's
+  // server runs the code the user is looking at.
+  const bin = process.argv[1] ?? join(packageRoot, 'bin', 'tabward');
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, ...args],

@@ -10,7 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ScriptedHuman } from '../../src/demo/scriptedHuman.ts';
 import { testChromeArgs } from './fixtureServer.ts';
 
-export const binPath = fileURLToPath(new URL('../../bin/tabward', import.meta.url));
+// The checkout's launcher: the bundle when it is fresh, else the sources (bin/tabward runs the bundle only).
+export const binPath = fileURLToPath(new URL('../../scripts/tabward-dev.mjs', import.meta.url));
 
 export interface CallOutcome {
   readonly text: string;
