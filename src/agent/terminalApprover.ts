@@ -3,7 +3,7 @@
 // stray Enter must not). Everything the page chose is sanitised before it reaches the terminal. Unknown input
 // asks again; end of input rejects; a withdrawn call (its signal aborted) stops the question.
 
-import { argsLine, displayRequest, elementPhrase } from '../core/approvalDisplay.ts';
+import { argsLine, displayRequest, elementPhrase, whereLines } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 import type { LineReader } from './lineReader.ts';
@@ -96,6 +96,7 @@ function describe(request: ApprovalRequest): string {
     '',
     `── approval needed: ${shown.tool}${elementPhrase(request)}${request.sensitive ? '  ⚠ SENSITIVE PAGE' : ''}`,
     `   page: ${shown.url || '(none)'}`,
+    ...whereLines(request).map((line) => `   ${line}`),
     `   why:  ${shown.reason}${request.sensitive ? ` (rule ${shown.rule})` : ''}`,
     `   args: ${argsLine(request)}`,
     '',

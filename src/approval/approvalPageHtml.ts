@@ -30,6 +30,8 @@ function card(r) {
   if (r.element) h.append(el('code', { className: 'name' }, r.element.name));
   if (r.sensitive) h.append(el('span', { className: 'tag' }, 'sensitive page'));
   c.append(h, el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
+  if (r.destination) c.append(el('p', { className: 'sends' }, 'Sends: ' + r.destination));
+  (r.fields || []).forEach((f, i) => c.append(el('p', {}, 'Value ' + (i + 1) + ' goes to: ' + f.field + ' in ' + f.frame)));
   c.append(el('pre', {}, JSON.stringify(r.args, null, 2)));
   const edit = el('textarea'); edit.value = JSON.stringify(r.args, null, 2); c.append(edit);
   const buttons = el('div');

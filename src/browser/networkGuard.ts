@@ -3,12 +3,17 @@
 // a renamed button), so here the requests themselves are judged:
 // - tabward's own servers (the approval page, `mcp --http`) are unreachable from the browser the agent drives;
 // - a request that changes state on a sensitive page, or a top-level navigation into one, passes only when a
-//   human approval covers it (core/actionPasses.ts); anything else is stopped and reported.
+//   human approval covers it (core/actionPasses.ts);
+// - while an agent action runs in a tab, such a request of that tab (or of a popup it opened) is held and put
+//   to the human answering for the action, as are requests that could carry what the agent read on a
+//   sensitive site to another site (core/networkHolds.ts); refused or unanswered, it fails;
+// - a request with no action behind it (the page on its own) that a rule stops is stopped and reported.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Backstop } from '../core/callPath.ts';
+import type { Attendance, Backstop } from '../core/callPath.ts';
+import type { Attendant, RequestFacts } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 
 export interface BlockedRequest {
@@ -20,6 +25,16 @@ export interface BlockedRequest {
 }
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** How long after an action its tab's requests still count as its doing. */
+const graceMs = 2_000;
+
+interface AttendantEntry {
+  readonly attendant: Attendant;
+  readonly since: number;
+  readonly pending: Set<Promise<unknown>>;
+  /** Set when the action returned: from then on nobody is asked, and what would be held is refused. */
+  endedAt: number | undefined;
+}
 
 interface PausedRequest {
   readonly requestId: string;
@@ -42,6 +57,14 @@ export class NetworkGuard implements Backstop {
   private readonly heldPopups = new Set<string>();
   /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
   private readonly scopes = new WeakMap<Page, string>();
+  /** When each page was first seen, so a new_page action answers for the tabs opened after it began. */
+  private readonly seenAt = new WeakMap<Page, number>();
+  private readonly openers = new WeakMap<Page, Page>();
+  private readonly attendants: AttendantEntry[] = [];
+  /** Questions in flight, so that the route and the CDP pause of one request ask once. */
+  private readonly asking = new Map<string, Promise<boolean>>();
+  /** Requests a human just let go: the second pause of the same request (route, then CDP) passes. */
+  private readonly letGo = new Map<string, number>();
 
   constructor(
     private readonly rules: RuleSet,
@@ -53,12 +76,20 @@ export class NetworkGuard implements Backstop {
   /** Every page of a context the agent owns (isolated and remote browsers). */
   async watchContext(context: BrowserContext): Promise<void> {
     await context.route('**/*', this.handler);
-    context.on('page', (page) => void this.startPopup(page).catch(() => undefined));
+    context.on('page', (page) => {
+      this.seen(page);
+      void page.opener().then(
+        (opener) => opener && this.openers.set(page, opener),
+        () => undefined,
+      );
+      void this.startPopup(page).catch(() => undefined);
+    });
     await Promise.all(context.pages().map((page) => this.ready(page).catch(() => undefined)));
   }
 
   /** One agent tab in the user's Chrome, where the user's own tabs are not the agent's to police. */
   async watchPage(page: Page): Promise<void> {
+    this.seen(page);
     await page.route('**/*', this.handler);
     await this.ready(page);
   }
@@ -112,7 +143,8 @@ export class NetworkGuard implements Backstop {
     // keepalive fetch sent as the page goes away), are only seen here.
     const document = event.resourceType === 'Document';
     const mainFrame = document && event.frameId === mainFrameId;
-    const reason = this.judgeRequest(url, method, document, mainFrame, this.scopes.get(page));
+    const facts = { method, url, document, hop: event.redirectedRequestId !== undefined };
+    const reason = await this.verdict(facts, mainFrame, page);
     if (!reason) {
       await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
       return;
@@ -145,16 +177,100 @@ export class NetworkGuard implements Backstop {
     return this.passes.open(spec, maxMs);
   }
 
-  /** Why a request must not leave, or undefined when it may. */
-  judge(request: Request): string | undefined {
-    const page = pageOf(request);
-    return this.judgeRequest(
-      request.url(),
-      request.method(),
-      request.isNavigationRequest(),
-      isMainFrame(request),
-      page ? this.scopes.get(page) : undefined,
-    );
+  /**
+   * The Backstop side of the call path: the running action's human answers for its tab's requests. Once the
+   * action is over its tab's requests are still its doing for a short grace (a fetch right after a dialog
+   * closes); with nobody left to ask, what would be held then is refused.
+   */
+  attend(attendant: Attendant): Attendance {
+    const entry: AttendantEntry = { attendant, since: this.seq, pending: new Set(), endedAt: undefined };
+    this.attendants.push(entry);
+    return {
+      settled: async () => {
+        while (entry.pending.size > 0) await Promise.allSettled([...entry.pending]);
+      },
+      detach: () => {
+        entry.endedAt = Date.now();
+        setTimeout(() => {
+          const at = this.attendants.indexOf(entry);
+          if (at >= 0) this.attendants.splice(at, 1);
+        }, graceMs).unref();
+      },
+    };
+  }
+
+  /**
+   * Why a request must not leave, or undefined when it may. A request a rule or the taint would stop is held
+   * for the human of the action running in its tab, when there is one.
+   */
+  private async verdict(
+    facts: RequestFacts,
+    mainFrame: boolean,
+    page: Page | undefined,
+  ): Promise<string | undefined> {
+    const scope = page ? this.scopes.get(page) : undefined;
+    const ruled = this.judgeRequest(facts.url, facts.method, facts.document, mainFrame, scope);
+    if (ruled?.final) return ruled.reason;
+    const key = `${scope}|${facts.method.toUpperCase()}|${facts.url}`;
+    if (this.takeLetGo(key)) return undefined;
+    // The action this request is the doing of: the one running in its tab, or the last to return.
+    const entries = this.attendantsFor(page, scope);
+    const entry = entries.findLast((candidate) => candidate.endedAt === undefined) ?? entries.at(-1);
+    if (ruled) return entry ? this.hold(entry, key, facts, ruled.reason, false) : ruled.reason;
+    const tainted = entry?.attendant.taintReason(facts);
+    if (entry && tainted) return this.hold(entry, key, facts, tainted, true);
+    return undefined;
+  }
+
+  /** A human's yes is good for the one request it was given for, seen at its second pause. */
+  private takeLetGo(key: string): boolean {
+    const until = this.letGo.get(key);
+    if (until === undefined) return false;
+    this.letGo.delete(key);
+    return until > Date.now();
+  }
+
+  private async hold(
+    entry: AttendantEntry,
+    key: string,
+    facts: RequestFacts,
+    reason: string,
+    taint: boolean,
+  ): Promise<string | undefined> {
+    if (entry.endedAt !== undefined)
+      return `${reason}; it came after the action had returned, with nobody left to ask`;
+    let asked = this.asking.get(key);
+    if (!asked) {
+      asked = entry.attendant.ask(facts, reason, taint).catch(() => false);
+      this.asking.set(key, asked);
+      entry.pending.add(asked);
+      void asked.finally(() => {
+        this.asking.delete(key);
+        entry.pending.delete(asked as Promise<boolean>);
+      });
+    }
+    if (await asked) {
+      const now = Date.now();
+      for (const [old, until] of this.letGo) if (until <= now) this.letGo.delete(old);
+      this.letGo.set(key, now + 5_000);
+      return undefined;
+    }
+    return `${reason}; the human did not let it go`;
+  }
+
+  /** The actions answering for a page: those in its tab, else in the tab that opened it, else new_page ones. */
+  private attendantsFor(page: Page | undefined, scope: string | undefined): AttendantEntry[] {
+    const inTab = (id: string | undefined) =>
+      id === undefined ? [] : this.attendants.filter((entry) => entry.attendant.scope === id);
+    const opener = page ? this.openers.get(page) : undefined;
+    const own = [...inTab(scope), ...inTab(opener ? this.scopes.get(opener) : undefined)];
+    if (own.length > 0) return own;
+    const firstSeen = page ? (this.seenAt.get(page) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
+    return this.attendants.filter((entry) => entry.attendant.scope === undefined && firstSeen > entry.since);
+  }
+
+  private seen(page: Page): void {
+    if (!this.seenAt.has(page)) this.seenAt.set(page, ++this.seq);
   }
 
   private judgeRequest(
@@ -163,19 +279,26 @@ export class NetworkGuard implements Backstop {
     navigation: boolean,
     mainFrame: boolean,
     scope: string | undefined,
-  ): string | undefined {
+  ): { reason: string; final?: true } | undefined {
     const port = portOf(url);
     if (port !== undefined && this.protectedPorts.has(port))
-      return "it goes to one of tabward's own local servers, which the agent's browser may never reach";
+      return {
+        reason: "it goes to one of tabward's own local servers, which the agent's browser may never reach",
+        final: true,
+      };
     const hit = this.rules.match(url);
     if (!hit) return undefined;
     const method = rawMethod.toUpperCase();
     if (!safeMethods.has(method)) {
       if (this.passes.covers(url, 'write', scope)) return undefined;
-      return `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`;
+      return {
+        reason: `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`,
+      };
     }
     if (navigation && mainFrame && !this.passes.covers(url, 'navigation', scope))
-      return `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`;
+      return {
+        reason: `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`,
+      };
     this.noteSensitiveRead(url);
     return undefined;
   }
@@ -204,7 +327,7 @@ export class NetworkGuard implements Backstop {
   }
 
   private async handle(route: Route, request: Request): Promise<void> {
-    const reason = this.judgeSafely(request);
+    const reason = await this.judgeSafely(request);
     if (!reason) {
       if (request.isNavigationRequest() && isMainFrame(request) && !this.isWatched(pageOf(request))) {
         await this.popupFirstNavigation(route, request);
@@ -278,9 +401,16 @@ export class NetworkGuard implements Backstop {
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */
-  private judgeSafely(request: Request): string | undefined {
+  private async judgeSafely(request: Request): Promise<string | undefined> {
     try {
-      return this.judge(request);
+      const facts = {
+        method: request.method(),
+        url: request.url(),
+        document: request.isNavigationRequest(),
+        hop: request.redirectedFrom() !== null,
+        ...frameUrlOf(request),
+      };
+      return await this.verdict(facts, isMainFrame(request), pageOf(request));
     } catch (error) {
       return `it could not be judged (${String(error)})`;
     }
@@ -306,6 +436,14 @@ function isMainFrame(request: Request): boolean {
     // No frame yet: a popup's first navigation, issued before its frame exists, is a top-level one. (A service
     // worker's request has no frame either, and is no navigation.)
     return request.isNavigationRequest();
+  }
+}
+
+function frameUrlOf(request: Request): { frameUrl?: string } {
+  try {
+    return { frameUrl: request.frame().url() };
+  } catch {
+    return {};
   }
 }
 

@@ -17,6 +17,17 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
     rule: forDisplay(request.rule, limits.reason),
     url: forDisplay(request.url, limits.url),
     origin: forDisplay(request.origin, limits.url),
+    ...(request.destination !== undefined
+      ? { destination: forDisplay(request.destination, limits.url) }
+      : {}),
+    ...(request.fields
+      ? {
+          fields: request.fields.map((target) => ({
+            field: forDisplay(target.field, limits.name),
+            frame: forDisplay(target.frame, limits.url),
+          })),
+        }
+      : {}),
     ...(request.element
       ? {
           element: {
@@ -33,6 +44,18 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
 export function elementPhrase(request: ApprovalRequest): string {
   if (!request.element) return '';
   return ` on ${forDisplay(request.element.role, limits.name)} ${quotedForDisplay(request.element.name, limits.name)}`;
+}
+
+/**
+ * The lines that say where the action really goes, for every approver alike: `Sends: POST host/path` and, for
+ * an action writing several values, which field and frame each one goes to.
+ */
+export function whereLines(request: ApprovalRequest): string[] {
+  const shown = displayRequest(request);
+  const lines = shown.destination ? [`Sends: ${shown.destination}`] : [];
+  for (const [index, target] of (shown.fields ?? []).entries())
+    lines.push(`Value ${index + 1} goes to: ${target.field} in ${target.frame}`);
+  return lines;
 }
 
 /** The arguments as one capped JSON line, flagged once if any value mixes scripts. */

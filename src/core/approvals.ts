@@ -12,6 +12,10 @@ export interface ApprovalRequest {
   readonly approveAllAllowed: boolean;
   readonly url: string;
   readonly origin: string;
+  /** Where the action will send, as "METHOD host/path", when tabward knows. */
+  readonly destination?: string;
+  /** For an action that writes several values: which field and frame each goes to. */
+  readonly fields?: readonly { readonly field: string; readonly frame: string }[];
   /** The element acted on, by role and accessible name, never by selector. */
   readonly element?: { readonly role: string; readonly name: string };
   /** Arguments with secrets masked. */

@@ -23,6 +23,8 @@ export interface AuditEntry {
   readonly error?: string;
   /** Requests the network backstop stopped while the call ran. */
   readonly blocked?: readonly string[];
+  /** Requests the backstop held for a human while the call ran, and what they answered. */
+  readonly held?: readonly string[];
   readonly durationMs: number;
 }
 

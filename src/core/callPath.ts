@@ -11,6 +11,13 @@ import { asTabwardError, TabwardError } from './errors.ts';
 import { ApproveAllGrants } from './grants.ts';
 import { type Decision, decide, type GuardFacts, originOf } from './guard.ts';
 import type { BrowserMode, WritePolicy } from './kinds.ts';
+import {
+  type Attendant,
+  type RequestFacts,
+  requestDestination,
+  siteOf,
+  taintReason,
+} from './networkHolds.ts';
 import type { Redactor } from './redact.ts';
 import type { RuleSet } from './sensitiveRules.ts';
 import { Taint } from './taint.ts';
@@ -26,6 +33,8 @@ export interface ActionLook {
   /** The page or destination, for the human and the audit. */
   readonly url?: string;
   readonly element?: { readonly role: string; readonly name: string };
+  /** For an action writing several values: which field and frame each goes to, for the human. */
+  readonly fields?: readonly { readonly field: string; readonly frame: string }[];
 }
 
 export interface GuardedAction<R> {
@@ -53,6 +62,14 @@ export interface Backstop {
   stoppedSince(mark: number): string[];
   /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
   sensitiveReadsSince(mark: number): string[];
+  /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
+  attend(attendant: Attendant): Attendance;
+}
+
+export interface Attendance {
+  /** Resolves once every question raised so far is answered (the action's result reports them). */
+  settled(): Promise<void>;
+  detach(): void;
 }
 
 export interface CallPathOptions {
@@ -85,6 +102,8 @@ type Trail = { -readonly [K in keyof AuditEntry]?: AuditEntry[K] };
 export class CallPath {
   readonly grants: ApproveAllGrants;
   readonly taint = new Taint();
+  /** Sites the human let requests go to after a sensitive read (a held request they approved). */
+  readonly allowedSites = new Set<string>();
   private approvalSeq = 0;
 
   constructor(private readonly options: CallPathOptions) {
@@ -135,10 +154,10 @@ export class CallPath {
       this.note(trail, action, look, decision);
       if (decision.verdict === 'block')
         throw new TabwardError('blocked', decision.reason, 'No approval can override this.');
-      if (decision.verdict === 'allow') return this.act(action, look, undefined, trail);
+      if (decision.verdict === 'allow') return this.act(action, look, undefined, trail, caller);
       if (approved === look.binding) {
         action.onApproved?.(look);
-        return this.act(action, look, passFor(look.facts, decision), trail);
+        return this.act(action, look, passFor(look.facts, decision), trail, caller);
       }
       const choice = await this.ask(action, look, decision, caller);
       // A late answer to a withdrawn question (cancelled request, client gone) must never act.
@@ -197,11 +216,15 @@ export class CallPath {
     look: ActionLook,
     pass: PassSpec | undefined,
     trail: Trail,
+    caller: Caller,
   ): Promise<CallOutcome<R>> {
     trail.outcome = 'ok';
     const { backstop } = this.options;
     const mark = backstop?.mark() ?? 0;
     const opened = pass && backstop ? backstop.open(pass, this.options.passMaxMs) : undefined;
+    // A read cannot make the page send anything: only actions answer for their tab's requests.
+    const attendance =
+      look.facts.kind === 'read' ? undefined : backstop?.attend(this.attendant(action, look, caller, trail));
     const stoppedNow = () => {
       for (const origin of backstop?.sensitiveReadsSince(mark) ?? []) this.taint.recordRead(origin, true);
       const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.options.redactor().text(line));
@@ -210,8 +233,10 @@ export class CallPath {
     };
     try {
       const value = await action.act(look);
+      await attendance?.settled();
       return { value, stopped: stoppedNow() };
     } catch (error) {
+      await attendance?.settled();
       // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
       const stopped = stoppedNow();
       if (stopped.length > 0)
@@ -222,8 +247,86 @@ export class CallPath {
         );
       throw error;
     } finally {
+      attendance?.detach();
       // A redirect or a late submit right after the action is still its doing; later requests are not.
       opened?.end(2_000);
+    }
+  }
+
+  /**
+   * The human who answers for this action also answers for the requests it makes that tabward did not
+   * predict: each is held and asked about with what it really is (method, host and path), never approved in
+   * bulk. A site the human lets a tainted request go to stays allowed for the session.
+   */
+  private attendant<R>(action: GuardedAction<R>, look: ActionLook, caller: Caller, trail: Trail): Attendant {
+    const { facts } = look;
+    const navigationOnly = facts.kind === 'navigate';
+    const carries = facts.carriesData || navigationOnly;
+    const acting = [
+      ...facts.frames.slice(0, 1).map((frame) => originOf(frame.url, frame.creatorUrl)),
+      ...(facts.destination ? [originOf(facts.destination)] : []),
+      ...(facts.effects ?? []).map((effect) => originOf(effect.url)),
+    ];
+    const refused = new Set<string>();
+    return {
+      scope: facts.tab?.id,
+      taintReason: (request) =>
+        carries
+          ? taintReason(request, {
+              tainted: this.taint.list(),
+              allowed: this.allowedSites,
+              acting,
+              navigationOnly,
+            })
+          : undefined,
+      ask: async (request, reason, taint) => {
+        const destination = requestDestination(request.method, request.url);
+        // One refusal answers for the same request again (a page retrying in a loop).
+        if (refused.has(destination) || caller.signal.aborted) return false;
+        const choice = await this.askHeld(action, look, caller, request, reason, destination);
+        const approved = choice === 'approve' || choice === 'approve-all';
+        const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
+        trail.held = [...(trail.held ?? []), this.options.redactor().text(line)].slice(0, 10);
+        if (!approved) refused.add(destination);
+        else if (taint) {
+          const site = siteOf(request.url);
+          if (site) this.allowedSites.add(site);
+        }
+        return approved;
+      },
+    };
+  }
+
+  private async askHeld(
+    action: GuardedAction<unknown>,
+    look: ActionLook,
+    caller: Caller,
+    request: RequestFacts,
+    reason: string,
+    destination: string,
+  ): Promise<ApprovalChoice['choice']> {
+    try {
+      const choice = await caller.approver.ask(
+        {
+          id: this.nextApprovalId(),
+          tool: action.name,
+          kind: 'request',
+          reason: `${action.name} made the page send a request tabward did not predict: ${reason}`,
+          rule: 'network',
+          sensitive: true,
+          approveAllAllowed: false,
+          url: request.url,
+          origin: originOf(request.url),
+          destination,
+          ...(look.element ? { element: look.element } : {}),
+          args: this.options.redactor().value({ method: request.method, url: request.url }),
+          frontEnd: caller.frontEnd,
+        },
+        caller.signal,
+      );
+      return caller.signal.aborted ? 'reject' : choice.choice;
+    } catch {
+      return 'reject';
     }
   }
 
@@ -245,6 +348,8 @@ export class CallPath {
         approveAllAllowed: decision.approveAllAllowed,
         url,
         origin: url ? originOf(url) : '',
+        ...destinationOf(look.facts),
+        ...(look.fields ? { fields: look.fields } : {}),
         ...(look.element ? { element: look.element } : {}),
         args: this.options.redactor().value(action.args),
         frontEnd: caller.frontEnd,
@@ -294,6 +399,7 @@ export class CallPath {
         'approver',
         'choice',
         'blocked',
+        'held',
       ]),
       ...end,
     });
@@ -330,6 +436,15 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
     navigationOrigins,
     ...(facts.tab ? { scope: facts.tab.id } : {}),
   };
+}
+
+/** Where the guard predicts the action sends, as the human is shown it: a navigation, a form, a link. */
+function destinationOf(facts: ActionFacts): { destination?: string } {
+  if (facts.destination) return { destination: requestDestination('GET', facts.destination) };
+  const [effect] = facts.effects ?? [];
+  if (!effect) return {};
+  const shown = requestDestination(effect.submitsForm ? 'SUBMIT' : 'GET', effect.url);
+  return { destination: effect.submitsForm ? shown.replace(/^SUBMIT/, 'form submit to') : shown };
 }
 
 function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {

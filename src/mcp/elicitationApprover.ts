@@ -2,7 +2,7 @@
 // message shows page-chosen text sanitised; a cancelled call withdraws its question.
 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { argsLine, displayRequest, elementPhrase } from '../core/approvalDisplay.ts';
+import { argsLine, displayRequest, elementPhrase, whereLines } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 
 export function clientCanElicit(server: Server): boolean {
@@ -29,6 +29,7 @@ export class ElicitationApprover implements Approver {
     const message = [
       `tabward: ${shown.tool}${elementPhrase(request)}${request.sensitive ? ' — SENSITIVE PAGE' : ''}`,
       `Page: ${shown.url || '(none)'}`,
+      ...whereLines(request),
       `Why asked: ${shown.reason} (rule ${shown.rule})`,
       `Arguments: ${argsLine(request)}`,
     ].join('\n');

@@ -47,13 +47,17 @@ export async function runStep(page: RecipePage, step: RecipeStep, context: StepC
     if (context.path.rules.match(url)) context.path.taint.recordRead(originOf(url), true);
 }
 
-/** The recipe's stand-in for a human: yes to a confirmed write step, no (saying why) to anything else. */
+/**
+ * The recipe's stand-in for a human: yes to a confirmed write step, no (saying why) to anything else. A
+ * request the network backstop held (one the step was not predicted to send) is never the step's to approve:
+ * the recipe's author confirmed what the step shows, not what the page does behind it.
+ */
 function consent(step: RecipeStep, context: StepContext): Approver & { lastReason?: string } {
   const confirmed = 'write' in step && step.write === true && context.confirm;
   const approver: Approver & { lastReason?: string } = {
     name: confirmed ? 'the confirmed write step' : 'the recipe (no confirmed write step)',
     ask: async (request) => {
-      if (confirmed) return { choice: 'approve' };
+      if (confirmed && request.kind !== 'request') return { choice: 'approve' };
       approver.lastReason = request.reason;
       return { choice: 'reject', reason: request.reason };
     },

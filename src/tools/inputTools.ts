@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { focusedTarget } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
+import { type FrameFact, originOf } from '../core/guard.ts';
 import { elementTarget, pageTarget, requireTab, resolveJudged, runAction } from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
 
@@ -122,6 +123,11 @@ export const fillForm = defineTool({
       effects: targets.flatMap((target) => target.effects ?? []),
       fingerprints: Object.assign({}, ...targets.map((target) => target.fingerprints)),
       refFrames: Object.assign({}, ...targets.map((target) => target.refFrames)),
+      // The human sees where each value goes: a page can put one field of a form in another site's frame.
+      fields: targets.map((target) => ({
+        field: target.element ? `${target.element.role} "${target.element.name}"` : 'a field',
+        frame: frameOrigin(target.frames[0]),
+      })),
     };
   },
   handle: async (args, context, target) => {
@@ -137,6 +143,10 @@ export const fillForm = defineTool({
     };
   },
 });
+
+function frameOrigin(frame: FrameFact | undefined): string {
+  return frame ? originOf(frame.url, frame.creatorUrl) : 'an unknown frame';
+}
 
 export const pressKey = defineTool({
   name: 'press_key',

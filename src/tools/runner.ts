@@ -123,6 +123,7 @@ export class ToolRunner {
           binding: bindingOf(tool, current(), target),
           ...(url ? { url } : {}),
           ...(target.element ? { element: target.element } : {}),
+          ...(target.fields ? { fields: target.fields } : {}),
         };
       },
       act: async () => tool.handle(current(), context, requireTarget(target)),

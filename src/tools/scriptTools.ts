@@ -7,7 +7,7 @@ import { allFrames } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
-import { pageTarget, requireTab, runOnPage } from './common.ts';
+import { pageTarget, requireTab, runAction, runOnPage } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -54,7 +54,9 @@ export const handleDialog = defineTool({
     const answer = args.action === 'accept' ? dialog.accept(args.promptText) : dialog.dismiss();
     await withDeadline(answer, timeoutMs, 'Answering the dialog');
     tab.rearm();
-    const line = await runOnPage(tab, 'Answering the dialog', timeoutMs, async () => undefined);
+    // An answer lets the page's script go on (a confirm() before a form post): settle like any action, so what
+    // it sends is this call's doing, held for its human, and the result shows where the tab went.
+    const line = await runAction(tab, 'Answering the dialog', timeoutMs, async () => undefined);
     return {
       content: [
         text(`${args.action === 'accept' ? 'Accepted' : 'Dismissed'} "${message.slice(0, 100)}". ${line}`),

@@ -34,6 +34,8 @@ export interface ToolTarget {
   readonly refFrames?: Readonly<Record<string, FrameFact>>;
   /** A reload or history move that would send a POST again. */
   readonly repostsForm?: boolean;
+  /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
+  readonly fields?: readonly { readonly field: string; readonly frame: string }[];
 }
 
 export type ToolContent =

@@ -1,0 +1,109 @@
+// What the network backstop holds for a human, rather than stopping outright. While an agent action runs in a
+// tab, a request of that tab that the rules would stop (a write on a sensitive page nobody approved, a
+// navigation into one), or that could carry what the agent read on a sensitive site to another site, is held
+// and put to the human answering for that action. Pure: the backstop (browser/networkGuard.ts) supplies the
+// request, the call path (core/callPath.ts) the action and its approver.
+
+import { getDomain } from 'tldts';
+
+/** A request as the backstop sees it when it is paused. */
+export interface RequestFacts {
+  readonly method: string;
+  readonly url: string;
+  /** A document request: a navigation of the tab or of one of its frames. */
+  readonly document: boolean;
+  /** A redirect hop of an earlier request: it carries on whatever the first one carried. */
+  readonly hop: boolean;
+  /** The URL of the document that made the request, when known (a data: document, an about:blank popup). */
+  readonly frameUrl?: string;
+}
+
+/** The human answering for one running action, as the backstop reaches them. */
+export interface Attendant {
+  /** The tab the action runs in; undefined: a new tab (new_page) whose id is not known yet. */
+  readonly scope: string | undefined;
+  /** Why this request, which no rule stops, could carry sensitive data off-site; undefined: it may go. */
+  taintReason(request: RequestFacts): string | undefined;
+  /** Hold the request and ask; true when the human let it go. `taint`: held by taintReason, not by a rule. */
+  ask(request: RequestFacts, reason: string, taint: boolean): Promise<boolean>;
+}
+
+/** What a running action's requests are weighed against for taint. */
+export interface TaintContext {
+  /** Origins of sensitive pages the agent has read. */
+  readonly tainted: readonly string[];
+  /** Sites the human allowed this session to send to. */
+  readonly allowed: ReadonlySet<string>;
+  /** Origins the guard already judged this action on: its frame, its destination, its links and forms. */
+  readonly acting: readonly string[];
+  /**
+   * A navigation carries data only in its URL: its document request and the hops after it, and whatever a
+   * document made of the URL itself (data:, blob:, about:blank) requests. Another action (a script, typed
+   * text, a dialog answer) may send from any request.
+   */
+  readonly navigationOnly: boolean;
+}
+
+/**
+ * Why a request made during a data-carrying action, after the agent read a sensitive site, must be asked
+ * about: it goes to a site that is neither one the agent read, nor one the action was judged on, nor one the
+ * human allowed for this session. Same-site hosts (api.github.com for github.com) count as one site.
+ */
+export function taintReason(request: RequestFacts, context: TaintContext): string | undefined {
+  if (context.tainted.length === 0) return undefined;
+  if (context.navigationOnly && !request.document && !request.hop && !opaqueDocument(request.frameUrl))
+    return undefined;
+  const site = siteOf(request.url);
+  if (site === undefined) return undefined;
+  const known = [...context.tainted, ...context.acting].map(siteOf);
+  if (known.includes(site) || context.allowed.has(site)) return undefined;
+  const read = context.tainted.map((origin) => hostOf(origin)).join(', ');
+  return `the agent has read sensitive pages of ${read}, and this request could carry that to ${site}`;
+}
+
+/** scheme://registrable-domain, the unit taint is judged in (an IP address or a single-label host as is). */
+export function siteOf(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (
+    parsed.protocol !== 'http:' &&
+    parsed.protocol !== 'https:' &&
+    parsed.protocol !== 'ws:' &&
+    parsed.protocol !== 'wss:'
+  )
+    return undefined;
+  const scheme =
+    parsed.protocol === 'ws:' ? 'http:' : parsed.protocol === 'wss:' ? 'https:' : parsed.protocol;
+  const host = parsed.hostname;
+  return `${scheme}//${getDomain(host, { allowPrivateDomains: true }) ?? host}`;
+}
+
+/** "POST bank.example/transfer": what the human is shown a request goes to (no query: it may be the data). */
+export function requestDestination(method: string, url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'data:' || parsed.protocol === 'blob:' || parsed.protocol === 'javascript:')
+      return `${method.toUpperCase()} ${parsed.protocol} document`;
+    const query = parsed.search || parsed.hash ? ' (with data in the URL)' : '';
+    return `${method.toUpperCase()} ${parsed.host}${parsed.pathname}${query}`;
+  } catch {
+    return `${method.toUpperCase()} (an address that does not parse)`;
+  }
+}
+
+function opaqueDocument(frameUrl: string | undefined): boolean {
+  if (frameUrl === undefined) return false;
+  return /^(data:|blob:|about:|javascript:)/i.test(frameUrl);
+}
+
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return origin;
+  }
+}
