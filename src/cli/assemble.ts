@@ -10,13 +10,14 @@ import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
 import { browserTools } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
-import { homeAuditPath } from './home.ts';
+import { checkAppendable, homeAuditPath } from './home.ts';
 import { LazyApprovalPage } from './lazyApprovalPage.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
   readonly mode: BrowserMode | 'auto';
   readonly rules: readonly string[];
+  readonly ignoreBadRules?: boolean | undefined;
   readonly secrets?: string | undefined;
   readonly secretEnv?: readonly string[] | undefined;
   readonly auditLog?: string | undefined;
@@ -39,7 +40,13 @@ export async function assembleGuardedBrowser(
   options: GuardedBrowserOptions,
   log: (line: string) => void,
 ): Promise<GuardedBrowser> {
-  const { rules, secrets } = loadRulesAndSecrets(options.rules, options.secrets, log, options.secretEnv);
+  const { rules, secrets } = loadRulesAndSecrets(
+    options.rules,
+    options.secrets,
+    log,
+    options.secretEnv,
+    options.ignoreBadRules === true,
+  );
   // tabward's own servers join protectedPorts as they start: the agent's browser can never reach them.
   const network = new NetworkGuard(rules, new ActionPasses(), new Set());
   const session = new BrowserSession({
@@ -54,7 +61,9 @@ export async function assembleGuardedBrowser(
         secrets.redactAlso(token);
       })
     : undefined;
+  // Refuse to start rather than fail every tool call later on an audit log that cannot be written.
   const auditPath = options.auditLog ?? homeAuditPath(log);
+  checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
   const runner = new ToolRunner({
     tools: browserTools,
     context: { session, secrets, timeoutMs: options.timeout },
@@ -75,6 +84,8 @@ export async function assembleGuardedBrowser(
       // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
       // from closing. Each step is bounded; a browser still there after its step is killed.
       await closeBrowserSession(session, log);
+      // Calls the closing browser ended have recorded their end; any other still running is ended on the record.
+      await runner.path.settle(2_000, 'tabward shut down before the call ended');
       await boundedStep('stopping the approval page', page?.stop() ?? Promise.resolve(), log);
     },
   };

@@ -1,7 +1,8 @@
 // `tabward demo`: the guided demo on the bundled demo site; no model and no network needed.
 
 import { Command } from 'commander';
-import { positiveInt } from './options.ts';
+import { listenError } from './listenError.ts';
+import { portNumber } from './options.ts';
 
 export function demoCommand(): Command {
   return new Command('demo')
@@ -10,7 +11,7 @@ export function demoCommand(): Command {
     )
     .option('--executable-path <path>', 'the Chrome/Chromium to use')
     .option('--site-only', 'only serve the demo site (for the example recipes) until Ctrl-C')
-    .option('--port <port>', 'with --site-only: the port', positiveInt('--port'), 8765)
+    .option('--port <port>', 'with --site-only: the port', portNumber, 8765)
     .action(async (flags: { executablePath?: string; siteOnly?: boolean; port: number }) => {
       const { runDemo } = await import('../demo/runDemo.ts');
       const { startDemoSite } = await import('../demo/demoSite.ts');
@@ -18,7 +19,9 @@ export function demoCommand(): Command {
         await runDemo((line) => process.stdout.write(`${line}\n`), flags.executablePath);
         return;
       }
-      const site = await startDemoSite(flags.port);
+      const site = await startDemoSite(flags.port).catch((error: unknown) => {
+        throw listenError(error, '--port', flags.port);
+      });
       process.stdout.write(
         `Acme demo site at http://127.0.0.1:${site.port}/ (user alice, password demo-password). Ctrl-C stops it.\n`,
       );

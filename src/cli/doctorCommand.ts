@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { probeBrowser } from '../browser/connect.ts';
+import { probeBrowser, resolveEndpoint } from '../browser/connect.ts';
 import {
   defaultUserDataDirs,
   discoverActivePort,
@@ -15,19 +15,32 @@ import { findChrome } from '../browser/findChrome.ts';
 import { isTabwardError } from '../core/errors.ts';
 import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { defaultAuditPath, tabwardHome, userRulesPath } from './config.ts';
+import { homeProblem } from './home.ts';
 import { packageRoot } from './packageRoot.ts';
 
 export function doctorCommand(): Command {
   return new Command('doctor')
-    .description("Check what works here: Chrome, its version, remote debugging, tabward's files.")
+    .description(
+      "Check what works here: Chrome, its version, remote debugging, tabward's files. Exits 1 when something cannot work.",
+    )
     .option('--executable-path <path>', 'the Chrome/Chromium to check')
     .option('--user-data-dir <dir>', 'a profile dir to look for DevToolsActivePort in')
-    .action(async (flags: { executablePath?: string; userDataDir?: string }) => {
-      const out = (mark: string, line: string) => process.stdout.write(`${mark} ${line}\n`);
+    .option('--browser-url <url>', "your Chrome's debugging URL to check, e.g. http://127.0.0.1:9222")
+    .action(async (flags: { executablePath?: string; userDataDir?: string; browserUrl?: string }) => {
+      let failed = false;
+      const out = (mark: string, line: string) => {
+        if (mark === '!!') failed = true;
+        process.stdout.write(`${mark} ${line}\n`);
+      };
       out('ok', `Node ${process.version}`);
       checkChrome(flags.executablePath, out);
-      await checkRemoteDebugging(flags.userDataDir, out);
-      out('ok', `tabward home: ${tabwardHome()} (audit log ${defaultAuditPath()})`);
+      if (flags.browserUrl) await checkBrowserUrl(flags.browserUrl, out);
+      else await checkRemoteDebugging(flags.userDataDir, out);
+      const homeTrouble = homeProblem();
+      out(
+        homeTrouble ? '!!' : 'ok',
+        homeTrouble ?? `tabward home: ${tabwardHome()} (audit log ${defaultAuditPath()})`,
+      );
       out(
         existsSync(userRulesPath()) ? 'ok' : '--',
         `user rules: ${userRulesPath()}${existsSync(userRulesPath()) ? '' : ' (none yet; defaults apply)'}`,
@@ -39,7 +52,22 @@ export function doctorCommand(): Command {
           ? `WebMCP extension: ${extension} (id ${bundledExtensionId}; Load unpacked in chrome://extensions)`
           : 'WebMCP extension: not built (node scripts/setup.mjs builds it)',
       );
+      if (failed) {
+        process.stdout.write('Lines marked !! need fixing before tabward can work here.\n');
+        process.exitCode = 1;
+      }
     });
+}
+
+/** The Chrome the user points at with --browser-url: does it answer, and with what? */
+async function checkBrowserUrl(browserUrl: string, out: (mark: string, line: string) => void) {
+  try {
+    const endpoint = await resolveEndpoint({ browserUrl }, 5_000);
+    const probe = await probeBrowser(endpoint, 5_000);
+    out('ok', `${browserUrl} answers: ${probe.version}, ${probe.tabs} tab(s)`);
+  } catch (error) {
+    out('!!', `${browserUrl}: ${isTabwardError(error) ? error.describe() : String(error)}`);
+  }
 }
 
 function checkChrome(explicit: string | undefined, out: (mark: string, line: string) => void): void {

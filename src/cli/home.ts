@@ -3,8 +3,18 @@
 // local servers (`serve`, `mcp --http`) keep there.
 
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { TabwardError } from '../core/errors.ts';
 import { defaultAuditPath, tabwardHome } from './config.ts';
 
@@ -14,7 +24,12 @@ const checked = new Set<string>();
 export function ensureHome(log: (line: string) => void = stderrLine): string {
   const home = tabwardHome();
   if (checked.has(home)) return home;
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    probeWritable(home);
+  } catch (error) {
+    throw homeUnusable(home, error);
+  }
   const was = tighten(home, 0o700, log);
   if (was !== undefined) log(`tabward: ${home} was open to other users (mode ${octal(was)}); it is now 700.`);
   const files = readdirSync(home, { withFileTypes: true }).filter((entry) => entry.isFile());
@@ -25,6 +40,48 @@ export function ensureHome(log: (line: string) => void = stderrLine): string {
     );
   checked.add(home);
   return home;
+}
+
+/** Creates and removes a file: the only sure test that files can be made here (root passes access checks). */
+function probeWritable(dir: string): void {
+  const probe = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+  writeFileSync(probe, '', { mode: 0o600 });
+  rmSync(probe, { force: true });
+}
+
+function homeUnusable(home: string, error: unknown): TabwardError {
+  const code = (error as { code?: string }).code ?? String(error);
+  return new TabwardError(
+    'bad_input',
+    `tabward cannot keep its files in ${home} (${code}).`,
+    process.env.TABWARD_HOME
+      ? 'Set TABWARD_HOME to a folder you can write.'
+      : 'Make it writable, or set TABWARD_HOME to a folder you can write.',
+  );
+}
+
+/** Why the home cannot be used, or undefined when it can (for `tabward doctor`, which must not throw). */
+export function homeProblem(): string | undefined {
+  try {
+    ensureHome(() => undefined);
+    return undefined;
+  } catch (error) {
+    return error instanceof TabwardError ? error.describe() : String(error);
+  }
+}
+
+/** A file tabward will append to (the audit log) must be writable before anything runs that would record. */
+export function checkAppendable(file: string, flag: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    closeSync(openSync(file, 'a', 0o600));
+  } catch (error) {
+    throw new TabwardError(
+      'bad_input',
+      `The audit log ${file} cannot be written (${(error as { code?: string }).code ?? String(error)}).`,
+      `Give ${flag} a file you can write, or fix the folder's permissions.`,
+    );
+  }
 }
 
 /** The audit log's place in the home, the home made private first. */

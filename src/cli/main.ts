@@ -1,12 +1,12 @@
 // The tabward program: one commander program whose subcommands are thin adapters over the layers.
-// TabwardErrors become a message and an exit code here, once.
+// Errors become one line and an exit code here, once (errorReport.ts).
 
 import { Command, CommanderError } from 'commander';
-import { isTabwardError } from '../core/errors.ts';
 import { agentCommand } from './agentCommand.ts';
 import { auditCommand } from './auditCommand.ts';
 import { demoCommand } from './demoCommand.ts';
 import { doctorCommand } from './doctorCommand.ts';
+import { exitWithError } from './errorReport.ts';
 import { mcpCommand } from './mcpCommand.ts';
 import { version } from './packageRoot.ts';
 import { runCommand, serveCommand } from './recipeCommands.ts';
@@ -14,6 +14,7 @@ import { relayCommand } from './relayCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
 export function buildProgram(): Command {
+  // A bad flag gets one line, then where the usage is, not the whole help.
   return new Command('tabward')
     .description('A browser for AI agents that carries your login and keeps their hands off what matters.')
     .version(version)
@@ -27,18 +28,16 @@ export function buildProgram(): Command {
     .addCommand(rulesCommand())
     .addCommand(auditCommand())
     .addCommand(doctorCommand())
-    .showHelpAfterError();
+    .showHelpAfterError('(add --help for usage)');
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // An error nothing awaited (a server's 'error' event) ends the process the same way: one line, a code.
+  process.on('uncaughtException', exitWithError);
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode);
-    if (isTabwardError(error)) {
-      process.stderr.write(`tabward: ${error.describe()}\n`);
-      process.exit(error.code === 'bad_input' ? 2 : 1);
-    }
-    throw error;
+    exitWithError(error);
   }
 }

@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { ApprovalMode } from '../mcp/mcpServer.ts';
 import type { GuardedBrowserOptions } from './assemble.ts';
-import { addBrowserOptions, positiveInt } from './options.ts';
+import { addBrowserOptions, portOption } from './options.ts';
 
 export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
   readonly headed?: boolean;
@@ -27,7 +27,7 @@ export function mcpCommand(): Command {
     .option(
       '--http <port>',
       'serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port)',
-      (value) => (value === '0' ? 0 : positiveInt('--http')(value)),
+      portOption('--http'),
     )
     .action(async (flags: McpFlags) => {
       // Loaded on use: an MCP client waits for the tool list on every start.

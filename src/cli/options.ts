@@ -17,13 +17,17 @@ export function positiveInt(name: string) {
   };
 }
 
-/** A TCP port; 0 asks the system for a free one (the command prints which). */
-export function portNumber(value: string): number {
-  const parsed = Number.parseInt(value, 10);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535 || String(parsed) !== value.trim())
-    throw new InvalidArgumentError('--port must be 0 to 65535 (0: any free port).');
-  return parsed;
+/** A TCP port given with `flag`; 0 asks the system for a free one (the command prints which). */
+export function portOption(flag: string) {
+  return (value: string): number => {
+    const parsed = Number.parseInt(value, 10);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535 || String(parsed) !== value.trim())
+      throw new InvalidArgumentError(`${flag} must be a port, 0 to 65535 (0: any free port).`);
+    return parsed;
+  };
 }
+
+export const portNumber = portOption('--port');
 
 export function addBrowserOptions(command: Command): Command {
   return command
@@ -46,6 +50,7 @@ export function addBrowserOptions(command: Command): Command {
     .option('--browser-url <url>', "your Chrome's debugging URL, e.g. http://127.0.0.1:9222")
     .option('--ws-endpoint <url>', 'a CDP WebSocket URL (your Chrome, or a browser service in remote mode)')
     .option('--rules <file>', 'extra sensitive-page rules, one pattern a line (repeatable)', collect, [])
+    .option('--ignore-bad-rules', 'start even when a rules file has bad lines (they are skipped)')
     .option(
       '--secrets <file>',
       'dotenv file of secrets the agent may type by name (NAME@https://origin=value binds one to its site)',

@@ -15,13 +15,20 @@ import type { Recipe } from '../recipes/recipeSchema.ts';
 import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
 import { startRecipeServer } from '../recipes/server.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
-import { bearerToken, homeAuditPath } from './home.ts';
+import { bearerToken, checkAppendable, homeAuditPath } from './home.ts';
+import { listenError } from './listenError.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 /** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
 function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
-  const { rules, secrets } = loadRulesAndSecrets(flags.rules, flags.secrets, log, flags.secretEnv);
+  const { rules, secrets } = loadRulesAndSecrets(
+    flags.rules,
+    flags.secrets,
+    log,
+    flags.secretEnv,
+    flags.ignoreBadRules === true,
+  );
   const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;
   const browser = () => {
@@ -32,7 +39,9 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
     });
     return session;
   };
-  const audit = new AuditLog(flags.auditLog ?? homeAuditPath(log));
+  const auditPath = flags.auditLog ?? homeAuditPath(log);
+  checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
+  const audit = new AuditLog(auditPath);
   const model = modelConfigFromEnv();
   return {
     browser,
@@ -125,6 +134,9 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     maxBodyBytes: flags.maxBody,
     allowPrivate: flags.allowPrivate === true,
     run,
+  }).catch(async (error: unknown) => {
+    await runtime.close();
+    throw listenError(error, '--port', flags.port);
   });
   log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);
   // Start the browser now, so that the first run's deadline is not spent launching it.

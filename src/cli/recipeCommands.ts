@@ -1,7 +1,7 @@
 // `tabward run` and `tabward serve`: their flags and help; the work is in recipeActions.ts.
 
 import { Command } from 'commander';
-import { collect, positiveInt } from './options.ts';
+import { collect, portNumber, positiveInt } from './options.ts';
 
 export type RunFlags = RecipeFlags & {
   confirm?: boolean;
@@ -30,6 +30,7 @@ export interface RecipeFlags {
   readonly secrets?: string;
   readonly secretEnv?: readonly string[];
   readonly rules: string[];
+  readonly ignoreBadRules?: boolean;
   readonly auditLog?: string;
   readonly timeout: number;
   readonly deadline: number;
@@ -55,6 +56,7 @@ function addRecipeOptions(command: Command): Command {
       [],
     )
     .option('--rules <file>', 'extra sensitive-page rules (repeatable)', collect, [])
+    .option('--ignore-bad-rules', 'run even when a rules file has bad lines (they are skipped)')
     .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')
     .option('--timeout <ms>', 'deadline of one step', positiveInt('--timeout'), 15_000)
     .option('--deadline <ms>', 'deadline of a whole run', positiveInt('--deadline'), 120_000);
@@ -82,12 +84,8 @@ export function serveCommand(): Command {
     .description(
       'Serve recipes over HTTP: POST /run {recipe, confirm?, dryRun?, screenshot?}, GET /health, GET /schema.',
     )
-    .option(
-      '--port <port>',
-      'port (0: any free one)',
-      (value) => (value === '0' ? 0 : positiveInt('--port')(value)),
-      8787,
-    )
+    // Not the relay's 8787: both may run on one machine.
+    .option('--port <port>', 'port (0: any free one)', portNumber, 8788)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--token <token>',

@@ -75,8 +75,19 @@ export function pair(flags: StoreFlags & { workspace: string }): void {
   );
 }
 
-export function createToken(flags: StoreFlags & { workspace: string; name: string; port: number }): void {
+export function createToken(
+  flags: StoreFlags & { workspace: string; name: string; port: number; newWorkspace?: boolean },
+): void {
   const store = openStore(flags);
+  // A typo in the name would make a token that sees nothing, silently: an unknown workspace must be meant.
+  if (!flags.newWorkspace && !store.hasWorkspace(checkWorkspace(flags.workspace))) {
+    store.close();
+    throw new TabwardError(
+      'bad_input',
+      `Workspace "${flags.workspace}" has no paired browser and no agents.`,
+      `Pair a browser first (tabward relay pair --workspace ${flags.workspace}), or add --new-workspace to start it with this token.`,
+    );
+  }
   const { token, agent } = store.createAgentToken(checkWorkspace(flags.workspace), flags.name);
   store.close();
   const url = `http://127.0.0.1:${flags.port}/mcp`;

@@ -85,10 +85,12 @@ export function relayCommand(): Command {
     .description('Create an agent token and print the command that adds the relay to an MCP client.')
     .requiredOption('--workspace <name>', 'workspace whose shared sites the agent may use')
     .option('--name <name>', 'agent name shown in the popup', 'agent')
-    .option('--port <port>', 'relay port, for the printed command', positiveInt('--port'), 8787)
+    .option('--port <port>', 'relay port, for the printed command', portNumber, 8787)
+    .option('--new-workspace', 'the workspace is new (no browser paired with it yet): create it')
     .option(...dbOption)
-    .action(async (flags: StoreFlags & { workspace: string; name: string; port: number }) =>
-      (await relayActions()).createToken(flags),
+    .action(
+      async (flags: StoreFlags & { workspace: string; name: string; port: number; newWorkspace?: boolean }) =>
+        (await relayActions()).createToken(flags),
     );
   token
     .command('list')

@@ -13,7 +13,9 @@ export function rulesCommand(): Command {
   const rules = new Command('rules').description('Inspect the sensitive-page rules.');
   rules
     .command('check')
-    .description('Say for each URL whether it is sensitive, and which rule matched.')
+    .description(
+      'Say for each URL whether it is sensitive, and which rule matched. Exit code: 0 none sensitive, 1 some sensitive, 2 bad input.',
+    )
     .argument('<url...>', 'URLs to check')
     .option('--rules <file>', 'extra rules file (repeatable)', collect, [])
     .option('--json', 'print [{url, sensitive, rule}]')
@@ -48,7 +50,9 @@ export function rulesCommand(): Command {
           process.stdout.write(`${result.url}\n  ${verdict}\n`);
         }
       }
+      // Scripts branch on it: 2 for a bad input, 1 when any URL is sensitive, 0 when none is.
       if (results.some((result) => !result.valid)) process.exitCode = 2;
+      else if (results.some((result) => result.sensitive)) process.exitCode = 1;
     });
   rules
     .command('list')

@@ -5,6 +5,7 @@ import { preloadBrowserLibrary } from '../browser/connect.ts';
 import { createMcpServer } from '../mcp/mcpServer.ts';
 import { serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
+import { listenError } from './listenError.ts';
 import type { McpFlags } from './mcpCommand.ts';
 import { announceMcpToken, mcpHttpAuth, mcpHttpToken } from './mcpToken.ts';
 import { version } from './packageRoot.ts';
@@ -44,7 +45,10 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   process.on('SIGTERM', () => void shutdown());
   if (flags.http === undefined || token === undefined) await serveStdio(makeServer(), shutdown);
   else {
-    const served = await serveHttp(makeServer, flags.http, mcpHttpAuth(token));
+    const port = flags.http;
+    const served = await serveHttp(makeServer, port, mcpHttpAuth(token)).catch((error: unknown) => {
+      throw listenError(error, '--http', port);
+    });
     // The agent's browser must never reach the server that takes the agent's own calls.
     browser.network.protectedPorts.add(Number(new URL(served.url).port));
     log(`tabward: MCP over Streamable HTTP at ${served.url}`);

@@ -3,7 +3,7 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { isTabwardError } from './errors.ts';
-import { compilePattern, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
+import { compilePattern, matchesOrigin, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
 
 export interface SensitiveRule {
   readonly pattern: UrlPattern;
@@ -49,6 +49,16 @@ export function parseRulesText(
   return { rules, problems };
 }
 
+/** Where the rules in force come from, for browser_status: "defaults (N rules)" and each file with its count. */
+export function ruleSources(set: RuleSet): string[] {
+  const counts = new Map<string, number>();
+  for (const rule of set.rules) {
+    const source = rule.origin.startsWith('default (') ? 'defaults' : rule.origin.replace(/:\d+$/, '');
+    counts.set(source, (counts.get(source) ?? 0) + 1);
+  }
+  return [...counts].map(([source, count]) => `${source} (${count} rule${count === 1 ? '' : 's'})`);
+}
+
 export class RuleSet {
   readonly rules: readonly SensitiveRule[];
 
@@ -66,6 +76,20 @@ export class RuleSet {
     const parts = urlParts(parsed);
     for (const rule of this.rules) {
       if (matchesPattern(rule.pattern, parts)) return { rule: rule.pattern.source, origin: rule.origin };
+    }
+    return undefined;
+  }
+
+  /**
+   * The first rule that marks some page of this URL's origin sensitive, whatever the path: a script running on
+   * any page of the origin can reach that page (fetch it, frame it, post to it) with the user's session.
+   */
+  matchOrigin(url: string, creatorUrl?: string): RuleMatch | undefined {
+    const parsed = effectiveUrl(url, creatorUrl);
+    if (!parsed) return undefined;
+    const parts = urlParts(parsed);
+    for (const rule of this.rules) {
+      if (matchesOrigin(rule.pattern, parts)) return { rule: rule.pattern.source, origin: rule.origin };
     }
     return undefined;
   }

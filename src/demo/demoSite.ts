@@ -22,7 +22,11 @@ export async function startDemoSite(port = 0): Promise<DemoSite> {
   const server: Server = createServer((req, res) => {
     route(req, res, sessions, writes).catch(() => send(res, 500, page('Error', '<p>Server error</p>')));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  // A port in use rejects, for `demo --site-only` to say which flag to change.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
   const bound = (server.address() as AddressInfo).port;
   return {
     port: bound,

@@ -96,10 +96,12 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       return c.json(result, statusOf(result));
     },
   );
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+  // A port in use or refused must reject here, for the command to say which flag to change.
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () =>
       resolve(started),
     );
+    started.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
   allowedHosts = localHosts(options.host, port);

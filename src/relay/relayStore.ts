@@ -113,6 +113,17 @@ export class RelayStore {
     return { token, agent };
   }
 
+  /** A workspace exists once a browser is paired with it, a pairing code is out for it, or an agent is in it. */
+  hasWorkspace(workspace: string): boolean {
+    return (
+      this.db
+        .prepare(
+          'select 1 from extensions where workspace = ? union select 1 from pairing_codes where workspace = ? union select 1 from agents where workspace = ?',
+        )
+        .get(workspace, workspace, workspace) !== undefined
+    );
+  }
+
   listAgents(): (AgentRecord & { createdAt: string; revoked: boolean })[] {
     return this.db
       .prepare('select id, workspace, name, created_at, revoked_at from agents order by created_at')

@@ -12,7 +12,7 @@ import { TabwardError } from '../core/errors.ts';
 import type { ApproveAllGrants } from '../core/grants.ts';
 import { originOf } from '../core/guard.ts';
 import type { WritePolicy } from '../core/kinds.ts';
-import type { RuleSet } from '../core/sensitiveRules.ts';
+import { type RuleSet, ruleSources } from '../core/sensitiveRules.ts';
 import type { Taint } from '../core/taint.ts';
 import { bindingOf, guardFacts, secretUses } from './callFacts.ts';
 import { maybeSwitchOnLoginWall } from './loginSwitch.ts';
@@ -184,6 +184,7 @@ export class ToolRunner {
       `tainted by reading: ${this.path.taint.list().join(', ') || 'nothing sensitive'}`,
       `write policy: ${this.options.policy}${this.options.autoSwitch ? '; auto-switch to your Chrome on login walls' : ''}`,
       `approver: ${caller.approver.name}`,
+      `sensitive-page rules in force: ${ruleSources(this.options.rules).join(', ')}`,
       ...(session.lastAttachError ? [`last attach error: ${session.lastAttachError}`] : []),
     ];
     return { ...result, content: [...result.content, text(lines.join('\n'))] };

@@ -14,8 +14,26 @@ const env = { TABWARD_HOME: home };
 after(() => rmSync(home, { recursive: true, force: true }));
 
 test('token create prints the token once and the claude mcp add line; list never shows it; revoke', async () => {
+  const unknown = await runCli(['relay', 'token', 'create', '--workspace', 'nosuch'], env);
+  assert.equal(unknown.code, 2);
+  assert.match(
+    unknown.stderr,
+    /^tabward: Workspace "nosuch" has no paired browser and no agents\. .*--new-workspace/,
+  );
+  assert.equal(unknown.stderr.trim().split('\n').length, 1);
   const created = await runCli(
-    ['relay', 'token', 'create', '--workspace', 'team', '--name', 'laptop', '--port', '9999'],
+    [
+      'relay',
+      'token',
+      'create',
+      '--workspace',
+      'team',
+      '--name',
+      'laptop',
+      '--port',
+      '9999',
+      '--new-workspace',
+    ],
     env,
   );
   assert.equal(created.code, 0, created.stderr);

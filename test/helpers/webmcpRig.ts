@@ -138,7 +138,8 @@ export async function pairingCode(db: string, workspace: string): Promise<string
 
 export async function agentToken(db: string, workspace: string, name = 'ci-agent'): Promise<string> {
   const out = await runCli(
-    ['relay', 'token', 'create', '--workspace', workspace, '--name', name, '--db', db],
+    // Tests make tokens for workspaces before (or without) pairing a browser with them.
+    ['relay', 'token', 'create', '--workspace', workspace, '--name', name, '--db', db, '--new-workspace'],
     {},
   );
   const token = /^(twa_\S+)$/m.exec(out.stdout)?.[1];
