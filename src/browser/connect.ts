@@ -64,13 +64,18 @@ export async function connectCdp(
   endpoint: string,
   timeoutMs: number,
   notify: (message: string) => void,
+  /** Where Playwright may write for this browser; by default a playwright-artifacts-* folder in the temp dir. */
+  artifactsDir?: string,
 ): Promise<Browser> {
   const slowNotice = setTimeout(
     () => notify('Waiting for Chrome: if it asks whether to allow remote debugging, click "Allow".'),
     1500,
   );
   try {
-    return await (await loadChromium()).connectOverCDP(endpoint, { timeout: timeoutMs });
+    return await (await loadChromium()).connectOverCDP(endpoint, {
+      timeout: timeoutMs,
+      ...(artifactsDir ? { artifactsDir } : {}),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new TabwardError(

@@ -51,7 +51,52 @@ export function translateBrowserError(error: unknown, what: string): TabwardErro
       `${what} failed: the tab crashed.`,
       'Open it again with new_page.',
     );
-  return new TabwardError('internal', `${what} failed: ${firstLine(message)}`);
+  return (
+    translateKnownMessage(message, what) ??
+    new TabwardError('internal', `${what} failed: ${firstLine(message)}`)
+  );
+}
+
+/**
+ * Playwright's other failures say in words what happened; each known kind gets the code the agent can act on
+ * (a new snapshot, a fixed script, another URL, answering a dialog) instead of "internal".
+ */
+const knownMessages: readonly { pattern: RegExp; code: TabwardError['code']; hint: string }[] = [
+  {
+    pattern:
+      /Execution context was destroyed|frame was detached|Frame has been detached|navigating and changing the content/i,
+    code: 'stale_ref',
+    hint: 'The page navigated meanwhile; take a new snapshot.',
+  },
+  {
+    pattern:
+      /not attached to the DOM|Node is detached|strict mode violation|No node found|Unable to adopt element/i,
+    code: 'stale_ref',
+    hint: 'The element changed; take a new snapshot.',
+  },
+  {
+    pattern: /JavaScript dialog/i,
+    code: 'dialog_open',
+    hint: 'Answer it with handle_dialog.',
+  },
+  {
+    pattern: /net::ERR_|NS_ERROR_|Cannot navigate to invalid URL/,
+    code: 'not_found',
+    hint: 'The page could not be loaded; check the URL, or that the site is up.',
+  },
+  {
+    // Only what a page script threw (a bug of tabward's own stays "internal").
+    pattern: /^\w+\.evaluate(Handle)?: |Evaluation failed/,
+    code: 'bad_input',
+    hint: 'The script failed in the page; fix it and try again.',
+  },
+];
+
+function translateKnownMessage(message: string, what: string): TabwardError | undefined {
+  const known = knownMessages.find((entry) => entry.pattern.test(message));
+  return known
+    ? new TabwardError(known.code, `${what} failed: ${firstLine(message)}`, known.hint)
+    : undefined;
 }
 
 function firstLine(text: string): string {

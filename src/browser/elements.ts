@@ -109,8 +109,18 @@ export async function resolveRef(
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
     return { frames: frameChain(frame), live };
   };
+  // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
+  const navigated = tracked.nextDocument(
+    () =>
+      new TabwardError(
+        'stale_ref',
+        `Ref ${ref} is stale: tab ${tracked.id} navigated while it was being looked up.`,
+        'Take a new snapshot.',
+      ),
+  );
   try {
-    const { frames, live } = await withDeadline(work(), timeoutMs, `finding ${ref}`, tracked.interrupted);
+    const interrupt = Promise.race([tracked.interrupted, navigated.promise]);
+    const { frames, live } = await withDeadline(work(), timeoutMs, `finding ${ref}`, interrupt);
     return {
       locator,
       frames,
@@ -126,6 +136,8 @@ export async function resolveRef(
       `Ref ${ref} no longer resolves (${translateBrowserError(error, 'lookup').message}).`,
       'Take a new snapshot.',
     );
+  } finally {
+    navigated.stop();
   }
 }
 

@@ -1,9 +1,10 @@
 // The tabs tabward knows about: a stable id per tab (p1, p2, ... never reused), who opened it, which
-// document it shows, its open dialog, crash state, the main document's HTTP status, and the refs of its
-// last snapshot.
+// document it shows, its open dialog, crash state, the main document's HTTP status, the navigations it sent,
+// and the refs of its last snapshot. A tab whose dialog vanished with the frame that opened it is retired
+// (see watchDialogs); the ids of tabs of a browser that is gone are remembered, to say so.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
+import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
@@ -32,8 +33,17 @@ export class TrackedPage {
   secretDocumentSeq = -1;
   /** URLs whose document this tab loaded with a POST: reloading or going back to them posts again. */
   readonly postedUrls = new Set<string>();
+  /** Why the tab may no longer be used at all (set once, never cleared). */
+  retired: string | undefined;
+  /** Told when the tab is retired (the registry stops listing it). */
+  onRetire: (() => void) | undefined;
+  /** Main-frame navigation requests sent so far, for "what did this action send" (see navigationsSince). */
+  navigationSeq = 0;
+  private readonly sent: { seq: number; request: Request }[] = [];
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
+  /** The frame (CDP id) of the dialog open now, as Chromium reported it. */
+  private dialogFrameId: string | undefined;
   interrupted: Promise<never>;
 
   constructor(
@@ -55,6 +65,8 @@ export class TrackedPage {
     page.on('request', (request) => {
       if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
       this.navigations.add(request);
+      this.sent.push({ seq: ++this.navigationSeq, request });
+      if (this.sent.length > 5) this.sent.shift();
       if (request.method() === 'POST') this.postedUrls.add(request.url());
     });
     const settled = (request: Request) => this.navigations.delete(request);
@@ -76,6 +88,61 @@ export class TrackedPage {
         new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
       );
     });
+    void this.watchDialogs().catch(() => undefined);
+  }
+
+  /**
+   * Chromium (measured on 156) keeps a dialog whose frame was removed: a cross-site iframe calls alert() and
+   * its parent removes it. Answering that dialog, closing the tab, or any navigation of it (the page's own
+   * included) then crashes the whole browser. Playwright does not say which frame a dialog came from; CDP does.
+   * Such a tab is retired: its scripts are stopped (it cannot navigate itself) and tabward never touches it
+   * again; it goes when the browser closes.
+   */
+  private async watchDialogs(): Promise<void> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string }) => {
+      this.dialogFrameId = event.frameId;
+    });
+    cdp.on('Page.frameDetached', (event: { frameId: string; reason?: string }) => {
+      if (event.reason === 'remove' && event.frameId === this.dialogFrameId) void this.retire(cdp);
+    });
+    await cdp.send('Page.enable');
+  }
+
+  private async retire(cdp: CDPSession): Promise<void> {
+    this.dialogFrameId = undefined;
+    const what = this.dialog
+      ? `the ${this.dialog.type()} dialog ${JSON.stringify(this.dialog.message().slice(0, 100))}`
+      : 'a dialog';
+    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts and leaves it alone. It was at ${this.page.url()}.`;
+    await cdp.send('Emulation.setScriptExecutionDisabled', { value: true }).catch(() => undefined);
+    this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
+    this.onRetire?.();
+  }
+
+  /** A promise that fails with `error()` when the main frame commits its next document; stop() when done. */
+  nextDocument(error: () => TabwardError): { promise: Promise<never>; stop(): void } {
+    let stop: () => void = () => undefined;
+    const promise = new Promise<never>((_, reject) => {
+      const onNavigated = (frame: Frame) => {
+        if (frame === this.page.mainFrame()) reject(error());
+      };
+      this.page.on('framenavigated', onNavigated);
+      stop = () => this.page.off('framenavigated', onNavigated);
+    });
+    promise.catch(() => undefined);
+    return { promise, stop };
+  }
+
+  /** The main-frame navigations sent since `mark` (a navigationSeq), with whether each is still unanswered. */
+  navigationsSince(mark: number): { method: string; url: string; pending: boolean }[] {
+    return this.sent
+      .filter((entry) => entry.seq > mark)
+      .map(({ request }) => ({
+        method: request.method(),
+        url: request.url(),
+        pending: this.navigations.has(request),
+      }));
   }
 
   /** Whether the current document holds a secret typed by tabward. */
@@ -141,6 +208,7 @@ export class TrackedPage {
 
   /** Fails fast when the tab cannot take work right now. */
   assertUsable(): void {
+    if (this.retired) throw new TabwardError('page_closed', this.retired, retiredHint);
     if (this.closed) throw new TabwardError('page_closed', `Tab ${this.id} is closed.`, 'Use list_pages.');
     if (this.crashed)
       throw new TabwardError('page_crashed', `Tab ${this.id} has crashed.`, 'Open it again with new_page.');
@@ -197,6 +265,8 @@ export class TrackedPage {
   }
 }
 
+const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
+
 function safeFrame(request: Request): Frame | undefined {
   try {
     return request.frame();
@@ -211,6 +281,8 @@ function dialogText(dialog: Dialog): string {
 
 export class PageRegistry {
   private readonly byPage = new Map<Page, TrackedPage>();
+  /** Ids no longer in use, and why: a tab of a browser that is gone, or a retired tab. */
+  private readonly gone = new Map<string, string>();
   private nextId = 1;
   selected: TrackedPage | undefined;
 
@@ -243,6 +315,11 @@ export class PageRegistry {
     if (existing) return existing;
     const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
     this.byPage.set(page, tracked);
+    tracked.onRetire = () => {
+      this.byPage.delete(page);
+      if (tracked.retired) this.gone.set(tracked.id, tracked.retired);
+      if (this.selected === tracked) this.selected = undefined;
+    };
     this.onTrack?.(tracked);
     page.on('close', () => {
       this.byPage.delete(page);
@@ -252,12 +329,15 @@ export class PageRegistry {
   }
 
   list(): TrackedPage[] {
-    return [...this.byPage.values()].filter((tracked) => !tracked.closed);
+    return [...this.byPage.values()].filter((tracked) => !tracked.closed && !tracked.retired);
   }
 
   get(id: string): TrackedPage {
     const found = this.list().find((tracked) => tracked.id === id);
     if (!found) {
+      const why = this.gone.get(id);
+      if (why)
+        throw new TabwardError('page_closed', why, 'Use list_pages; open the page again with new_page.');
       const known =
         this.list()
           .map((tracked) => tracked.id)
@@ -267,7 +347,13 @@ export class PageRegistry {
     return found;
   }
 
-  forget(): void {
+  /** Drops every tab (the browser is gone or replaced); their ids keep saying why. */
+  forget(why: string): void {
+    for (const tracked of this.list())
+      this.gone.set(
+        tracked.id,
+        `Tab ${tracked.id} belonged to a browser that is gone: ${why}. Tabs do not survive a browser restart.`,
+      );
     this.byPage.clear();
     this.selected = undefined;
   }

@@ -1,6 +1,8 @@
 // The browser session: which browser the agent drives (isolated, the user's shared Chrome, or a remote
 // service), started lazily and switched in-process without the tool list changing. Detaching from the user's
-// Chrome never closes it or its tabs.
+// Chrome never closes it or its tabs. A browser tabward launched is removed with its profile however it ends
+// (closed, crashed, killed, or shut down while still starting), and a mode the agent did not choose (the user's
+// Chrome gone, a fallback to isolated) is told to the agent with its next result.
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
@@ -53,6 +55,12 @@ export class BrowserSession {
   /** Why the last attempt to use the user's Chrome failed, for browser_status. */
   lastAttachError: string | undefined;
   private readonly modeListeners: ((mode: BrowserMode) => void)[] = [];
+  /** Aborted by close(): a browser start in flight stops, and no new one begins. */
+  private readonly stopping = new AbortController();
+  /** Browsers launched whose connection is not installed yet. */
+  private readonly launching = new Set<LaunchedChrome>();
+  /** What changed under the agent since it was last told (see takeNotices). */
+  private notices: string[] = [];
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
@@ -70,8 +78,10 @@ export class BrowserSession {
 
   /** The live connection, started on first need. Concurrent callers share one start. */
   async ensure(): Promise<Connection> {
+    if (this.stopping.signal.aborted)
+      throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
     if (this.current?.browser.isConnected()) return this.current;
-    if (this.current) this.dropConnection();
+    if (this.current) this.lost(this.current);
     this.starting ??= this.open(this.wantedMode).finally(() => {
       this.starting = undefined;
     });
@@ -99,8 +109,19 @@ export class BrowserSession {
     this.emitMode('isolated');
   }
 
+  /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
   async close(): Promise<void> {
+    this.stopping.abort();
+    for (const launched of this.launching) void launched.close();
+    await this.starting?.catch(() => undefined);
     await this.closeCurrent();
+  }
+
+  /** What changed under the agent since it was last told: the user's Chrome gone, a fallback, a restart. */
+  takeNotices(): string[] {
+    const taken = this.notices;
+    this.notices = [];
+    return taken;
   }
 
   async newPage(): Promise<TrackedPage> {
@@ -161,13 +182,12 @@ export class BrowserSession {
 
   status(): SessionStatus {
     const connection = this.current;
+    const launched = connection?.launched ?? [...this.launching][0];
     return {
       mode: this.mode,
       started: connection !== undefined,
       ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),
-      ...(connection?.launched
-        ? { profile: connection.launched.userDataDir, pid: connection.launched.pid }
-        : {}),
+      ...(launched ? { profile: launched.userDataDir, pid: launched.pid } : {}),
       ...(this.lastAttachError ? { lastAttachError: this.lastAttachError } : {}),
       tabs: this.pages.list().map((tracked) => ({
         id: tracked.id,
@@ -186,6 +206,10 @@ export class BrowserSession {
           ? await this.openRemote()
           : await this.openIsolated();
     await this.install(connection);
+    if (connection.launched) this.launching.delete(connection.launched);
+    // Shut down while starting: close() closes what was installed once this start has settled.
+    if (this.stopping.signal.aborted)
+      throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
     return connection;
   }
 
@@ -196,6 +220,9 @@ export class BrowserSession {
     } catch (error) {
       this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
       this.config.notify(`tabward: could not use your Chrome, continuing isolated. ${this.lastAttachError}`);
+      this.notices.push(
+        `Mode changed: your Chrome could not be reached, so this now runs in an isolated browser (no logins, none of the user's tabs). ${this.lastAttachError}`,
+      );
       return this.openIsolated();
     }
   }
@@ -205,13 +232,17 @@ export class BrowserSession {
       executablePath: findChrome(this.config.executablePath),
       headless: this.config.headless,
       extraArgs: this.config.chromeArgs,
+      signal: this.stopping.signal,
     });
+    this.launching.add(launched);
     try {
-      // Our own browser asks nobody to allow the connection: no waiting message.
-      const browser = await connectCdp(launched.wsEndpoint, 30_000, () => undefined);
+      // Our own browser asks nobody to allow the connection: no waiting message. Playwright's files for it go
+      // inside its profile, removed with it.
+      const browser = await connectCdp(launched.wsEndpoint, 30_000, () => undefined, launched.artifactsDir);
       const context = browser.contexts()[0] ?? (await browser.newContext());
       return { mode: 'isolated', browser, context, endpoint: launched.wsEndpoint, launched };
     } catch (error) {
+      this.launching.delete(launched);
       await launched.close();
       throw error;
     }
@@ -250,33 +281,59 @@ export class BrowserSession {
       await withDeadline(network.watchContext(connection.context), 30_000, 'Guarding the browser');
     this.current = connection;
     this.wantedMode = connection.mode;
-    this.pages.forget();
+    this.pages.forget('the browser was replaced');
     // In the user's Chrome the tabs already open are theirs; elsewhere every tab is the agent's.
     const onAgentPopup =
       network && connection.mode === 'shared' ? (page: Page) => network.watchPage(page) : undefined;
     this.pages.watch(connection.context, connection.mode !== 'shared', onAgentPopup);
     connection.browser.on('disconnected', () => {
-      if (this.current === connection) this.dropConnection();
+      if (this.current === connection) this.lost(connection);
     });
     this.emitMode(connection.mode);
   }
 
-  private dropConnection(): void {
+  private dropConnection(why: string): void {
     this.current = undefined;
-    this.pages.forget();
+    this.pages.forget(why);
+  }
+
+  /** The browser went away under us (killed, crashed, the user quit their Chrome): clean up and say so. */
+  private lost(connection: Connection): void {
+    const tabs = this.pages.list().map((tracked) => tracked.id);
+    const why = connection.mode === 'shared' ? 'your Chrome went away' : 'the browser closed or crashed';
+    this.dropConnection(why);
+    // What is left of a browser we launched (helper processes, its profile) goes with it.
+    void connection.launched?.close();
+    const gone = tabs.length > 0 ? ` Tabs ${tabs.join(', ')} are gone.` : '';
+    this.notices.push(
+      connection.mode === 'shared'
+        ? `Mode changed: the connection to your Chrome was lost (it was closed or crashed).${gone} The next call uses your Chrome again if it can be reached, else an isolated browser.`
+        : `The browser closed or crashed; the next call starts a new one.${gone}`,
+    );
   }
 
   private async closeCurrent(): Promise<void> {
     const connection = this.current;
-    this.dropConnection();
+    this.dropConnection('the browser was closed');
     if (!connection) return;
+    if (connection.launched) {
+      // CDP Browser.close first: Chromium then quits as it would for a user, removing its own temp files.
+      await connection.launched.close(() => closeOverCdp(connection.browser));
+      await connection.browser.close().catch(() => undefined);
+      return;
+    }
     if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
     // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
     await connection.browser.close().catch(() => undefined);
-    await connection.launched?.close();
   }
 
   private emitMode(mode: BrowserMode): void {
     for (const listener of this.modeListeners) listener(mode);
   }
+}
+
+/** Asks a browser tabward launched to quit (CDP Browser.close); its answer may never come, the exit does. */
+async function closeOverCdp(browser: Browser): Promise<void> {
+  const cdp = await browser.newBrowserCDPSession();
+  await cdp.send('Browser.close');
 }

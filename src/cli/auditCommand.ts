@@ -1,7 +1,7 @@
 // `tabward audit`: read the audit log.
 
 import { Command } from 'commander';
-import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
+import { formatAuditEntry, formatUnfinished, readAuditLog } from '../audit/auditLog.ts';
 import { defaultAuditPath } from './config.ts';
 import { positiveInt } from './options.ts';
 
@@ -19,10 +19,14 @@ export function auditCommand(): Command {
     .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')
     .action((flags: AuditFlags) => {
       const path = flags.auditLog ?? defaultAuditPath();
-      const { entries, badLines } = readAuditLog(path, flags.tail);
-      if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
-      else if (entries.length === 0) process.stdout.write(`No audit records in ${path}.\n`);
-      else for (const entry of entries) process.stdout.write(`${formatAuditEntry(entry)}\n`);
+      const { entries, unfinished, badLines } = readAuditLog(path, flags.tail);
+      if (flags.json) process.stdout.write(`${JSON.stringify([...entries, ...unfinished], null, 2)}\n`);
+      else if (entries.length + unfinished.length === 0)
+        process.stdout.write(`No audit records in ${path}.\n`);
+      else {
+        for (const entry of entries) process.stdout.write(`${formatAuditEntry(entry)}\n`);
+        for (const start of unfinished) process.stdout.write(`${formatUnfinished(start)}\n`);
+      }
       if (badLines.length > 0)
         process.stderr.write(`tabward: ${path}: unreadable lines ${badLines.join(', ')}\n`);
     });

@@ -3,7 +3,7 @@
 
 import { preloadBrowserLibrary } from '../browser/connect.ts';
 import { createMcpServer } from '../mcp/mcpServer.ts';
-import { serveHttp, serveStdio } from '../mcp/transports.ts';
+import { type StdioHandle, serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
 import { listenError } from './listenError.ts';
 import type { McpFlags } from './mcpCommand.ts';
@@ -34,16 +34,22 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
   );
+  // A client that is gone took tabward's stderr pipe with it: a line logged then must not crash tabward (EPIPE).
+  process.stderr.on('error', () => undefined);
   let closing = false;
+  let stdio: StdioHandle | undefined;
+  // SIGINT, SIGTERM, stdin closed, stdout broken: calls still running are cancelled, then the browser closes (a
+  // start in flight included) and every call still open is ended on the audit record.
   const shutdown = async () => {
     if (closing) return;
     closing = true;
+    await stdio?.close();
     await browser.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
-  if (flags.http === undefined || token === undefined) await serveStdio(makeServer(), shutdown);
+  if (flags.http === undefined || token === undefined) stdio = await serveStdio(makeServer(), shutdown, log);
   else {
     const port = flags.http;
     const served = await serveHttp(makeServer, port, mcpHttpAuth(token)).catch((error: unknown) => {

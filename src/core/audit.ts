@@ -2,6 +2,8 @@
 
 export interface AuditEntry {
   readonly time: string;
+  /** Pairs this record with the call's start record (absent on events recorded outside a call). */
+  readonly call?: string;
   readonly frontEnd: string;
   readonly tool: string;
   readonly kind: string;
@@ -28,6 +30,20 @@ export interface AuditEntry {
   readonly durationMs: number;
 }
 
+/**
+ * Written when a call starts, before anything can fail or hang, so that a call cut short (tabward shut down or
+ * killed mid-call) is still on record. Its completion record (an AuditEntry) carries the same `call` id.
+ */
+export interface AuditStart {
+  readonly time: string;
+  readonly call: string;
+  readonly frontEnd: string;
+  readonly tool: string;
+  readonly mode: string;
+  readonly subject?: Readonly<Record<string, string | number>>;
+  readonly outcome: 'started';
+}
+
 export interface AuditSink {
-  record(entry: AuditEntry): void;
+  record(entry: AuditEntry | AuditStart): void;
 }

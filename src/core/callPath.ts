@@ -105,6 +105,9 @@ export class CallPath {
   /** Sites the human let requests go to after a sensitive read (a held request they approved). */
   readonly allowedSites = new Set<string>();
   private approvalSeq = 0;
+  private callSeq = 0;
+  /** Calls started and not ended yet, by call id. */
+  private readonly running = new Map<string, { trail: Trail; started: number }>();
 
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
@@ -121,6 +124,7 @@ export class CallPath {
   async run<R>(action: GuardedAction<R>, caller: Caller): Promise<CallOutcome<R>> {
     const started = Date.now();
     const trail: Trail = { tool: action.name, frontEnd: caller.frontEnd, ...this.subjectOf(action) };
+    const ended = this.begin(trail, started);
     try {
       const outcome = await this.rounds(action, caller, trail);
       this.record(trail, { outcome: trail.outcome ?? 'ok', durationMs: Date.now() - started });
@@ -137,6 +141,38 @@ export class CallPath {
       });
       const hint = failure.hint === undefined ? undefined : redact.text(failure.hint);
       throw new TabwardError(failure.code, redact.text(failure.message), hint);
+    } finally {
+      ended();
+    }
+  }
+
+  /** Records the call's start (before anything can fail or hang) and keeps it among the running ones. */
+  private begin(trail: Trail, started: number): () => void {
+    const call = `${callPrefix}-${++this.callSeq}`;
+    trail.call = call;
+    this.options.audit.record({
+      time: new Date(started).toISOString(),
+      call,
+      frontEnd: trail.frontEnd ?? '?',
+      tool: trail.tool ?? '?',
+      mode: this.options.mode(),
+      ...(trail.subject ? { subject: trail.subject } : {}),
+      outcome: 'started',
+    });
+    this.running.set(call, { trail, started });
+    return () => this.running.delete(call);
+  }
+
+  /**
+   * On shutdown: waits (at most `ms`) for the calls still running to end, then records the end of the rest,
+   * so that no call is left with a start and no end.
+   */
+  async settle(ms: number, why: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.running.size > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    for (const [call, { trail, started }] of this.running) {
+      this.running.delete(call);
+      this.record(trail, { outcome: 'error', error: why, durationMs: Date.now() - started });
     }
   }
 
@@ -382,6 +418,7 @@ export class CallPath {
   private record(trail: Trail, end: Pick<AuditEntry, 'outcome' | 'durationMs'> & { error?: string }): void {
     this.options.audit.record({
       time: new Date().toISOString(),
+      ...(trail.call ? { call: trail.call } : {}),
       frontEnd: trail.frontEnd ?? '?',
       tool: trail.tool ?? '?',
       kind: trail.kind ?? '?',
@@ -405,6 +442,9 @@ export class CallPath {
     });
   }
 }
+
+/** Call ids are unique across the processes that share one audit log: a random prefix per process. */
+const callPrefix = Math.random().toString(36).slice(2, 8);
 
 export function stoppedSummary(lines: readonly string[]): string {
   const more = lines.length > 5 ? ` (and ${lines.length - 5} more)` : '';

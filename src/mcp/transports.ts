@@ -2,7 +2,8 @@
 // all sharing one browser and one guard). Over HTTP every request must carry the bearer token (401 says how),
 // the Host header is checked against DNS rebinding and a web page's Origin is refused (403). A session's server
 // is its own: its elicitation questions go to that session's client only, never to another. A client that hangs
-// up on a running call cancels it.
+// up on a running call cancels it. An unknown session id is 404 (the spec's "initialize again": the server
+// restarted); a body over 4 MiB is 413, in a session or starting one.
 
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,11 +19,49 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 
-export async function serveStdio(server: Server, onClose: () => Promise<void>): Promise<void> {
+export interface StdioHandle {
+  /** Closes the transport: calls still running are cancelled (their questions withdrawn), nothing more is sent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves one client over stdin/stdout. The client is gone when its end of a pipe closes: stdin ends, closes or
+ * fails, or a write to stdout fails (EPIPE once the client was killed). None of these may take tabward down with
+ * an unhandled 'error' event: each one closes the transport (cancelling the calls still running) and then runs
+ * `onGone` (the shutdown), once.
+ */
+export async function serveStdio(
+  server: Server,
+  onGone: () => Promise<void>,
+  log: (line: string) => void = () => undefined,
+): Promise<StdioHandle> {
   const transport = new StdioServerTransport();
-  transport.onclose = () => void onClose();
-  process.stdin.on('end', () => void onClose());
+  // Set once tabward is shutting down, by the client leaving or otherwise: later signs of it are expected.
+  let ending = false;
+  const close = async () => {
+    ending = true;
+    await transport.close().catch(() => undefined);
+  };
+  const gone = (why: string) => {
+    if (ending) return;
+    log(`tabward: the MCP client is gone (${why}); shutting down.`);
+    void close().then(onGone);
+  };
+  process.stdout.on('error', (error: NodeJS.ErrnoException) =>
+    gone(`stdout: ${error.code ?? error.message}`),
+  );
+  process.stdin.on('error', (error: NodeJS.ErrnoException) => gone(`stdin: ${error.code ?? error.message}`));
+  process.stdin.on('end', () => gone('stdin closed'));
+  process.stdin.on('close', () => gone('stdin closed'));
+  transport.onclose = () => gone('transport closed');
   await server.connect(transport);
+  // The SDK passes transport errors (a line that is not JSON) to onerror; they are the client's, not fatal.
+  const onError = transport.onerror;
+  transport.onerror = (error) => {
+    onError?.(error);
+    log(`tabward: MCP stdio: ${error.message}`);
+  };
+  return { close };
 }
 
 export interface HttpHandle {
@@ -63,15 +102,19 @@ export async function serveHttp(
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (sessionId !== undefined && !existing)
+      return reply(res, 404, 'No such MCP session (the server restarted or it ended): initialize again');
     if (existing) {
       if (req.method !== 'POST') return existing.handleRequest(req, res);
       const posted = await readJson(req);
+      if (posted === tooLarge) return tooLargeReply(res);
       if (posted === undefined) return reply(res, 400, 'The body is not JSON');
       cancelOnHangUp(existing, posted, res);
       return existing.handleRequest(req, res, posted);
     }
     if (req.method !== 'POST') return reply(res, 400, 'No such session; start with an initialize request');
     const body = await readJson(req);
+    if (body === tooLarge) return tooLargeReply(res);
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No such session; start with an initialize request');
     const transport = new StreamableHTTPServerTransport({
@@ -126,17 +169,36 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage, limit = 4 * 1024 * 1024): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
+/** The one limit on a request body, before and inside a session. */
+export const maxHttpBodyBytes = 4 * 1024 * 1024;
+const tooLarge = Symbol('too large');
+
+function tooLargeReply(res: ServerResponse): void {
+  reply(
+    res,
+    413,
+    `The request body is over the ${maxHttpBodyBytes}-byte (4 MiB) limit; nothing was run. Send smaller arguments`,
+  );
+}
+
+/** The parsed body, undefined when it is not JSON, or `tooLarge` (the rest is read and dropped, for the 413). */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > 16 * maxHttpBodyBytes) req.destroy();
+      if (size <= maxHttpBodyBytes) chunks.push(chunk);
+    });
+    req.once('close', () => resolve(tooLarge));
+    req.once('end', () => {
+      if (size > maxHttpBodyBytes) return resolve(tooLarge);
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
 }

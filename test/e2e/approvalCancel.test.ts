@@ -45,7 +45,7 @@ describe('a question does not outlive its call', () => {
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { tool: string; outcome: string; error?: string })
-        .filter((entry) => entry.tool === 'click');
+        .filter((entry) => entry.tool === 'click' && entry.outcome !== 'started');
       return clicks[n - 1];
     });
 
