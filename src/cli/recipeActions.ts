@@ -148,10 +148,22 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
         `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
       ),
     );
-  // Bounded: a client's open connection must not keep the server, or its browser, alive.
+  // SIGTERM/SIGINT: take no more runs (new and queued ones get 503), give the running ones a bounded grace,
+  // then close the server and the browser (which ends any run still going). Bounded: a client's open connection
+  // must not keep the server, or its browser, alive.
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const { running, dropped } = server.stopTaking();
+    log(
+      `tabward: stopping: no new runs; ${dropped} queued refused; ${running} running get up to ${flags.grace} ms to finish.`,
+    );
+    if (running && !(await boundedStep('finishing the running runs', server.idle(), log, flags.grace)))
+      log('tabward: the runs still going are cut off with the browser.');
     await boundedStep('closing the HTTP server', server.close(), log);
     await runtime.close();
+    log('tabward: stopped.');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

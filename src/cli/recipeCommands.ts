@@ -17,6 +17,7 @@ export type ServeFlags = RecipeFlags & {
   queue: number;
   maxBody: number;
   allowPrivate?: boolean;
+  grace: number;
 };
 
 export interface RecipeFlags {
@@ -99,6 +100,12 @@ export function serveCommand(): Command {
       8,
     )
     .option('--max-body <bytes>', 'largest request body', positiveInt('--max-body'), 256 * 1024)
+    .option(
+      '--grace <ms>',
+      'on SIGTERM/SIGINT, how long running runs may finish before they are cut off',
+      positiveInt('--grace'),
+      10_000,
+    )
     .option(
       '--allow-private',
       'run recipes that reach this machine or private addresses (refused by default)',

@@ -11,9 +11,21 @@ export function parseRecipeText(text: string, source: string): Recipe {
     raw = JSON.parse(text);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new TabwardError('bad_input', `${source} is not valid JSON: ${why}.`);
+    throw new TabwardError(
+      'bad_input',
+      `${source}:${lineAndColumn(text, why)} is not valid JSON: ${why.replace(/ in JSON at position \d+.*$/, '')}.`,
+      'Check for a missing comma or quote, or a trailing comma, just before that place.',
+    );
   }
   return parseRecipe(raw, source);
+}
+
+/** V8 names the character offset ("at position 42"), or none at the end of input: say line and column. */
+function lineAndColumn(text: string, message: string): string {
+  const match = /at position (\d+)/.exec(message);
+  const offset = match ? Number(match[1]) : text.length;
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 export function parseRecipe(raw: unknown, source = 'the recipe'): Recipe {

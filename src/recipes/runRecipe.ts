@@ -60,6 +60,8 @@ export async function runRecipe(recipe: Recipe, options: RunOptions): Promise<Re
   let result: RecipeResult;
   try {
     if (options.dryRun) {
+      // A dry run proves what a live one would need: every secret the steps name must be declared.
+      for (const step of recipe.steps) if ('secret' in step && step.secret) options.secrets.get(step.secret);
       result = dryRun(recipe, options.confirm);
     } else {
       checkWriteGate(recipe, options.confirm);

@@ -1,4 +1,5 @@
-// `tabward serve`: recipes over HTTP. POST /run {recipe, confirm?, dryRun?, screenshot?} → the result.
+// `tabward serve`: recipes over HTTP. POST /run {recipe, confirm?, dryRun?, screenshot?} (or a bare recipe)
+// → the result.
 // Bearer token required (16 characters at least), Host and Origin headers checked, JSON bodies only (a web
 // page's form or text/plain post is refused before it is read), body size capped, a bounded number of
 // concurrent runs with a bounded queue, each run under its deadline. GET /health and GET /schema need no token.
@@ -33,6 +34,10 @@ export interface ServeOptions {
 
 export interface RecipeServer {
   readonly url: string;
+  /** Shutting down: new and queued runs get 503; says how many were running and queued. */
+  stopTaking(): { running: number; dropped: number };
+  /** Resolves once no run is running. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,25 +74,32 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       if (!isJson(c.req.header('content-type')))
         return c.json({ error: 'The body must be sent as Content-Type: application/json.' }, 415);
       const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-      if (typeof body !== 'object' || body === null || !('recipe' in body)) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         return c.json(
-          { error: 'The body must be JSON: {"recipe": {...}, "confirm"?: true, "dryRun"?: true}.' },
+          {
+            error:
+              'The body must be a JSON object: a recipe, or {"recipe": {...}, "confirm"?: true, "dryRun"?: true}.',
+          },
           400,
         );
       }
+      // A bare recipe (no {recipe} wrapper) is a run with the defaults: read-only, live, no screenshot.
+      const wrapped = 'recipe' in body;
       let recipe: Recipe;
       try {
-        recipe = parseRecipe(body.recipe, 'recipe');
+        recipe = parseRecipe(wrapped ? body.recipe : body, 'recipe');
         if (!options.allowPrivate) await refusePrivateTargets(recipe);
       } catch (error) {
         return c.json({ error: isTabwardError(error) ? error.describe() : String(error) }, 400);
       }
       const request = {
-        confirm: body.confirm === true,
-        dryRun: body.dryRun === true,
-        screenshot: body.screenshot === true,
+        confirm: wrapped && body.confirm === true,
+        dryRun: wrapped && body.dryRun === true,
+        screenshot: wrapped && body.screenshot === true,
       };
       const result = await slots.run(() => options.run(recipe, request));
+      if (result === 'closed')
+        return c.json({ error: 'tabward serve is shutting down and takes no more runs. Retry later.' }, 503);
       if (result === 'full')
         return c.json(
           { error: `Busy: ${options.concurrency} runs and ${options.queue} queued. Retry later.` },
@@ -107,6 +119,8 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
   allowedHosts = localHosts(options.host, port);
   return {
     url: `http://${options.host}:${port}`,
+    stopTaking: () => ({ running: slots.running, dropped: slots.close() }),
+    idle: () => slots.idle(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -54,7 +54,7 @@ describe('recipes', () => {
     );
     assert.match(problem({ url: 'x', colour: 'red' }), /unknown field\(s\) colour/);
     assert.match(problem({ url: 'x', extract: { fields: { a: 3 } } }), /extract/);
-    assert.throws(() => parseRecipeText('{"url": ', 'r.json'), /r\.json is not valid JSON/);
+    assert.throws(() => parseRecipeText('{"url": ', 'r.json'), /r\.json:1:9 is not valid JSON/);
   });
 
   test('the write gate refuses write steps without confirm, naming them', () => {
