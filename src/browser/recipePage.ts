@@ -82,10 +82,29 @@ export class RecipePage {
     });
   }
 
-  waitFor(selector: string, state: 'visible' | 'attached' | 'hidden', timeoutMs: number): Promise<void> {
-    return this.step(`wait for ${selector}`, timeoutMs + 1000, () =>
-      this.page.locator(selector).first().waitFor({ state, timeout: timeoutMs }),
-    );
+  async waitFor(
+    selector: string,
+    state: 'visible' | 'attached' | 'hidden',
+    timeoutMs: number,
+  ): Promise<void> {
+    try {
+      await this.step(`wait for ${selector}`, timeoutMs + 1000, () =>
+        this.page.locator(selector).first().waitFor({ state, timeout: timeoutMs }),
+      );
+    } catch (error) {
+      // A selector that matches nothing is the recipe's mistake, not a slow page: say so in the recipe's words.
+      if (!(error instanceof TabwardError) || error.code !== 'timeout' || state === 'hidden') throw error;
+      const count = await this.page
+        .locator(selector)
+        .count()
+        .catch(() => -1);
+      if (count !== 0) throw error;
+      throw new TabwardError(
+        'not_found',
+        `waitFor ${selector}: nothing on the page matched it within ${timeoutMs} ms.`,
+        "Check the selector against the page, or raise the step's timeoutMs if the page is slow.",
+      );
+    }
   }
 
   async select(selector: string, value: string): Promise<void> {

@@ -46,6 +46,13 @@ describe('tabward run: extraction and failures', () => {
     const result = await run([failing, '--secrets', secretsFile]);
     assert.equal(result.code, 1);
     assert.equal(result.json.error.step, 5);
+    // Nothing matches #never: said in the recipe's words, not as a slow page or an MCP tool.
+    assert.equal(result.json.error.code, 'not_found');
+    assert.match(
+      JSON.stringify(result.json.error),
+      /waitFor #never: nothing on the page matched it within 500 ms/,
+    );
+    assert.ok(!JSON.stringify(result.json.error).includes('wait_for'));
     assert.equal(result.json.steps.at(-1).ok, false);
     assert.equal(result.json.steps.filter((step: { ok: boolean }) => step.ok).length, 6);
     const missing = await run([join(portal.dir, 'nope.json')]);
