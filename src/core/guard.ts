@@ -28,6 +28,8 @@ export interface GuardFacts {
   readonly effects?: readonly Effect[];
   /** The call can carry data to the target (typing, submitting, scripts, uploads, a URL with query or fragment). */
   readonly carriesData: boolean;
+  /** The call runs the agent's script in the page (evaluate_script): judged by every rule of the origin. */
+  readonly runsScript?: boolean;
   /** The call sends local files to the page (upload_file): asks in every mode. */
   readonly exportsLocalFiles?: boolean;
   /** A reload or history move would send a form's POST again. */
@@ -108,6 +110,8 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     }
     const effect = sensitiveEffect(facts, rules);
     if (effect) return ask(effect.rule, effect.reason, false, true);
+    const reach = facts.runsScript ? sensitiveOrigin(facts, rules) : undefined;
+    if (reach) return ask(reach.rule, reach.reason, false, true);
   }
   if (kind === 'navigate' && facts.destination) {
     const hit = rules.match(facts.destination);
@@ -183,6 +187,25 @@ function ordinaryWrite(facts: GuardFacts): Decision {
 }
 
 /** The first of target frame, ancestors and top page that a rule marks sensitive; opaque frames fail closed. */
+/**
+ * A path rule (github.com/settings/*) protects its pages from the rest of the origin too: a script the agent runs
+ * on any page of that origin can fetch, frame or post to them with the user's session, so it is judged as if it
+ * ran on them. The URL a page was loaded at counts as well as the one it shows.
+ */
+function sensitiveOrigin(facts: GuardFacts, rules: RuleSet): { rule: string; reason: string } | undefined {
+  const frame = facts.frames[0];
+  if (!frame) return undefined;
+  const hit =
+    rules.matchOrigin(frame.url, frame.creatorUrl) ??
+    (frame.loadedUrl ? rules.matchOrigin(frame.loadedUrl) : undefined);
+  if (!hit) return undefined;
+  const origin = originOf(frame.url, frame.creatorUrl);
+  return {
+    rule: hit.rule,
+    reason: `a script on any page of ${origin} can reach its sensitive pages (rule ${hit.rule}) with your session`,
+  };
+}
+
 function sensitiveFrame(facts: GuardFacts, rules: RuleSet): { rule: string; where: string } | undefined {
   let embeddedInSensitive: { rule: string; where: string } | undefined;
   for (const [index, frame] of [...facts.frames].entries()) {

@@ -89,10 +89,19 @@ export function requestDestination(method: string, url: string): string {
     if (parsed.protocol === 'data:' || parsed.protocol === 'blob:' || parsed.protocol === 'javascript:')
       return `${method.toUpperCase()} ${parsed.protocol} document`;
     const query = parsed.search || parsed.hash ? ' (with data in the URL)' : '';
-    return `${method.toUpperCase()} ${parsed.host}${parsed.pathname}${query}`;
+    return `${method.toUpperCase()} ${parsed.host}${parsed.pathname}${query}${internationalName(parsed.hostname)}`;
   } catch {
     return `${method.toUpperCase()} (an address that does not parse)`;
   }
+}
+
+/**
+ * An international host name travels as xn--… (a look-alike such as аpple.com with a Cyrillic а becomes
+ * xn--pple-43d.com): flagged, so the human does not take it for a name they know.
+ */
+function internationalName(hostname: string): string {
+  if (!hostname.split('.').some((label) => label.startsWith('xn--'))) return '';
+  return ' ⚠ international name (xn--): may imitate another site';
 }
 
 function opaqueDocument(frameUrl: string | undefined): boolean {

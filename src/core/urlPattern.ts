@@ -9,6 +9,7 @@ import {
 import { TabwardError } from './errors.ts';
 
 export {
+  matchesOrigin,
   matchesPattern,
   stripTrailingDot,
   type UrlParts,

@@ -152,14 +152,20 @@ export function urlParts(url: URL): UrlParts {
   };
 }
 
-/** True when the URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
-export function matchesPattern(pattern: UrlPattern, url: URL | UrlParts): boolean {
+/** True when the pattern's scheme, host and port take in the URL's origin: some path of it may match. */
+export function matchesOrigin(pattern: UrlPattern, url: URL | UrlParts): boolean {
   const parts = url instanceof URL ? urlParts(url) : url;
   const schemeOk =
     pattern.schemes === 'web' ? webSchemes.includes(parts.scheme) : pattern.schemes.includes(parts.scheme);
   if (!schemeOk) return false;
   if (!hostMatches(pattern.host, parts.host)) return false;
-  if (pattern.port !== undefined && parts.port !== pattern.port) return false;
+  return pattern.port === undefined || parts.port === pattern.port;
+}
+
+/** True when the URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
+export function matchesPattern(pattern: UrlPattern, url: URL | UrlParts): boolean {
+  const parts = url instanceof URL ? urlParts(url) : url;
+  if (!matchesOrigin(pattern, parts)) return false;
   if (parts.paths.some((path) => pattern.path.test(path))) return true;
   return pattern.withQuery && parts.paths.some((path) => pattern.path.test(`${path}?${parts.query}`));
 }

@@ -21,6 +21,7 @@ export function guardFacts(tool: Tool, args: Args, target: ToolTarget, secrets: 
     ...(target.effects ? { effects: target.effects } : {}),
     carriesData: tool.carriesData?.(args) ?? false,
     exportsLocalFiles: tool.exportsLocalFiles === true,
+    ...(tool.runsScript ? { runsScript: true } : {}),
     repostsForm: target.repostsForm === true,
     ...(uses.length > 0 ? { secrets: uses } : {}),
     touchesTypedSecret: tool.revealsTypedValues === true && target.tab?.holdsTypedSecret === true,

@@ -20,6 +20,7 @@ export const evaluateScript = defineTool({
   schema: z.object({ function: z.string().min(1), pageId }),
   carriesData: () => true,
   revealsTypedValues: true,
+  runsScript: true,
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

@@ -67,6 +67,8 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   readonly exportsLocalFiles?: boolean;
   /** The call can show the agent what was typed into the page (a script, a screenshot). */
   readonly revealsTypedValues?: boolean;
+  /** The call runs the agent's own script in the page: it can reach any page of the origin. */
+  readonly runsScript?: boolean;
   readonly target: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolTarget>;
   readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
 }

@@ -218,6 +218,8 @@ describe('taint that cannot be laundered', () => {
     const mcp = await startMcp({ args: ['--mode', 'isolated'] });
     try {
       await mcp.call('new_page', { url: gh.url('github.com', '/acme') });
+      // github.com has sensitive paths: a script on any of its pages asks; the human lets this one run.
+      mcp.human.will({ decision: 'approve' });
       const read = await mcp.call('evaluate_script', {
         function: `async () => (await fetch('/settings/tokens')).text()`,
       });

