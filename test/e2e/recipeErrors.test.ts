@@ -76,9 +76,15 @@ test('serve takes a bare recipe, and says how it stops on SIGTERM', async () => 
   // Read as a recipe (its step is judged), not refused as "not the {recipe} wrapper".
   const bare = await post({ url: 'https://example.com/', steps: [{ action: 'dance' }] });
   assert.equal(bare.status, 400);
-  assert.match((await bare.json()).error, /steps\[0\]\.action: unknown action "dance"/);
+  assert.match(
+    ((await bare.json()) as { error: string }).error,
+    /steps\[0\]\.action: unknown action "dance"/,
+  );
   const notObject = await post([1, 2]);
-  assert.match((await notObject.json()).error, /must be a JSON object: a recipe, or \{"recipe"/);
+  assert.match(
+    ((await notObject.json()) as { error: string }).error,
+    /must be a JSON object: a recipe, or \{"recipe"/,
+  );
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
   server.kill('SIGTERM');
   assert.equal(await exited, 0);
