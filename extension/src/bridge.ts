@@ -3,13 +3,16 @@
 // removes it before page scripts run). Where the browser has native WebMCP it consumes it directly from this
 // world (getTools / executeTool), immune to page patching; otherwise it asks the observer. It announces the
 // page's tools to the service worker, runs the calls the worker routes here, and fails a call at once when
-// the page withdraws its tool. bfcache: "gone" on pagehide, announced again on pageshow.
+// the page withdraws its tool. bfcache: "gone" on pagehide, announced again on pageshow. A result is capped on
+// the bytes its JSON costs on the wire, and a page's error text is cut short: neither can outgrow a message.
 
 import {
   type CallOutcome,
+  encodedBytes,
   maxResultBytes,
   type ObserverMessage,
   type SiteTool,
+  type TabReply,
   type TabToWorker,
   type WorkerToTab,
 } from '../../src/protocol/siteTools.ts';
@@ -26,6 +29,9 @@ interface Pending {
   readonly readOnly: boolean;
   readonly settle: (outcome: CallOutcome) => void;
 }
+
+/** A page's error text is its own choice: kept to a readable length. */
+const maxErrorChars = 2000;
 
 class TabBridge {
   private readonly pending = new Map<string, Pending>();
@@ -135,7 +141,9 @@ class TabBridge {
     );
   }
 
-  private async run(message: WorkerToTab): Promise<CallOutcome> {
+  private async run(message: WorkerToTab): Promise<TabReply> {
+    const started = performance.now();
+    let pageMs = 0;
     const readOnly = this.tools.find((t) => t.name === message.name)?.readOnly ?? false;
     const outcome = await new Promise<CallOutcome>((settle) => {
       this.pending.set(message.callId, { name: message.name, readOnly, settle });
@@ -143,37 +151,67 @@ class TabBridge {
         const { callId, name, args } = message;
         return this.toObserver({ from: 'bridge', kind: 'call', callId, name, args });
       }
-      void this.runNative(message).then((result) => {
+      void this.runNative(message).then(({ outcome: result, ms }) => {
+        pageMs = ms;
         if (this.pending.delete(message.callId)) settle(result);
       });
     });
-    if (outcome.ok && outcome.result.length > maxResultBytes)
-      return {
-        ok: false,
-        error: {
-          code: 'too_large',
-          message: `The result is over the ${maxResultBytes}-byte cap; ask the tool for less.`,
-        },
-      };
-    return outcome;
+    // A write whose tool went away mid-call may or may not have happened: the relay must not let it rerun.
+    const told =
+      !outcome.ok && outcome.error.code === 'unregistered' && !readOnly
+        ? { ok: false as const, error: { ...outcome.error, unknownOutcome: true } }
+        : outcome;
+    return { outcome: bounded(told), bridgeMs: performance.now() - started, pageMs };
   }
 
-  private async runNative(message: WorkerToTab): Promise<CallOutcome> {
-    const entry = (await this.nativeTools()).find((e) => e.tool.name === message.name);
-    if (!entry || !this.native)
+  private async runNative(message: WorkerToTab): Promise<{ outcome: CallOutcome; ms: number }> {
+    // Found by name on the live list (no copy of every tool's schema on each call).
+    const raw = this.native
+      ? await this.native.getTools().then(
+          (tools) => tools.find((t) => (t as { name?: unknown } | null)?.name === message.name),
+          () => undefined,
+        )
+      : undefined;
+    if (!raw || !this.native)
       return {
-        ok: false,
-        error: { code: 'no_tool', message: `The page has no tool "${message.name}" now.` },
+        outcome: {
+          ok: false,
+          error: { code: 'no_tool', message: `The page has no tool "${message.name}" now.` },
+        },
+        ms: 0,
       };
+    const started = performance.now();
     try {
+      const value = await this.native.executeTool(raw, message.args);
       return {
-        ok: true,
-        result: resultText(await this.native.executeTool(entry.raw, message.args), JSON.stringify),
+        outcome: { ok: true, result: resultText(value, JSON.stringify) },
+        ms: performance.now() - started,
       };
     } catch (error) {
-      return { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } };
+      return {
+        outcome: { ok: false, error: { code: 'tool_failed', message: `The tool failed: ${String(error)}` } },
+        ms: performance.now() - started,
+      };
     }
   }
+}
+
+/** The cap counts what the result costs as JSON, as it travels (a control character is 6 bytes, not 1). */
+function bounded(outcome: CallOutcome): CallOutcome {
+  if (!outcome.ok) {
+    const { message } = outcome.error;
+    if (message.length <= maxErrorChars) return outcome;
+    return { ok: false, error: { ...outcome.error, message: `${message.slice(0, maxErrorChars)}… (cut)` } };
+  }
+  const bytes = encodedBytes(outcome.result);
+  if (bytes <= maxResultBytes) return outcome;
+  return {
+    ok: false,
+    error: {
+      code: 'too_large',
+      message: `The result is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap; ask the tool for less.`,
+    },
+  };
 }
 
 const marker = '__tabwardBridge';

@@ -75,6 +75,7 @@ function render(state: PopupState): void {
     );
   }
   renderPending(state);
+  renderNotes(state);
   const activity = state.activity.slice(-30).reverse();
   byId('activity').replaceChildren(
     ...(activity.length
@@ -129,6 +130,32 @@ function renderPending(state: PopupState): void {
       if (p.approveAllAllowed)
         li.append(button(`Always allow ${forDisplay(p.tool)}`, 'secondary always', decide('always')));
       return li;
+    }),
+  );
+}
+
+/** Questions withdrawn before the human answered, and tools agents do not see, each with why. */
+function renderNotes(state: PopupState): void {
+  byId('withdrawn').replaceChildren(
+    ...[...state.withdrawn]
+      .reverse()
+      .map((w) =>
+        item(
+          `Withdrawn: ${forDisplay(w.tool)} on ${forDisplay(w.site)} for ${forDisplay(w.agent)} [${forDisplay(w.taskId)}]: ${forDisplay(w.reason, 300)}`,
+          'withdrawn',
+        ),
+      ),
+  );
+  const dropped = state.dropped.filter((d) => d.origin === shownOrigin);
+  byId('dropped').replaceChildren(
+    ...(state.reportNote ? [item(forDisplay(state.reportNote, 300), 'dropped')] : []),
+    ...dropped.map((d) => {
+      const names = d.tools.slice(0, 8).map((name) => forDisplay(name, 60));
+      const more = d.tools.length > names.length ? ` and ${d.tools.length - names.length} more` : '';
+      return item(
+        `${d.tools.length} tool(s) not offered to agents (${forDisplay(d.why, 200)}): ${names.join(', ')}${more}`,
+        'dropped',
+      );
     }),
   );
 }

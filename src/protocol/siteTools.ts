@@ -40,6 +40,8 @@ export type CallErrorCode = (typeof callErrorCodes)[number];
 export interface CallError {
   readonly code: CallErrorCode;
   readonly message: string;
+  /** The page may have run the call (it went away or went quiet mid-call): a retry could do it twice. */
+  readonly unknownOutcome?: boolean;
 }
 
 /** Messages between the isolated-world bridge and the MAIN-world observer (CustomEvent detail, a JSON string). */
@@ -72,6 +74,24 @@ export type WorkerToTab = {
   readonly name: string;
   readonly args: Record<string, unknown>;
 };
+/** The bridge's answer to a call: the outcome, and where its time went (for the relay's per-hop figures). */
+export interface TabReply {
+  readonly outcome: CallOutcome;
+  /** From the bridge receiving the call to its reply, in ms. */
+  readonly bridgeMs: number;
+  /** The page's own execution of the tool, in ms. */
+  readonly pageMs: number;
+}
+
+/** Where one call's time went inside the browser, each measured on one clock (ms). */
+export interface CallTiming {
+  /** The service worker, from the relay's `call` to its `outcome`. */
+  readonly workerMs: number;
+  /** chrome.tabs.sendMessage to the tab and back. */
+  readonly tabMs: number;
+  readonly bridgeMs: number;
+  readonly pageMs: number;
+}
 
 /** One line of a workspace's activity feed, shown in every connected popup. */
 export interface ActivityEntry {
@@ -125,8 +145,10 @@ export type RelayToExtension =
       readonly approveAllAllowed: boolean;
     })
   | (CallHeader & { readonly t: 'call'; readonly target: CallTarget })
+  /** The relay gave up on the task: an approval pending for it is withdrawn, and the popup shows `reason`. */
   | { readonly t: 'cancel'; readonly taskId: string; readonly reason: string }
-  | { readonly t: 'activity'; readonly entry: ActivityEntry }
+  /** New lines of the activity feed, sent in batches after the calls they tell of (never on a call's path). */
+  | { readonly t: 'activity'; readonly entries: readonly ActivityEntry[] }
   | {
       readonly t: 'welcome';
       readonly workspace: string;
@@ -138,9 +160,16 @@ export type RelayToExtension =
 /** Extension -> relay over the WebSocket. */
 export type ExtensionToRelay =
   | { readonly t: 'sites'; readonly sites: readonly SharedSiteState[] }
-  | { readonly t: 'outcome'; readonly taskId: string; readonly outcome: CallOutcome }
-  | { readonly t: 'located'; readonly taskId: string; readonly target: CallTarget }
-  | { readonly t: 'located'; readonly taskId: string; readonly error: CallError }
+  | {
+      readonly t: 'outcome';
+      readonly taskId: string;
+      readonly outcome: CallOutcome;
+      readonly timing?: CallTiming;
+      /** Sent after the socket it belonged to dropped: the relay may no longer know the task (it logs it). */
+      readonly late?: boolean;
+    }
+  | { readonly t: 'located'; readonly taskId: string; readonly target: CallTarget; readonly spentMs?: number }
+  | { readonly t: 'located'; readonly taskId: string; readonly error: CallError; readonly spentMs?: number }
   | {
       readonly t: 'decision';
       readonly taskId: string;
@@ -167,10 +196,43 @@ export type PopupRequest =
   | { readonly type: 'unshare'; readonly origin: string }
   | { readonly type: 'decide'; readonly taskId: string; readonly decision: 'approved' | 'denied' | 'always' };
 
-/** Largest result a page may send back; larger ones fail with a clear error instead of filling the context. */
+/**
+ * Largest result a page may send back, counted as the UTF-8 bytes of its JSON encoding (what travels: a control
+ * character is 1 character but 6 bytes); larger ones fail with a clear error instead of filling the context.
+ */
 export const maxResultBytes = 256 * 1024;
-/** Largest WebSocket message either side accepts. */
+/** Largest WebSocket message either side accepts (encoded bytes). */
 export const maxSocketMessageBytes = 1024 * 1024;
+/** Largest tool definition a page may announce (encoded bytes); larger ones are dropped and shown in the popup. */
+export const maxToolBytes = 16 * 1024;
+export const maxToolsPerPage = 50;
+/** The tool definitions one site may put in the site report (encoded bytes): one site cannot crowd out others. */
+export const maxSiteToolsBytes = 256 * 1024;
+/** The whole site report (encoded bytes), well under the socket's limit. */
+export const maxSiteReportBytes = 768 * 1024;
 export const defaultCallDeadlineMs = 60_000;
 export const pingIntervalMs = 20_000;
 export const ticketLifetimeMs = 60_000;
+
+/** The UTF-8 length of a string, counted without copying it. */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next < 0xe000) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** What a value costs on the wire: the UTF-8 bytes of its JSON text. Every cap is measured this way. */
+export function encodedBytes(value: unknown): number {
+  return utf8Bytes(JSON.stringify(value) ?? '');
+}

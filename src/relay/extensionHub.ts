@@ -1,7 +1,9 @@
 // The extension side of the relay: the WebSockets of paired extensions, grouped by workspace. One call's messages
 // (locate the document that would run it, ask the human in the popup, run it there) all go to the extension first
 // picked for the task (the one with an open tab of the site first), each answer awaited under a deadline; the
-// workspace's activity is broadcast to every connected extension.
+// workspace's activity is broadcast to every connected extension. Whenever the relay stops waiting for a task
+// (deadline, the agent cancelled, the relay stopping) it tells the extension, which withdraws the task's approval;
+// an answer for a task nobody waits for any more is handed to `onLateAnswer`, never dropped silently.
 
 import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -10,6 +12,7 @@ import type {
   ActivityEntry,
   CallOutcome,
   CallTarget,
+  CallTiming,
   ExtensionToRelay,
   RelayToExtension,
   SharedSiteState,
@@ -20,20 +23,46 @@ interface Connection {
   readonly socket: WebSocket;
   readonly extension: ExtensionRecord;
   sites: readonly SharedSiteState[];
+  /** The documents it last located, by "site tool": a read-only call may go straight to one (see recentTarget). */
+  readonly located: Map<string, { readonly target: CallTarget; readonly at: number }>;
   reportedAt: number;
   /** Answered the last WebSocket ping: a socket whose peer vanished (sleep, network change) is dropped. */
   alive: boolean;
 }
 
 const heartbeatMs = 30_000;
+/** How long a located document is reused for read-only calls (any site report from the browser forgets it). */
+const locatedReuseMs = 30_000;
+/** How long activity lines wait to go out together (a human reads them; a call should not wait for them). */
+const activityDelayMs = 50;
 
 type Exchange = 'locate' | 'ask' | 'call';
 
+/** The extension's answer, or why there is none. */
+type Answer = ExtensionToRelay | 'closed' | 'timeout' | 'aborted' | 'stopping';
+
 interface Waiter {
   readonly connection: Connection;
-  /** The extension's answer, or undefined when its socket closed first. */
-  readonly settle: (answer: ExtensionToRelay | undefined) => void;
+  readonly settle: (answer: Answer) => void;
 }
+
+/** What the browser answered a `call`, and the time each side spent on it. */
+export interface CallAnswer {
+  readonly outcome: CallOutcome;
+  /** Relay -> extension -> relay, from sending `call` to reading `outcome` (ms). */
+  readonly roundTripMs: number;
+  readonly timing?: CallTiming;
+}
+
+export interface Located {
+  readonly target: CallTarget;
+  readonly roundTripMs: number;
+  /** The extension's own share of the round trip (ms). */
+  readonly workerMs: number;
+}
+
+/** An answer that came when nobody waited for it any more (late outcome after a drop or a deadline). */
+export type LateAnswer = Exclude<ExtensionToRelay, { t: 'sites' } | { t: 'ping' }>;
 
 type Message<T extends RelayToExtension['t']> = Omit<Extract<RelayToExtension, { t: T }>, 't' | 'taskId'>;
 export type LocateRequest = Message<'locate'> & { readonly workspace: string };
@@ -51,6 +80,11 @@ export class ExtensionHub {
   /** The browser each task was routed to: an approval given in one popup never runs a call in another browser. */
   private readonly routed = new Map<string, Connection>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
+  private stopping: string | undefined;
+  private readonly activity = new Map<string, ActivityEntry[]>();
+  private activityTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Told about every answer for a task nobody waits for (the relay logs it). */
+  onLateAnswer: (answer: LateAnswer, workspace: string) => void = () => undefined;
 
   constructor(
     private readonly store: RelayStore,
@@ -68,7 +102,14 @@ export class ExtensionHub {
   }
 
   attach(socket: WebSocket, extension: ExtensionRecord): void {
-    const connection: Connection = { socket, extension, sites: [], reportedAt: 0, alive: true };
+    const connection: Connection = {
+      socket,
+      extension,
+      sites: [],
+      located: new Map(),
+      reportedAt: 0,
+      alive: true,
+    };
     this.connections.add(connection);
     socket.on('pong', () => {
       connection.alive = true;
@@ -85,7 +126,7 @@ export class ExtensionHub {
   }
 
   /** Asks the extension sharing the site which document (and URL) would run the call; nothing runs yet. */
-  async locate(taskId: string, request: LocateRequest): Promise<CallTarget> {
+  async locate(taskId: string, request: LocateRequest): Promise<Located> {
     const { workspace, ...message } = request;
     const connection = this.routed.get(taskId) ?? this.route(workspace, request.site);
     if (!connection || !this.connections.has(connection))
@@ -94,6 +135,7 @@ export class ExtensionHub {
         `No browser of workspace "${workspace}" is connected with ${request.site} shared. Open Chrome with the tabward extension and share the site from its popup.`,
       );
     this.routed.set(taskId, connection);
+    const sent = performance.now();
     const answer = await this.exchange(
       connection,
       taskId,
@@ -106,58 +148,85 @@ export class ExtensionHub {
         'timeout',
         `The browser did not say within ${seconds(request.deadlineMs)} s which tab would run ${request.tool}.`,
       );
-    if (answer?.t !== 'located')
+    if (answer === 'stopping') throw stoppingError('nothing was run');
+    if (typeof answer === 'string' || answer.t !== 'located')
       throw new TabwardError(
         'browser_unavailable',
         `The browser disconnected during ${taskId}; nothing was run.`,
       );
     if ('error' in answer) throw new TabwardError(errorCodeOf(answer.error.code), answer.error.message);
-    return answer.target;
+    connection.located.set(`${request.site} ${request.tool}`, { target: answer.target, at: Date.now() });
+    return { target: answer.target, roundTripMs: performance.now() - sent, workerMs: answer.spentMs ?? 0 };
+  }
+
+  /**
+   * The document the browser last located for this site and tool, if recent: a read-only call may be judged on
+   * it and sent straight there, saving a round trip. Safe because the browser runs a call only in the document
+   * it names, still at the URL judged (else: "moved", nothing run, and the caller locates afresh).
+   */
+  recentTarget(taskId: string, workspace: string, site: string, tool: string): CallTarget | undefined {
+    const connection = this.route(workspace, site);
+    const entry = connection?.located.get(`${site} ${tool}`);
+    if (!connection || !entry || Date.now() - entry.at > locatedReuseMs) return undefined;
+    this.routed.set(taskId, connection);
+    return entry.target;
+  }
+
+  /** A reused document turned out gone or moved: locate afresh from now on. */
+  forgetTarget(taskId: string, site: string, tool: string): void {
+    this.routed.get(taskId)?.located.delete(`${site} ${tool}`);
   }
 
   /** Shows the question in the popups of the browser the task was routed to; a withdrawn or unanswered one is denied. */
   async ask(taskId: string, request: AskRequest, signal?: AbortSignal): Promise<HumanDecision> {
     const connection = this.routed.get(taskId);
     if (!connection) return 'denied';
-    const onAbort = (): void => this.send(connection, { t: 'cancel', taskId, reason: 'withdrawn' });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const answer = await this.exchange(
-        connection,
-        taskId,
-        'ask',
-        { t: 'ask', taskId, ...request },
-        request.deadlineMs,
-        signal,
+    const answer = await this.exchange(
+      connection,
+      taskId,
+      'ask',
+      { t: 'ask', taskId, ...request },
+      request.deadlineMs,
+      signal,
+    );
+    if (answer === 'stopping') throw stoppingError('nothing was run');
+    if (answer === 'closed')
+      throw new TabwardError(
+        'browser_unavailable',
+        `The browser disconnected while ${taskId} waited for approval; its question was withdrawn and nothing was run.`,
       );
-      if (answer === 'timeout') this.send(connection, { t: 'cancel', taskId, reason: 'deadline' });
-      return answer !== 'timeout' && answer?.t === 'decision' ? answer.decision : 'denied';
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    return typeof answer !== 'string' && answer.t === 'decision' ? answer.decision : 'denied';
   }
 
   /** Runs the call on the located document and resolves with its outcome; never rejects. */
-  async call(taskId: string, request: CallRequest): Promise<CallOutcome> {
+  async call(taskId: string, request: CallRequest, signal?: AbortSignal): Promise<CallAnswer> {
     const connection = this.routed.get(taskId);
+    const sent = performance.now();
+    const answered = (outcome: CallOutcome, timing?: CallTiming): CallAnswer => ({
+      outcome,
+      roundTripMs: performance.now() - sent,
+      ...(timing ? { timing } : {}),
+    });
     if (!connection || !this.connections.has(connection))
-      return failed('not_connected', `The browser disconnected during ${taskId}; nothing was run.`);
+      return answered(failed('not_connected', `The browser disconnected during ${taskId}; nothing was run.`));
     const answer = await this.exchange(
       connection,
       taskId,
       'call',
       { t: 'call', taskId, ...request },
       request.deadlineMs,
+      signal,
     );
-    if (answer === 'timeout') {
-      this.send(connection, { t: 'cancel', taskId, reason: 'deadline' });
-      return failed(
-        'timeout',
-        `No outcome within ${seconds(request.deadlineMs)} s (waiting for the human, or the page). The outcome is unknown.`,
-      );
-    }
-    if (answer?.t === 'outcome') return answer.outcome;
-    return failed('not_connected', `The browser disconnected during ${taskId}; the outcome is unknown.`);
+    if (typeof answer !== 'string' && answer.t === 'outcome') return answered(answer.outcome, answer.timing);
+    const why =
+      answer === 'timeout'
+        ? `No outcome within ${seconds(request.deadlineMs)} s (waiting for the human, or the page).`
+        : answer === 'stopping'
+          ? `The relay is stopping while ${taskId} runs in the browser.`
+          : answer === 'aborted'
+            ? `The call was cancelled while ${taskId} ran in the browser.`
+            : `The browser disconnected during ${taskId}.`;
+    return answered(unknownOutcome(answer === 'timeout' ? 'timeout' : 'not_connected', why));
   }
 
   /** The task is over: forget where it was routed. */
@@ -165,15 +234,44 @@ export class ExtensionHub {
     this.routed.delete(taskId);
   }
 
+  /**
+   * Adds a line to the workspace's activity feed. Lines are stored and sent together a moment later: a call's
+   * own messages never wait behind them (each message wakes the browser's worker; each write costs time).
+   */
   record(workspace: string, entry: ActivityEntry): void {
-    this.store.addActivity(workspace, entry);
-    for (const connection of this.connections) {
-      if (connection.extension.workspace === workspace) this.send(connection, { t: 'activity', entry });
+    const queued = this.activity.get(workspace) ?? [];
+    queued.push(entry);
+    this.activity.set(workspace, queued);
+    this.activityTimer ??= setTimeout(() => this.flushActivity(), activityDelayMs);
+  }
+
+  private flushActivity(): void {
+    clearTimeout(this.activityTimer);
+    this.activityTimer = undefined;
+    for (const [workspace, entries] of this.activity) {
+      this.store.addActivity(workspace, entries);
+      for (const connection of this.connections)
+        if (connection.extension.workspace === workspace) this.send(connection, { t: 'activity', entries });
+    }
+    this.activity.clear();
+  }
+
+  /**
+   * The relay is going down: every task still waited on is answered at once ('stopping'), and its browser told
+   * to withdraw any question about it. Later calls are refused.
+   */
+  stop(reason: string): void {
+    this.stopping = reason;
+    for (const [key, waiter] of [...this.waiting]) {
+      this.send(waiter.connection, { t: 'cancel', taskId: key.split(' ')[0] ?? '', reason });
+      waiter.settle('stopping');
     }
   }
 
   closeAll(): void {
+    this.flushActivity();
     clearInterval(this.heartbeat);
+    for (const connection of this.connections) connection.socket.close(1001, 'the relay is stopping');
     for (const connection of this.connections) connection.socket.terminate();
   }
 
@@ -189,22 +287,26 @@ export class ExtensionHub {
     message: RelayToExtension,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<ExtensionToRelay | undefined | 'timeout'> {
+  ): Promise<Answer> {
     const key = `${taskId} ${kind}`;
+    if (this.stopping) return Promise.resolve('stopping');
     return new Promise((resolve) => {
-      const finish = (answer: ExtensionToRelay | undefined | 'timeout'): void => {
+      const finish = (answer: Answer): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         if (this.waiting.get(key)?.connection !== connection) return;
         this.waiting.delete(key);
+        // The relay stops waiting: the browser must stop too (withdraw the question, never run it later).
+        if (answer === 'timeout' || answer === 'aborted')
+          this.send(connection, { t: 'cancel', taskId, reason: cancelReason(answer, kind, timeoutMs) });
         resolve(answer);
       };
-      const onAbort = (): void => finish(undefined);
+      const onAbort = (): void => finish('aborted');
       const timer = setTimeout(() => finish('timeout'), Math.max(0, timeoutMs));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(key, { connection, settle: finish });
       this.send(connection, message);
-      if (signal?.aborted) finish(undefined);
+      if (signal?.aborted) finish('aborted');
     });
   }
 
@@ -231,6 +333,8 @@ export class ExtensionHub {
     }
     if (message.t === 'sites' && Array.isArray(message.sites)) {
       connection.sites = message.sites;
+      // Tabs opened, closed or navigated: which document would run a call is for the browser to say again.
+      connection.located.clear();
       connection.reportedAt = Date.now();
       this.store.saveSites(connection.extension, message.sites);
       return;
@@ -246,12 +350,13 @@ export class ExtensionHub {
     if (!kind || !('taskId' in message) || typeof message.taskId !== 'string') return;
     const waiter = this.waiting.get(`${message.taskId} ${kind}`);
     if (waiter?.connection === connection) waiter.settle(message);
+    else this.onLateAnswer(message as LateAnswer, connection.extension.workspace);
   }
 
   private detach(connection: Connection): void {
     this.connections.delete(connection);
     for (const waiter of [...this.waiting.values()])
-      if (waiter.connection === connection) waiter.settle(undefined);
+      if (waiter.connection === connection) waiter.settle('closed');
   }
 
   private send(connection: Connection, message: RelayToExtension): void {
@@ -262,6 +367,34 @@ export class ExtensionHub {
 
 function failed(code: Extract<CallOutcome, { ok: false }>['error']['code'], message: string): CallOutcome {
   return { ok: false, error: { code, message } };
+}
+
+/** The call reached the browser and no answer came back: it may or may not have run. */
+function unknownOutcome(code: 'timeout' | 'not_connected', why: string): CallOutcome {
+  return {
+    ok: false,
+    error: {
+      code,
+      message: `${why} The outcome is unknown: the page may or may not have done it.`,
+      unknownOutcome: true,
+    },
+  };
+}
+
+function stoppingError(what: string): TabwardError {
+  return new TabwardError(
+    'browser_unavailable',
+    `The relay is stopping; ${what}.`,
+    'Call again once it is back (a new session: the relay forgets sessions when it stops).',
+  );
+}
+
+/** What the popup says about a question the relay stopped waiting for. */
+function cancelReason(answer: 'timeout' | 'aborted', kind: Exchange, timeoutMs: number): string {
+  if (answer === 'aborted') return 'the agent cancelled the call (or went away); nothing was run';
+  return kind === 'ask'
+    ? `no answer within the call's deadline (${seconds(timeoutMs)} s): the agent was told it failed; nothing was run`
+    : `the relay stopped waiting after the call's deadline (${seconds(timeoutMs)} s)`;
 }
 
 function seconds(ms: number): number {

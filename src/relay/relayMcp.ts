@@ -5,8 +5,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
+import { keyArgument } from './callKeys.ts';
 import type { AgentRecord } from './relayStore.ts';
-import type { SiteToolCalls } from './siteToolCalls.ts';
+import type { CallTimes, SiteToolCalls } from './siteToolCalls.ts';
 
 const progressEveryMs = 5000;
 
@@ -34,7 +35,14 @@ const relayTools = [
       "Call a site tool in the user's logged-in tab. Non-read-only tools wait for the human's approval. Returns a task id.",
     inputSchema: {
       type: 'object',
-      properties: { ...siteAndTool, arguments: { type: 'object' } },
+      properties: {
+        ...siteAndTool,
+        arguments: { type: 'object' },
+        idempotencyKey: {
+          type: 'string',
+          description: 'Same key on a retry: never runs twice; returns the earlier outcome if known.',
+        },
+      },
       required: ['site', 'tool'],
     },
   },
@@ -66,8 +74,9 @@ export function createRelayMcpServer(agent: AgentRecord, calls: SiteToolCalls, v
               })
               .catch(() => undefined);
           }, progressEveryMs);
+    const started = performance.now();
     try {
-      const text = await run(
+      const { text, times } = await run(
         agent,
         calls,
         request.params.name,
@@ -77,7 +86,12 @@ export function createRelayMcpServer(agent: AgentRecord, calls: SiteToolCalls, v
         },
         extra.signal,
       );
-      return { content: [{ type: 'text' as const, text }] };
+      // Where the call's time went, for the bench's per-hop figures (ms; each measured on one clock).
+      const timing = times ? { ...times, relayMs: performance.now() - started } : undefined;
+      return {
+        content: [{ type: 'text' as const, text }],
+        ...(timing ? { _meta: { 'tabward/timing': timing } } : {}),
+      };
     } catch (error) {
       const failure = asTabwardError(error);
       return {
@@ -98,36 +112,42 @@ async function run(
   args: Record<string, unknown>,
   onStatus: (status: string) => void,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<{ text: string; times?: CallTimes }> {
   if (name === 'listSiteTools') {
     const sites = calls.list(agent);
-    if (!sites.length) return 'No site is shared yet: the human shares one from the tabward extension popup.';
-    return sites
+    if (!sites.length)
+      return { text: 'No site is shared yet: the human shares one from the tabward extension popup.' };
+    const text = sites
       .map(
         (site) =>
           `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${site.tools.map((t) => `  ${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
       )
       .join('\n');
+    return { text };
   }
   const site = stringArg(args, 'site');
   const toolName = stringArg(args, 'tool');
   if (name === 'getSiteToolDefinition') {
     const tool = calls.describe(agent, site, toolName);
-    return JSON.stringify({ ...tool, site }, null, 1);
+    return { text: JSON.stringify({ ...tool, site }, null, 1) };
   }
   if (name === 'callSiteTool') {
     const toolArgs = args.arguments ?? {};
     if (typeof toolArgs !== 'object' || toolArgs === null || Array.isArray(toolArgs))
       throw new TabwardError('bad_input', '"arguments" must be an object.');
-    const { taskId, result } = await calls.call(
-      agent,
-      site,
-      toolName,
-      toolArgs as Record<string, unknown>,
+    const idempotencyKey = keyArgument(args.idempotencyKey);
+    const report = await calls.call(agent, site, toolName, toolArgs as Record<string, unknown>, {
       onStatus,
       signal,
-    );
-    return `${taskId} done.\n${untrusted(site, readableResult(result))}`;
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
+    const head = report.replayed
+      ? `${report.taskId} done earlier (same idempotencyKey): not run again.`
+      : `${report.taskId} done.`;
+    return {
+      text: `${head}\n${untrusted(site, readableResult(report.result))}`,
+      ...(report.times ? { times: report.times } : {}),
+    };
   }
   throw new TabwardError(
     'not_found',

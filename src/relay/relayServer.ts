@@ -1,7 +1,10 @@
 // `tabward relay`: one HTTP server on 127.0.0.1 for three audiences. The extension pairs (POST /pair with a
 // code a human made), fetches single-use one-minute tickets (POST /ticket with its credential) and opens its
 // WebSocket (/extension?ticket=...) from the pinned extension Origin. Agents speak MCP over Streamable HTTP at
-// /mcp with their bearer token. Every request's Host header is checked (no DNS rebinding).
+// /mcp with their bearer token. Every request's Host header is checked (no DNS rebinding). An MCP request body
+// may be up to 1 MiB, in a session or starting one (413 above); an unknown session id is 404, which tells a
+// client to initialize again (a restarted relay forgets its sessions). Stopping answers every call in flight
+// ("the relay is stopping") before the connections close.
 
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -39,14 +42,22 @@ export interface RelayOptions {
 export interface RelayHandle {
   readonly url: string;
   readonly hub: ExtensionHub;
+  /** Answers the calls in flight ("the relay is stopping"), lets their answers out (bounded), then closes. */
   close(): Promise<void>;
 }
+
+/** The one limit on an MCP request body, before and inside a session. */
+export const maxMcpBodyBytes = 1024 * 1024;
+/** How long stopping waits for the answers of calls in flight to be written. */
+const drainMs = 3000;
 
 export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
   const hub = new ExtensionHub(
     options.store,
     options.rules.rules.map((rule) => rule.pattern.source),
   );
+  // Calls that were running when a previous relay went down may or may not have run: their keys say so.
+  options.store.markInterrupted();
   const calls = new SiteToolCalls({ ...options, hub });
   const allowedOrigins = options.extensionIds.map((id) => `chrome-extension://${id}`);
   const allowedHosts = new Set(options.publicHosts);
@@ -54,11 +65,16 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
   const apiListener = getRequestListener(api.fetch);
   const mcp = mcpSessions(options.store, (agent) => createRelayMcpServer(agent, calls, options.version));
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxSocketMessageBytes });
+  const inFlight = new Set<ServerResponse>();
 
   const http = createServer((req, res) => {
     if (!allowedHosts.has(req.headers.host ?? '')) return reply(res, 403, { error: 'Host not allowed' });
     if (req.url?.startsWith('/mcp')) {
-      mcp(req, res).catch((error: unknown) => reply(res, 500, { error: String(error) }));
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+      mcp
+        .handle(req, res)
+        .catch((error: unknown) => rpcError(res, 500, `The relay failed: ${String(error)}`));
       return;
     }
     void apiListener(req, res);
@@ -88,6 +104,12 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
     url: `http://127.0.0.1:${port}`,
     hub,
     close: async () => {
+      calls.stop('The relay is stopping');
+      // The calls just answered write their results; a GET stream stays open for ever, so only POSTs count.
+      const end = Date.now() + drainMs;
+      while ([...inFlight].some((res) => res.req.method === 'POST') && Date.now() < end)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await mcp.closeAll();
       hub.closeAll();
       sockets.close();
       http.closeAllConnections();
@@ -140,9 +162,9 @@ function extensionApi(store: RelayStore, allowedOrigins: readonly string[]): Hon
 function mcpSessions(
   store: RelayStore,
   makeServer: (agent: AgentRecord) => ReturnType<typeof createRelayMcpServer>,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+): { handle(req: IncomingMessage, res: ServerResponse): Promise<void>; closeAll(): Promise<void> } {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; agentId: string }>();
-  return async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const token = bearer(req.headers.authorization);
     const agent = token ? store.agentByToken(token) : undefined;
     if (!agent)
@@ -151,16 +173,23 @@ function mcpSessions(
           'A valid agent token is required: Authorization: Bearer <token from `tabward relay token create`>.',
       });
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) {
+    if (sessionId !== undefined) {
+      const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+      // 404 is the spec's "start a new session": the relay restarted, or the session was closed.
+      if (!existing)
+        return rpcError(res, 404, 'No such MCP session (the relay restarted or it ended): initialize again.');
       if (existing.agentId !== agent.id)
         return reply(res, 403, { error: 'This session belongs to another agent.' });
-      return existing.transport.handleRequest(req, res);
+      if (req.method !== 'POST') return existing.transport.handleRequest(req, res);
+      const body = await readBody(req, res);
+      if (body === tooLarge) return;
+      return existing.transport.handleRequest(req, res, body);
     }
-    if (req.method !== 'POST') return reply(res, 400, { error: 'No such session; start with initialize.' });
-    const body = await readJson(req);
+    if (req.method !== 'POST') return rpcError(res, 400, 'No session yet: start with an initialize request.');
+    const body = await readBody(req, res);
+    if (body === tooLarge) return;
     if (!isInitializeRequest(body))
-      return reply(res, 400, { error: 'No such session; start with initialize.' });
+      return rpcError(res, 400, 'No session yet: start with an initialize request.');
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
@@ -173,6 +202,10 @@ function mcpSessions(
     await makeServer(agent).connect(transport);
     await transport.handleRequest(req, res, body);
   };
+  const closeAll = async (): Promise<void> => {
+    for (const { transport } of [...sessions.values()]) await transport.close().catch(() => undefined);
+  };
+  return { handle, closeAll };
 }
 
 function bearer(header: string | undefined): string | undefined {
@@ -180,19 +213,52 @@ function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxSocketMessageBytes) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
+const tooLarge = Symbol('too large');
+
+/**
+ * The parsed JSON body (undefined when it is not JSON, for the transport to refuse), or `tooLarge` once a 413
+ * has been sent: the same limit whether or not a session exists (the SDK's own would be 4 MiB inside one).
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = Number(req.headers['content-length'] ?? 0) > maxMcpBodyBytes;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // What is over the limit is read on and dropped, so the client reads the 413 instead of a reset; a
+      // sender that goes on far beyond it is cut off.
+      if (size > 64 * maxMcpBodyBytes) req.destroy();
+      if (over || size > maxMcpBodyBytes) {
+        over = true;
+        chunks.length = 0;
+      } else chunks.push(chunk);
+    });
+    req.once('error', () => resolve(tooLarge));
+    req.once('close', () => resolve(tooLarge));
+    req.once('end', () => {
+      if (over) {
+        rpcError(
+          res,
+          413,
+          `The request body is over the relay's ${maxMcpBodyBytes}-byte (1 MiB) limit; nothing was run. Send smaller arguments.`,
+        );
+        return resolve(tooLarge);
+      }
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        resolve(undefined);
+      }
+    });
+  });
+}
+
+/** A JSON-RPC error answer, the shape MCP clients read. */
+function rpcError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

@@ -3,18 +3,29 @@
 // then goes through the one call path (core/callPath.ts): the extension says which document would run it, the
 // guard judges that document's URL (read-only runs, sensitive asks, writes ask unless "always allow"), the human
 // answers in the extension popup, the document is located again and must be the one approved, the call runs
-// there under the deadline and a result size cap, and the audit log and the workspace's activity record it.
+// there under the deadline and a result size cap, and the audit log and the workspace's activity record it. A
+// call may carry an idempotency key (callKeys.ts); an outcome that arrives after the relay stopped waiting is
+// logged (stderr and the audit log) and settles its key.
 
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
-import { CallPath, type GuardedAction } from '../core/callPath.ts';
+import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { Redactor } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { siteCallFacts } from '../core/siteCalls.ts';
-import { type ActivityEntry, type CallTarget, maxResultBytes, type SiteTool } from '../protocol/siteTools.ts';
-import { callErrorCodes, type ExtensionHub, newTaskId } from './extensionHub.ts';
+import { trustedReadOnly } from '../protocol/siteRules.ts';
+import {
+  type ActivityEntry,
+  type CallOutcome,
+  type CallTarget,
+  encodedBytes,
+  maxResultBytes,
+  type SiteTool,
+} from '../protocol/siteTools.ts';
+import { answerForEarlier, keySettlement } from './callKeys.ts';
+import { callErrorCodes, type ExtensionHub, type LateAnswer, newTaskId } from './extensionHub.ts';
 import type { AgentRecord, RelayStore } from './relayStore.ts';
 
 export interface SiteToolCallsOptions {
@@ -24,12 +35,37 @@ export interface SiteToolCallsOptions {
   readonly callDeadlineMs: number;
   /** Where every call is recorded (the same audit log as tabward's other front ends by default). */
   readonly audit: AuditSink;
+  /** Where the relay says what the agent cannot hear (late outcomes); stderr by default. */
+  readonly log?: (line: string) => void;
+}
+
+/** Where one call's time went (ms): each figure measured on one clock, so they subtract cleanly. */
+export interface CallTimes {
+  locateMs: number;
+  locateWorkerMs: number;
+  callMs: number;
+  workerMs: number;
+  tabMs: number;
+  bridgeMs: number;
+  pageMs: number;
 }
 
 export interface CallReport {
   readonly taskId: string;
   /** The page's result (JSON text), within the size cap. */
   readonly result: string;
+  /** Set when this is the earlier outcome of a call with the same idempotency key: nothing ran now. */
+  readonly replayed?: boolean;
+  readonly times?: CallTimes;
+}
+
+/** A call's options beyond its tool and arguments. */
+export interface CallOptions {
+  /** Told what the call is doing (waiting for approval, running), e.g. to keep the client informed. */
+  readonly onStatus?: (status: string) => void;
+  /** Aborts when the agent cancels the request or goes away: a pending question is withdrawn. */
+  readonly signal?: AbortSignal;
+  readonly idempotencyKey?: string;
 }
 
 /** Everything one call's action and approver share. */
@@ -42,8 +78,18 @@ interface SiteCall {
   readonly remaining: () => number;
   readonly note: (event: ActivityEntry['event'], detail: string) => void;
   readonly status: (text: string) => void;
+  readonly signal: AbortSignal;
   /** The document the extension last said would run the call: what the human is asked about. */
   located?: CallTarget;
+  /** What the outcome means for the call's idempotency key; unset: it never reached the page. */
+  settlement?: ReturnType<typeof keySettlement> | undefined;
+  /** May the first look reuse the document last located (read-only calls, until one finds it moved)? */
+  reuseTarget: boolean;
+  /** The document judged was a reused one, not located for this call. */
+  reused: boolean;
+  /** The reused document had moved or gone before anything ran: the call goes again, located afresh. */
+  stale: boolean;
+  readonly times: CallTimes;
 }
 
 const noSecrets = new Redactor([]);
@@ -53,8 +99,10 @@ export class SiteToolCalls {
   private readonly validators = new Map<string, ValidateFunction>();
   /** One call path per relay process: every site call is judged, asked, re-checked and audited by it. */
   readonly path: CallPath;
+  private stopping: string | undefined;
 
   constructor(private readonly options: SiteToolCallsOptions) {
+    options.hub.onLateAnswer = (answer) => this.lateAnswer(answer);
     this.path = new CallPath({
       rules: options.rules,
       audit: options.audit,
@@ -83,15 +131,16 @@ export class SiteToolCalls {
     site: string,
     toolName: string,
     args: Record<string, unknown>,
-    /** Told what the call is doing (waiting for approval, running), e.g. to keep the client informed. */
-    onStatus?: (status: string) => void,
-    /** Aborts when the agent cancels the request or goes away: a pending question is withdrawn. */
-    signal?: AbortSignal,
+    options: CallOptions = {},
   ): Promise<CallReport> {
     const { origin, tool } = this.findTool(agent, site, toolName);
     this.validate(tool, args);
+    if (this.stopping) throw new TabwardError('browser_unavailable', `${this.stopping}; nothing was run.`);
     const { store, hub } = this.options;
     const taskId = newTaskId();
+    const key = options.idempotencyKey;
+    const earlier = key === undefined ? undefined : store.claimKey(agent.id, key, taskId);
+    if (earlier && key !== undefined) return { ...answerForEarlier(earlier, key), replayed: true };
     const deadline = Date.now() + this.options.callDeadlineMs;
     store.startTask(taskId, agent.workspace, agent.name, origin, tool.name);
     const note = (event: ActivityEntry['event'], detail: string): void =>
@@ -104,6 +153,7 @@ export class SiteToolCalls {
         event,
         detail,
       });
+    const signal = options.signal ?? new AbortController().signal;
     const call: SiteCall = {
       agent,
       origin,
@@ -112,25 +162,88 @@ export class SiteToolCalls {
       taskId,
       remaining: () => Math.max(0, deadline - Date.now()),
       note,
-      status: (text) => onStatus?.(`${taskId}: ${text}`),
+      status: (text) => options.onStatus?.(`${taskId}: ${text}`),
+      signal,
+      times: { locateMs: 0, locateWorkerMs: 0, callMs: 0, workerMs: 0, tabMs: 0, bridgeMs: 0, pageMs: 0 },
+      reuseTarget: trustedReadOnly(tool),
+      reused: false,
+      stale: false,
     };
     call.status('finding the tab that would run it');
     try {
-      const { value } = await this.path.run(this.actionFor(call), {
-        frontEnd: 'relay',
-        approver: this.approverFor(call),
-        signal: signal ?? new AbortController().signal,
+      const { value } = await this.runOnce(call).catch((error: unknown) => {
+        if (!call.stale) throw error;
+        // The reused document was gone or had moved, and nothing ran: judge and run on a fresh one.
+        call.stale = false;
+        call.settlement = undefined;
+        return this.runOnce(call);
       });
       store.endTask(taskId, 'done');
+      if (key !== undefined) store.settleKey(taskId, 'done', JSON.stringify({ ok: true, result: value }));
       note('done', `${Buffer.byteLength(value)} bytes`);
-      return { taskId, result: value };
+      return { taskId, result: value, times: call.times };
     } catch (error) {
       const failure = asTabwardError(error);
-      store.endTask(taskId, failure.code);
+      store.endTask(taskId, call.settlement?.state === 'unknown' ? 'unknown' : failure.code);
+      const settlement = call.settlement ?? { state: 'free', detail: '' };
+      if (key !== undefined) store.settleKey(taskId, settlement.state, settlement.detail);
       note('failed', failure.message);
       throw new TabwardError(failure.code, `${taskId}: ${failure.message}`, failure.hint);
     } finally {
       hub.finish(taskId);
+    }
+  }
+
+  private runOnce(call: SiteCall): Promise<PathOutcome<string>> {
+    return this.path.run(this.actionFor(call), {
+      frontEnd: 'relay',
+      approver: this.approverFor(call),
+      signal: call.signal,
+    });
+  }
+
+  /** The relay is going down: calls in flight are answered at once, new ones refused. */
+  stop(reason: string): void {
+    this.stopping = reason;
+    this.options.hub.stop(reason);
+  }
+
+  /**
+   * An answer for a task nobody waits for any more (its socket dropped, its deadline passed, the relay
+   * restarted): said on stderr and in the audit log, and an outcome settles the task's idempotency key.
+   */
+  private lateAnswer(answer: LateAnswer): void {
+    const { store } = this.options;
+    const task = store.task(answer.taskId);
+    const what =
+      answer.t === 'outcome'
+        ? answer.outcome.ok
+          ? `ok (${encodedBytes(answer.outcome.result)} bytes)`
+          : `failed: ${answer.outcome.error.message}`
+        : answer.t === 'decision'
+          ? `the human's decision "${answer.decision}"`
+          : 'the tab that would run it';
+    const line = `tabward relay: late answer for ${answer.taskId}${task ? ` (${task.tool} on ${task.origin})` : ' (a task this relay does not know)'}, after the relay stopped waiting: ${what}.`;
+    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
+    if (answer.t !== 'outcome') return;
+    this.path.recordEvent({
+      frontEnd: 'relay',
+      tool: task?.tool ?? 'unknown',
+      kind: 'site',
+      args: {},
+      mode: 'shared',
+      subject: { task: answer.taskId, site: task?.origin ?? '', late: 'outcome' },
+      decision: 'allow',
+      reason:
+        'late outcome: the relay no longer waited for this task; the agent was told the outcome is unknown',
+      outcome: answer.outcome.ok ? 'ok' : 'error',
+      ...(answer.outcome.ok ? {} : { error: answer.outcome.error.message }),
+      durationMs: 0,
+    });
+    if (task) store.endTask(answer.taskId, answer.outcome.ok ? 'done late' : 'failed late');
+    if (store.keyOfTask(answer.taskId)?.state === 'unknown') {
+      const { state, detail } = keySettlement(answer.outcome);
+      store.settleKey(answer.taskId, state, detail);
     }
   }
 
@@ -150,13 +263,24 @@ export class SiteToolCalls {
         task: taskId,
       },
       look: async () => {
-        const target = await hub.locate(taskId, {
-          workspace: agent.workspace,
-          site: origin,
-          tool: tool.name,
-          deadlineMs: call.remaining(),
-        });
+        // Only a call's first look may reuse a document: after a question, the browser must say again.
+        const recent = call.reuseTarget
+          ? hub.recentTarget(taskId, agent.workspace, origin, tool.name)
+          : undefined;
+        call.reuseTarget = false;
+        call.reused = recent !== undefined;
+        const located = recent
+          ? { target: recent, roundTripMs: 0, workerMs: 0 }
+          : await hub.locate(taskId, {
+              workspace: agent.workspace,
+              site: origin,
+              tool: tool.name,
+              deadlineMs: call.remaining(),
+            });
+        const target = located.target;
         call.located = target;
+        call.times.locateMs += located.roundTripMs;
+        call.times.locateWorkerMs += located.workerMs;
         const standingAllow = store.isAllowed(agent.workspace, origin, tool.name);
         return {
           facts: siteCallFacts({ tool, documentUrl: target.url, standingAllow }),
@@ -169,24 +293,40 @@ export class SiteToolCalls {
         const target = JSON.parse(look.binding) as CallTarget;
         call.status('running in the tab');
         call.note('called', `runs in ${target.url}`);
-        const outcome = await hub.call(taskId, {
-          agent: agent.name,
-          site: origin,
-          tool: tool.name,
-          args,
-          target,
-          deadlineMs: call.remaining(),
-        });
-        if (!outcome.ok) throw new TabwardError(callErrorCodes[outcome.error.code], outcome.error.message);
-        const bytes = Buffer.byteLength(outcome.result);
-        if (bytes > maxResultBytes)
+        const answer = await hub.call(
+          taskId,
+          { agent: agent.name, site: origin, tool: tool.name, args, target, deadlineMs: call.remaining() },
+          call.signal,
+        );
+        Object.assign(call.times, { callMs: answer.roundTripMs, ...answer.timing });
+        const outcome = this.withinCap(answer.outcome);
+        if (call.reused && !outcome.ok && stale(outcome.error)) {
+          hub.forgetTarget(taskId, origin, tool.name);
+          call.stale = true;
           throw new TabwardError(
-            'bad_input',
-            `The result is ${bytes} bytes, over the ${maxResultBytes}-byte cap. Ask the tool for less (a narrower query, a page of results).`,
+            'rejected',
+            `${outcome.error.message} (a document reused from an earlier call; located afresh and run there)`,
           );
+        }
+        call.settlement = keySettlement(outcome);
+        if (!outcome.ok) throw new TabwardError(callErrorCodes[outcome.error.code], outcome.error.message);
         return outcome.result;
       },
       skipped: () => '',
+    };
+  }
+
+  /** The cap is on the bytes the result costs as JSON (a control character is 6 of them), as on the wire. */
+  private withinCap(outcome: CallOutcome): CallOutcome {
+    if (!outcome.ok) return outcome;
+    const bytes = encodedBytes(outcome.result);
+    if (bytes <= maxResultBytes) return outcome;
+    return {
+      ok: false,
+      error: {
+        code: 'too_large',
+        message: `The result is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap. Ask the tool for less (a narrower query, a page of results).`,
+      },
     };
   }
 
@@ -282,6 +422,11 @@ export class SiteToolCalls {
       'Read the schema with getSiteToolDefinition.',
     );
   }
+}
+
+/** The browser refused a reused document (moved or gone) before anything ran. */
+function stale(error: { code: string; unknownOutcome?: boolean }): boolean {
+  return (error.code === 'moved' || error.code === 'no_tab') && !error.unknownOutcome;
 }
 
 export function originOf(site: string): string {

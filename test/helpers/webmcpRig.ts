@@ -22,7 +22,10 @@ export interface RelayProcess {
   readonly url: string;
   readonly port: number;
   readonly stderr: () => string;
+  /** SIGTERM, as a user stops it: it answers the calls in flight first. */
   stop(): Promise<void>;
+  /** SIGKILL: a crash, nothing answered, sockets cut. */
+  crash(): Promise<void>;
 }
 
 export async function startRelayProcess(
@@ -65,13 +68,16 @@ export async function startRelayProcess(
     url,
     port: Number(new URL(url).port),
     stderr: () => stderr,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => ended('SIGTERM'),
+    crash: () => ended('SIGKILL'),
   };
+  function ended(signal: NodeJS.Signals): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
 }
 
 let extensionDir: Promise<string> | undefined;

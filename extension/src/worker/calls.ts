@@ -4,10 +4,18 @@
 // on exactly that document. Before running, the extension judges the call itself with the rules it ships plus the
 // relay's: a document that moved since it was judged fails the call, and a call that needs approval (a sensitive
 // page, or a tool that may change state without "always allow" here) runs only with an approval this popup gave
-// for that very document and URL, or else asks here. Nothing here trusts what a page says about itself.
+// for that very document and URL, or else asks here. Nothing here trusts what a page says about itself. A question
+// the relay gave up on, or asked over a link that dropped, is withdrawn (the popup says why): an approval never
+// outlives its call.
 
 import { SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
-import type { CallOutcome, CallTarget, RelayToExtension } from '../../../src/protocol/siteTools.ts';
+import type {
+  CallOutcome,
+  CallTarget,
+  CallTiming,
+  RelayToExtension,
+  TabReply,
+} from '../../../src/protocol/siteTools.ts';
 import { type DocumentEntry, documentById, forgetDocuments, markUsed, routeTo } from './documents.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
@@ -37,12 +45,27 @@ export function useRelayRules(patterns: readonly string[]): void {
   rules = new SiteRules(Array.isArray(patterns) ? patterns.filter((p) => typeof p === 'string') : []);
 }
 
+/** A question taken back before the human answered it, and why: shown in the popup for a while. */
+export interface WithdrawnApproval {
+  readonly taskId: string;
+  readonly agent: string;
+  readonly site: string;
+  readonly tool: string;
+  readonly reason: string;
+  readonly at: number;
+}
+
 const waiting = new Map<string, { approval: PendingApproval; decide: (decision: Decision) => void }>();
 /** What the human approved here, by task: the call may run on this document at this URL only. */
 const approvedHere = new Map<string, CallTarget>();
+let withdrawn: WithdrawnApproval[] = [];
 
 export function pendingApprovals(): PendingApproval[] {
   return [...waiting.values()].map((entry) => entry.approval);
+}
+
+export function withdrawnApprovals(): readonly WithdrawnApproval[] {
+  return withdrawn;
 }
 
 export function decide(taskId: string, decision: Decision): boolean {
@@ -52,9 +75,31 @@ export function decide(taskId: string, decision: Decision): boolean {
   return true;
 }
 
-export function cancelApproval(taskId: string): void {
+/** The relay gave up on the task: its question is withdrawn (denied), and the popup says why. */
+export function cancelApproval(taskId: string, reason: string): void {
+  const entry = waiting.get(taskId);
+  if (entry) remember(entry.approval, reason);
   decide(taskId, 'denied');
   approvedHere.delete(taskId);
+}
+
+/**
+ * The link to the relay dropped: the relay answered every call of it already (failed), so no approval given
+ * now may run one. Every question is withdrawn, and every approval not yet used forgotten.
+ */
+export function withdrawAll(reason: string): void {
+  for (const [taskId, entry] of [...waiting]) {
+    remember(entry.approval, reason);
+    decide(taskId, 'denied');
+  }
+  approvedHere.clear();
+}
+
+function remember(approval: PendingApproval, reason: string): void {
+  const { taskId, agent, site, tool } = approval;
+  withdrawn = [...withdrawn, { taskId, agent, site, tool, reason: String(reason), at: Date.now() }].slice(
+    -10,
+  );
 }
 
 function showBadge(): void {
@@ -162,9 +207,28 @@ async function ownVerdict(
   return { reason: 'the site tool may change state (the page does not mark it read-only)', sensitive: false };
 }
 
+/** What a call came to here, and where its time went. */
+export interface CallResult {
+  readonly outcome: CallOutcome;
+  readonly timing: CallTiming;
+}
+
 export async function runCall(
   message: CallMessage,
   report: (decision: Decision) => void,
+): Promise<CallResult> {
+  const started = performance.now();
+  const hops = { tabMs: 0, bridgeMs: 0, pageMs: 0 };
+  const outcome = await judgeAndRun(message, report, hops);
+  return { outcome, timing: { workerMs: performance.now() - started, ...hops } };
+}
+
+type Hops = { tabMs: number; bridgeMs: number; pageMs: number };
+
+async function judgeAndRun(
+  message: CallMessage,
+  report: (decision: Decision) => void,
+  hops: Hops,
 ): Promise<CallOutcome> {
   const approved = approvedHere.get(message.taskId);
   approvedHere.delete(message.taskId);
@@ -205,8 +269,8 @@ export async function runCall(
         `The tab moved to ${after ?? 'another page'} while the human decided. Nothing was run.`,
       );
   }
-  await markUsed(target.documentId);
-  const delivered = await deliver(entry, message, Date.now() + message.deadlineMs);
+  void markUsed(target.documentId);
+  const delivered = await deliver(entry, message, Date.now() + message.deadlineMs, hops);
   if (delivered !== 'not_delivered') return delivered;
   await forgetDocuments((known) => known.documentId === target.documentId);
   return failure(
@@ -215,31 +279,48 @@ export async function runCall(
   );
 }
 
+/** The page may have run the call: a retry could do it twice (the relay keeps the idempotency key blocked). */
+const unknown = (
+  code: Extract<CallOutcome, { ok: false }>['error']['code'],
+  message: string,
+): Extract<CallOutcome, { ok: false }> => ({ ok: false, error: { code, message, unknownOutcome: true } });
+
 async function deliver(
   target: DocumentEntry,
   message: CallMessage,
   deadline: number,
+  hops: Hops,
 ): Promise<CallOutcome | 'not_delivered'> {
   const request = { type: 'call' as const, callId: message.taskId, name: message.tool, args: message.args };
-  const timeout = new Promise<CallOutcome>((resolve) =>
-    setTimeout(
-      () => resolve(failure('timeout', 'The page did not answer in time; the outcome is unknown.')),
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<CallOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve(unknown('timeout', 'The page did not answer in time; the outcome is unknown.')),
       Math.max(0, deadline - Date.now()),
-    ),
-  );
+    );
+  });
+  const sent = performance.now();
   const answer = chrome.tabs
     .sendMessage(target.tabId, request, { documentId: target.documentId })
-    .then(
-      (outcome: CallOutcome | undefined) =>
-        outcome ?? failure('no_tab', 'The page went away during the call; the outcome is unknown.'),
-    )
+    .then((reply: TabReply | undefined): CallOutcome => {
+      hops.tabMs = performance.now() - sent;
+      if (!reply?.outcome)
+        return unknown('no_tab', 'The page went away during the call; the outcome is unknown.');
+      hops.bridgeMs = reply.bridgeMs;
+      hops.pageMs = reply.pageMs;
+      return reply.outcome;
+    })
     .catch((error: unknown): CallOutcome | 'not_delivered' => {
       const text = String(error);
       // Nothing received the message: nothing ran. Otherwise the page may have run it.
       if (/Receiving end does not exist|No tab with id|Invalid document/i.test(text)) return 'not_delivered';
-      return failure('no_tab', `The page went away during the call (${text}); the outcome is unknown.`);
+      return unknown('no_tab', `The page went away during the call (${text}); the outcome is unknown.`);
     });
-  return Promise.race([answer, timeout]);
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Opens the site in a background tab and waits until its page registers the tool. */

@@ -56,10 +56,18 @@ export async function routeTo(origin: string, tool: string): Promise<DocumentEnt
   return candidates[0];
 }
 
+/** Recency decides routing; written out a moment later, not on each call's path. */
 export async function markUsed(documentId: string): Promise<void> {
   const current = await registry();
   const entry = current[documentId];
   if (!entry) return;
   entry.lastUsed = Date.now();
-  persist(current);
+  if (persisting) return;
+  persisting = true;
+  setTimeout(() => {
+    persisting = false;
+    persist(current);
+  }, 1000);
 }
+
+let persisting = false;

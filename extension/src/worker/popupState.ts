@@ -1,8 +1,9 @@
 // What the popup shows, as the service worker reports it.
 
 import type { ActivityEntry, SiteTool } from '../../../src/protocol/siteTools.ts';
-import type { PendingApproval } from './calls.ts';
+import type { PendingApproval, WithdrawnApproval } from './calls.ts';
 import type { LinkStatus } from './relayLink.ts';
+import type { DroppedTools } from './siteReport.ts';
 
 export interface PopupState {
   readonly paired: boolean;
@@ -20,6 +21,12 @@ export interface PopupState {
     | undefined;
   readonly sites: readonly { readonly origin: string; readonly tools: number; readonly openTabs: number }[];
   readonly pending: readonly PendingApproval[];
+  /** Questions taken back before the human answered, and why. */
+  readonly withdrawn: readonly WithdrawnApproval[];
+  /** Tools agents do not see because they are over a size cap. */
+  readonly dropped: readonly DroppedTools[];
+  /** Set when the relay refused a site report as too large. */
+  readonly reportNote: string;
   readonly activity: readonly ActivityEntry[];
 }
 

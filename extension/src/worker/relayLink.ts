@@ -1,7 +1,8 @@
 // The service worker's WebSocket to the relay, open only while a site is shared. It first fetches a
 // single-use one-minute ticket over HTTP with the pairing credential (a socket from a worker carries only
 // SameSite=None cookies, a fetch carries the header), pings every 20 s (an idle worker dies at 30 s) and
-// reconnects with backoff from 1 to 30 s.
+// reconnects with backoff from 1 to 30 s. Every drop is reported (the worker withdraws the approvals of calls
+// the relay has already failed), with the close code: 1009 means the relay refused a message as too large.
 
 import {
   type ExtensionToRelay,
@@ -24,6 +25,7 @@ export class RelayLink {
   constructor(
     private readonly onMessage: (message: RelayToExtension) => void,
     private readonly onOpen: () => void,
+    private readonly onDrop: (closeCode: number) => void,
   ) {}
 
   /** Opens the socket when wanted and closed; closes it when not wanted. */
@@ -46,6 +48,7 @@ export class RelayLink {
     this.socket = undefined;
     socket?.close();
     this.status = 'off';
+    if (socket) this.onDrop(1000);
   }
 
   private async connect(): Promise<void> {
@@ -79,11 +82,12 @@ export class RelayLink {
         this.onMessage(JSON.parse(String(event.data)) as RelayToExtension);
       } catch {}
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       clearInterval(this.pingTimer);
       if (this.socket !== socket) return;
       this.socket = undefined;
       this.lastError ||= 'the relay closed the connection';
+      this.onDrop(event.code);
       if (this.wanted) this.retry();
     };
   }

@@ -1,5 +1,7 @@
 // What the extension remembers: the pairing (relay URL, credential, workspace), the sites the human shares
-// with their last known tools, and the "always allow" choices (chrome.storage.local, survives restarts).
+// with their last known tools, and the "always allow" choices (chrome.storage.local, survives restarts). Read
+// once per worker life and kept in memory, written through: every call reads them, and each storage read is a
+// round trip to the browser process (the worker is the only writer; a change from elsewhere drops the copy).
 
 import type { SiteTool } from '../../../src/protocol/siteTools.ts';
 
@@ -17,7 +19,14 @@ export interface Settings {
   always: string[];
 }
 
-export async function loadSettings(): Promise<Settings> {
+let cached: Promise<Settings> | undefined;
+
+// Also after the worker's own writes: reading again then is correct, only slower, and writes are rare.
+chrome.storage.onChanged.addListener((_changes, area) => {
+  if (area === 'local') cached = undefined;
+});
+
+async function readStored(): Promise<Settings> {
   const stored = (await chrome.storage.local.get([
     'relayUrl',
     'credential',
@@ -28,10 +37,25 @@ export async function loadSettings(): Promise<Settings> {
   return { ...stored, sites: stored.sites ?? {}, always: stored.always ?? [] };
 }
 
+function current(): Promise<Settings> {
+  cached ??= readStored();
+  return cached;
+}
+
+/** A copy the caller may change (and save): the sites map and the list are its own. */
+export async function loadSettings(): Promise<Settings> {
+  const now = await current();
+  return { ...now, sites: { ...now.sites }, always: [...now.always] };
+}
+
 export async function saveSettings(patch: Partial<Settings>): Promise<void> {
+  const before = await current();
+  cached = Promise.resolve({ ...before, ...patch });
   await chrome.storage.local.set(patch);
 }
 
 export async function forgetPairing(): Promise<void> {
+  const { relayUrl: _url, credential: _credential, workspace: _workspace, ...rest } = await current();
+  cached = Promise.resolve(rest);
   await chrome.storage.local.remove(['relayUrl', 'credential', 'workspace']);
 }

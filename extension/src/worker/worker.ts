@@ -1,14 +1,21 @@
 // The extension's service worker: keeps the list of documents exposing tools on shared sites, reports the
 // shared sites to the relay, runs the relay's calls (calls.ts) and answers the popup. It trusts only what
 // the browser says about a sender (sender.origin, sender.documentId, sender.tab), never what a page claims.
+// When the link drops, every approval pending is withdrawn (the relay failed those calls already), and an outcome
+// that could not be sent is sent on the next link, marked late, for the relay to log.
 
-import type {
-  ActivityEntry,
-  PopupRequest,
-  RelayToExtension,
-  SharedSiteState,
-  SiteTool,
-  TabToWorker,
+import {
+  type ActivityEntry,
+  type CallOutcome,
+  type ExtensionToRelay,
+  encodedBytes,
+  maxResultBytes,
+  maxSocketMessageBytes,
+  type PopupRequest,
+  type RelayToExtension,
+  type SharedSiteState,
+  type SiteTool,
+  type TabToWorker,
 } from '../../../src/protocol/siteTools.ts';
 import {
   askFromRelay,
@@ -18,32 +25,100 @@ import {
   pendingApprovals,
   runCall,
   useRelayRules,
+  withdrawAll,
+  withdrawnApprovals,
 } from './calls.ts';
 import { announceDocument, documentsOf, forgetDocuments } from './documents.ts';
 import type { PopupReply, PopupState } from './popupState.ts';
 import { RelayLink } from './relayLink.ts';
 import { forgetPairing, loadSettings, saveSettings } from './settings.ts';
 import { injectIntoOpenTabs, isShareable, syncContentScripts } from './sharing.ts';
+import {
+  cappedReport,
+  droppedTools,
+  forgetSite,
+  reportNote,
+  reportRefused,
+  withinSiteCap,
+  withinToolLimits,
+} from './siteReport.ts';
 
 let activity: ActivityEntry[] = [];
-const link = new RelayLink(onRelayMessage, () => void reportSites());
+const link = new RelayLink(onRelayMessage, onLinkOpen, onLinkDrop);
+/** Counts the links opened: an outcome of a call that came over an earlier one is late. */
+let linkGeneration = 0;
+/** Outcomes that found no link: sent on the next one (the relay logs them; an idempotency key learns them). */
+let unsent: ExtensionToRelay[] = [];
+/** The size of the last site report sent, to know what a "too big" close refused. */
+let lastReport = { bytes: 0, generation: -1 };
 
 function onRelayMessage(message: RelayToExtension): void {
   if (message.t === 'welcome') {
     activity = [...message.activity];
     useRelayRules(message.rules ?? []);
-  } else if (message.t === 'activity') activity = [...activity, message.entry].slice(-50);
-  else if (message.t === 'cancel') cancelApproval(message.taskId);
-  else if (message.t === 'locate')
-    void locate(message).then((answer) => link.send({ t: 'located', taskId: message.taskId, ...answer }));
-  else if (message.t === 'ask')
+  } else if (message.t === 'activity' && Array.isArray(message.entries))
+    activity = [...activity, ...message.entries].slice(-50);
+  else if (message.t === 'cancel') cancelApproval(message.taskId, message.reason);
+  else if (message.t === 'locate') {
+    const started = performance.now();
+    void locate(message).then((answer) =>
+      link.send({ t: 'located', taskId: message.taskId, ...answer, spentMs: performance.now() - started }),
+    );
+  } else if (message.t === 'ask')
     void askFromRelay(message).then((decision) =>
       link.send({ t: 'decision', taskId: message.taskId, decision }),
     );
-  else if (message.t === 'call')
+  else if (message.t === 'call') {
+    const generation = linkGeneration;
     void runCall(message, (decision) => link.send({ t: 'decision', taskId: message.taskId, decision })).then(
-      (outcome) => link.send({ t: 'outcome', taskId: message.taskId, outcome }),
+      ({ outcome, timing }) =>
+        sendOutcome({
+          t: 'outcome',
+          taskId: message.taskId,
+          outcome,
+          timing,
+          ...(generation === linkGeneration ? {} : { late: true }),
+        }),
     );
+  }
+}
+
+/** Sends an outcome that fits a message (else says it did not), or keeps it for the next link. */
+function sendOutcome(message: Extract<ExtensionToRelay, { t: 'outcome' }>): void {
+  const fitting =
+    encodedBytes(message) <= maxSocketMessageBytes - 1024
+      ? message
+      : { ...message, outcome: tooLarge(encodedBytes(message.outcome)) };
+  if (link.send(fitting)) return;
+  unsent = [...unsent, { ...fitting, late: true }].slice(-20);
+}
+
+function tooLarge(bytes: number): CallOutcome {
+  return {
+    ok: false,
+    error: {
+      code: 'too_large',
+      message: `The answer is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap; ask the tool for less.`,
+    },
+  };
+}
+
+function onLinkOpen(): void {
+  linkGeneration++;
+  void reportSites().then(() => {
+    const queued = unsent;
+    unsent = [];
+    for (const message of queued) if (!link.send(message)) unsent.push(message);
+  });
+}
+
+/** The relay failed every call of the dropped link: none of their questions may be approved now. */
+function onLinkDrop(closeCode: number): void {
+  linkGeneration++;
+  withdrawAll(
+    'the connection to the relay dropped, so the agent was told this call failed; nothing was run. The agent may call again.',
+  );
+  if (closeCode === 1009 && lastReport.generation === linkGeneration - 1) reportRefused(lastReport.bytes);
 }
 
 async function sharedSiteStates(): Promise<SharedSiteState[]> {
@@ -62,7 +137,8 @@ async function sharedSiteStates(): Promise<SharedSiteState[]> {
 }
 
 async function reportSites(): Promise<void> {
-  link.send({ t: 'sites', sites: await sharedSiteStates() });
+  const message: ExtensionToRelay = { t: 'sites', sites: cappedReport(await sharedSiteStates()) };
+  if (link.send(message)) lastReport = { bytes: encodedBytes(message), generation: linkGeneration };
 }
 
 /** Connects while at least one site is shared, disconnects otherwise. */
@@ -80,7 +156,7 @@ async function refreshSiteTools(origin: string, url?: string): Promise<void> {
   if (documents.length) {
     const byName = new Map<string, SiteTool>();
     for (const document of documents) for (const tool of document.tools) byName.set(tool.name, tool);
-    site.tools = [...byName.values()];
+    site.tools = withinSiteCap(origin, [...byName.values()]);
   }
   if (url) site.url = url;
   await saveSettings({ sites: settings.sites });
@@ -104,7 +180,7 @@ async function onTabMessage(message: TabToWorker, sender: chrome.runtime.Message
       tabId: sender.tab.id,
       origin,
       url: sender.url ?? origin,
-      tools: withinLimits(message.tools),
+      tools: withinToolLimits(origin, message.tools),
     });
     await refreshSiteTools(origin, sender.url);
   } else if (message.type === 'gone') {
@@ -113,14 +189,6 @@ async function onTabMessage(message: TabToWorker, sender: chrome.runtime.Message
   }
   await ensureLink();
 }
-
-/** A page decides what it announces: keep it to what fits the relay's messages (oversized tools are dropped). */
-function withinLimits(tools: readonly SiteTool[]): SiteTool[] {
-  return tools.filter((tool) => JSON.stringify(tool).length <= maxToolBytes).slice(0, maxToolsPerPage);
-}
-
-const maxToolBytes = 16 * 1024;
-const maxToolsPerPage = 50;
 
 async function popupState(tabId: number | undefined): Promise<PopupState> {
   const settings = await loadSettings();
@@ -144,6 +212,9 @@ async function popupState(tabId: number | undefined): Promise<PopupState> {
         : undefined,
     sites: sites.map((s) => ({ origin: s.origin, tools: s.tools.length, openTabs: s.openTabs })),
     pending: pendingApprovals(),
+    withdrawn: withdrawnApprovals(),
+    dropped: droppedTools(sites),
+    reportNote: reportNote(),
     activity,
   };
 }
@@ -198,6 +269,7 @@ async function share(tabId: number): Promise<void> {
 async function unshare(origin: string): Promise<void> {
   const settings = await loadSettings();
   delete settings.sites[origin];
+  forgetSite(origin);
   await saveSettings({ sites: settings.sites });
   await syncContentScripts(Object.keys(settings.sites));
   await forgetDocuments((entry) => entry.origin === origin);

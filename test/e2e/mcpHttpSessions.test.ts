@@ -1,0 +1,95 @@
+// `tabward mcp --http` answers like the Streamable HTTP spec asks (issue 17): a session id it does not know
+// (it restarted, or the session ended) is 404, which tells a client to initialize again, never 400; a body over
+// its one 4 MiB limit is 413 with a clear message, starting a session or inside one, never a 500.
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { binPath } from '../helpers/mcpClient.ts';
+
+let server: ChildProcess;
+let home = '';
+let mcpUrl = '';
+let token = '';
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'tabward-http-sessions-'));
+  server = spawn(process.execPath, [binPath, 'mcp', '--mode', 'isolated', '--http', '0'], {
+    env: { ...process.env, TABWARD_HOME: home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start-up lines: ${stderr}`)), 30_000);
+    server.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
+      token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
+      if (mcpUrl && token) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+});
+after(() => {
+  server?.kill('SIGTERM');
+  rmSync(home, { recursive: true, force: true });
+});
+
+const post = (body: string, session?: string) =>
+  fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
+    body,
+  });
+const initialize = (padding = '') =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1', padding },
+    },
+  });
+const over = 'x'.repeat(4 * 1024 * 1024 + 10);
+
+test('an unknown session id is 404 (initialize again), for POST and GET', async () => {
+  const posted = await post(
+    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    'no-such-session',
+  );
+  assert.equal(posted.status, 404);
+  assert.match(await posted.text(), /No such MCP session.*initialize again/);
+  const streamed = await fetch(mcpUrl, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'mcp-session-id': 'gone' },
+  });
+  assert.equal(streamed.status, 404);
+  await streamed.text();
+});
+
+test('a body over 4 MiB is 413, starting a session and inside one', async () => {
+  const refused = await post(initialize(over));
+  assert.equal(refused.status, 413);
+  assert.match(await refused.text(), /over the 4194304-byte \(4 MiB\) limit; nothing was run/);
+  const opened = await post(initialize());
+  assert.equal(opened.status, 200);
+  const session = opened.headers.get('mcp-session-id') ?? '';
+  await opened.text();
+  const inside = await post(
+    JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { padding: over } }),
+    session,
+  );
+  assert.equal(inside.status, 413);
+  await inside.text();
+});
