@@ -265,6 +265,10 @@ export class TrackedPage {
   }
 }
 
+function goneWithBrowser(id: string, why: string): string {
+  return `Tab ${id} belonged to a browser that is gone (${why}); tabs do not survive a browser restart.`;
+}
+
 const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
 
 function safeFrame(request: Request): Frame | undefined {
@@ -324,6 +328,12 @@ export class PageRegistry {
     page.on('close', () => {
       this.byPage.delete(page);
       if (this.selected === tracked) this.selected = undefined;
+      // Playwright closes every page of a browser that died just before it reports the disconnect: a moment
+      // later, the browser says whether this tab was closed on its own or went with its browser.
+      setTimeout(() => {
+        if (this.gone.has(tracked.id) || page.context().browser()?.isConnected() !== false) return;
+        this.gone.set(tracked.id, goneWithBrowser(tracked.id, 'it closed or crashed'));
+      }, 0);
     });
     return tracked;
   }
@@ -349,11 +359,7 @@ export class PageRegistry {
 
   /** Drops every tab (the browser is gone or replaced); their ids keep saying why. */
   forget(why: string): void {
-    for (const tracked of this.list())
-      this.gone.set(
-        tracked.id,
-        `Tab ${tracked.id} belonged to a browser that is gone: ${why}. Tabs do not survive a browser restart.`,
-      );
+    for (const tracked of this.list()) this.gone.set(tracked.id, goneWithBrowser(tracked.id, why));
     this.byPage.clear();
     this.selected = undefined;
   }

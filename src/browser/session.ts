@@ -300,7 +300,7 @@ export class BrowserSession {
   /** The browser went away under us (killed, crashed, the user quit their Chrome): clean up and say so. */
   private lost(connection: Connection): void {
     const tabs = this.pages.list().map((tracked) => tracked.id);
-    const why = connection.mode === 'shared' ? 'your Chrome went away' : 'the browser closed or crashed';
+    const why = connection.mode === 'shared' ? 'your Chrome went away' : 'it closed or crashed';
     this.dropConnection(why);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
     void connection.launched?.close();

@@ -85,17 +85,50 @@ export async function runOnPage(
   }
 }
 
-/** runOnPage for actions that may navigate: waits for a navigation they start to load. */
+/**
+ * runOnPage for actions that may navigate: waits for a navigation they start to load. An action whose
+ * navigation request went out but never finished was performed: it is reported as done with what is known (the
+ * request sent, the URL now), never as a timeout that invites a retry (a second order, a second payment).
+ */
 export async function runAction(
   tab: TrackedPage,
   what: string,
   timeoutMs: number,
   work: () => Promise<unknown>,
 ): Promise<string> {
-  const line = await runOnPage(tab, what, timeoutMs, work);
+  const mark = tab.navigationSeq;
+  let line: string;
+  try {
+    line = await runOnPage(tab, what, timeoutMs, work);
+  } catch (error) {
+    const sent = tab.navigationsSince(mark);
+    if (sent.length > 0 && error instanceof TabwardError && error.code === 'timeout')
+      return unsettledLine(tab, sent, timeoutMs);
+    throw error;
+  }
   if (tab.dialog) return line;
   await tab.settle(timeoutMs);
+  const sent = tab.navigationsSince(mark);
+  if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
   return statusLine(tab);
+}
+
+function unsettledLine(
+  tab: TrackedPage,
+  sent: readonly { method: string; url: string; pending: boolean }[],
+  timeoutMs: number,
+): string {
+  const requests = sent
+    .map(
+      (navigation) =>
+        `${navigation.method} ${navigation.url} (${navigation.pending ? 'no answer yet' : 'answered'})`,
+    )
+    .join(', ');
+  return (
+    `The action was performed, but the page did not settle within ${timeoutMs} ms: it sent ${requests}. ` +
+    `Now: ${statusLine(tab)}. Do not repeat the action unless you mean it to happen twice; ` +
+    'use wait_for or take_snapshot to see where it got to.'
+  );
 }
 
 export function statusLine(tab: TrackedPage): string {

@@ -89,7 +89,10 @@ export class ToolRunner {
     };
     const tool = this.byName.get(name);
     const action = tool ? this.actionFor(tool, () => parseArgs(tool, rawArgs)) : unknownTool(name, rawArgs);
-    const { value, stopped } = await this.path.run(action, resolved);
+    const { value: done, stopped } = await this.path.run(action, resolved).catch((error: unknown) => {
+      throw this.errorWithNotices(error);
+    });
+    const value = this.withNotices(done);
     const withStopped =
       stopped.length > 0 ? { ...value, content: [...value.content, text(stoppedSummary(stopped))] } : value;
     const result = this.redactResult(
@@ -98,6 +101,23 @@ export class ToolRunner {
     this.recordReads(result);
     if (!result.loginWall || !this.options.autoSwitch) return result;
     return this.switchOnLoginWall(result, resolved);
+  }
+
+  /**
+   * What changed under the agent since its last call (the user's Chrome gone, a fallback to an isolated browser,
+   * a browser restart) comes first in the result, or the error: the agent must not go on believing it is logged in.
+   */
+  private withNotices(result: ToolResult): ToolResult {
+    const notices = this.options.context.session.takeNotices();
+    return notices.length === 0
+      ? result
+      : { ...result, content: [text(notices.join('\n')), ...result.content] };
+  }
+
+  private errorWithNotices(error: unknown): unknown {
+    const notices = this.options.context.session.takeNotices();
+    if (notices.length === 0 || !(error instanceof TabwardError)) return error;
+    return new TabwardError(error.code, `${notices.join('\n')}\n${error.message}`, error.hint);
   }
 
   /** A tool call as the call path sees it. Arguments are parsed when first looked at, inside the audited path. */

@@ -7,7 +7,7 @@ import { allFrames } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
-import { pageTarget, requireTab, runAction, runOnPage } from './common.ts';
+import { pageTarget, requireTab, runAction, runOnPage, statusLine } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -30,6 +30,19 @@ export const evaluateScript = defineTool({
         `(async () => { const fn = (${args.function}); return await fn(); })()`,
       );
     });
+    // The script stopped at a dialog it opened: it has not returned, and its result is not known (never "null").
+    const { dialog } = tab;
+    if (dialog) {
+      const shown = `${dialog.type()} ${JSON.stringify(dialog.message().slice(0, 200))}`;
+      return {
+        content: [
+          text(
+            `The script opened a dialog (${shown}) and is paused at it: it has not returned, and its result will not be reported. Answer the dialog with handle_dialog. ${statusLine(tab)}`,
+          ),
+        ],
+        readFrom: [tab],
+      };
+    }
     const json = JSON.stringify(result ?? null, null, 1) ?? 'undefined';
     return { content: [text(untrusted(originOf(tab.page.url()), json.slice(0, 50_000)))], readFrom: [tab] };
   },

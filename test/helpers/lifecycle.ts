@@ -103,6 +103,7 @@ export async function assertNothingLeft(place: Place, timeoutMs = 20_000): Promi
 interface AuditLine {
   readonly call?: string;
   readonly tool: string;
+  readonly mode: string;
   readonly outcome: string;
   readonly error?: string;
 }
