@@ -7,7 +7,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
@@ -260,5 +261,55 @@ describe('a path rule protects its pages from the rest of the origin', () => {
     assert.ok(moved.isError, moved.text);
     assert.equal(mcp.human.questions.length, asked + 1);
     assert.ok(!gh.seen.some((request) => request.path.startsWith('/ran')));
+  });
+});
+
+describe("in the user's Chrome, the agent's tab is held the same way", () => {
+  let gh: Fixture;
+  let blog: Fixture;
+  let chrome: UserChrome;
+  const deletes = () => gh.writes().filter((request) => request.path.startsWith('/settings/delete'));
+  before(async () => {
+    gh = await startFixture(
+      { '/settings/delete': (_req, _body, res) => html(res, '<title>Deleted</title>Deleted') },
+      { tls: true },
+    );
+    const target = JSON.stringify(gh.url('github.com', '/settings/delete')).replaceAll('"', '&quot;');
+    blog = await startFixture({
+      '/like': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Like</title><button onclick="fetch(${target}, { method: 'POST', mode: 'no-cors', credentials: 'include' })">Like</button>`,
+        ),
+    });
+    chrome = await startUserChrome({ chromeArgs: testChromeArgs });
+  });
+  after(async () => {
+    await chrome?.close();
+    await gh?.close();
+    await blog?.close();
+  });
+
+  test("refused, the POST never leaves with the user's cookies; approved, it goes once", async () => {
+    const mcp = await startMcp({ args: ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint] });
+    try {
+      // In the user's Chrome every write asks: the human allows the click, not the request it hides.
+      mcp.human.policy = (message) =>
+        /Sends: POST/.test(message) ? { decision: 'reject' } : { decision: 'approve' };
+      await mcp.call('new_page', { url: blog.url('blog.example', '/like') });
+      const like = refOf((await mcp.call('take_snapshot')).text, 'Like');
+      const refused = await mcp.call('click', { ref: like });
+      assert.equal(deletes().length, 0, refused.text);
+      assert.ok(
+        mcp.human.questions.some((question) =>
+          /Sends: POST github\.com:\d+\/settings\/delete/.test(question),
+        ),
+      );
+      mcp.human.policy = () => ({ decision: 'approve' });
+      await mcp.call('click', { ref: like });
+      await waitFor('the approved POST', () => deletes().length === 1);
+    } finally {
+      await mcp.close();
+    }
   });
 });
