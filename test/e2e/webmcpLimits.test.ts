@@ -94,6 +94,10 @@ describe('WebMCP relay limits', () => {
 
   test("a site's oversized tools are left out and shown in the popup; the link and other sites carry on", async () => {
     const big = await openAndShare(rig, site.url('localhost', '/big'), false);
+    // 1.2 MB of tools announced: the relay must still hear this browser (it used to close the link, for ever).
+    await big.page.evaluate('window.ready');
+    for (let i = 0; i < 5; i++)
+      assert.match((await call('searchProducts', { query: `still ${i}` })).text, /3 results for still/);
     const many = await openAndShare(rig, other.url('127.0.0.1', '/many'), false);
     const bigOrigin = site.url('localhost', '').replace(/\/$/, '');
     const manyOrigin = other.url('127.0.0.1', '').replace(/\/$/, '');

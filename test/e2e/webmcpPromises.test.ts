@@ -98,7 +98,12 @@ describe('WebMCP bridge: promises kept across drops, deadlines and retries', () 
     const result = settled(call('addToCart', { sku: 'DROP', qty: 1 }));
     await pendingShown();
     await rig.relay.crash();
-    await noPending();
+    // Withdrawn at once: well before the call's own 6 s deadline would have taken it down.
+    await waitFor(
+      'the question to be withdrawn',
+      async () => (await popup.locator('#pending .approval').count()) === 0,
+      { timeoutMs: 3000 },
+    );
     await withdrawnSays(/addToCart .*connection to the relay dropped.*nothing was run/);
     // (The SDK client hears nothing of a cut stream; closing it ends the request.)
     await restartAfterCrash();
