@@ -1,0 +1,368 @@
+// The call path in-process (test/helpers/inProcessMcp.ts): the real MCP server and ToolRunner over the SDK's
+// in-memory transport, one real Chromium for the file. Guard verdicts per kind, what one approval is bound to,
+// the re-check after a human answered, skip and modify, approve-all granted and cleared. The same story through a
+// real `tabward mcp` process is told in sensitive.test.ts and shared.test.ts.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+import { type CallOutcome, refOf } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
+
+const accountPage = `<title>Account</title><h1>Account</h1>
+<form method="post" action="/account/close"><button>Close account</button></form>
+<label>Memo <input name="memo"></label>`;
+const notesPage = `<title>Notes</title><form method="post" action="/save"><label>Note <input name="note"></label>
+<button>Save</button></form>`;
+const bankRule = '*://ledger.test/*';
+
+let site: Fixture;
+let tw: InProcessBrowser;
+const bank = (path: string) => site.url('ledger.test', path);
+const notes = (path: string) => site.url('notes.test', path);
+const posts = (path: string) => site.writes().filter((seen) => seen.path === path).length;
+/** Fails with the call's own words when it did not succeed. */
+async function succeeds(call: Promise<CallOutcome>): Promise<CallOutcome> {
+  const outcome = await call;
+  assert.ok(!outcome.isError, outcome.text);
+  return outcome;
+}
+/** tool → decision of each completed call, in order. */
+const decisions = (mcp: InProcessMcp) =>
+  mcp
+    .audit()
+    .filter((record) => record.outcome !== 'started')
+    .map((record) => `${record.tool}:${'decision' in record ? record.decision : '?'}`);
+
+before(async () => {
+  site = await startFixture({
+    'GET /account': (_req, _body, res) => html(res, accountPage),
+    'GET /statements': (_req, _body, res) =>
+      html(res, accountPage.replace('Account</h1>', 'Statements</h1>')),
+    'POST /account/close': (_req, _body, res) => html(res, '<title>Closed</title>Closed'),
+    'GET /form': (_req, _body, res) => html(res, notesPage),
+    'POST /save': (_req, _body, res) => html(res, '<title>Saved</title>Saved'),
+  });
+  tw = await startInProcess({ rules: [bankRule] });
+});
+after(async () => {
+  await tw?.close();
+  await site?.close();
+});
+
+/** A fresh client whose human approves the navigation to the bank's page, and its snapshot there. */
+async function onAccount(mcp: InProcessMcp, path = '/account'): Promise<string> {
+  mcp.human.will({ decision: 'approve' });
+  const opened = await mcp.call('new_page', { url: bank(path) });
+  assert.ok(!opened.isError, opened.text);
+  return (await mcp.call('take_snapshot')).text;
+}
+
+describe('guard verdicts through the call path', { timeout: 120_000 }, () => {
+  test('reads and ordinary writes run unasked; sensitive navigations, sensitive writes and a mode change ask', async () => {
+    const mcp = await tw.connect();
+    try {
+      await succeeds(mcp.call('new_page', { url: notes('/form') }));
+      const form = await mcp.call('take_snapshot');
+      const filled = await mcp.call('fill', { ref: refOf(form.text, 'Note'), value: 'hello' });
+      assert.ok(!filled.isError, filled.text);
+      assert.equal(mcp.human.questions.length, 0, 'isolated browser, ordinary page: nobody asked');
+
+      mcp.human.will({ decision: 'reject', reason: 'not the bank' });
+      const refused = await mcp.call('navigate_page', { url: bank('/account') });
+      assert.ok(refused.isError && /^rejected: .*not the bank/.test(refused.text), refused.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /navigate_page[\s\S]*rule \*:\/\/ledger\.test\/\*/);
+      assert.equal(site.seen.filter((seen) => seen.path === '/account').length, 0, 'never requested');
+
+      const account = await onAccount(mcp);
+      assert.match(account, /Close account/);
+      assert.equal(mcp.human.questions.length, 2, 'the read on the sensitive page asked nobody');
+      const click = await mcp.call('click', { ref: refOf(account, 'Close account') });
+      assert.ok(click.isError && click.text.startsWith('rejected:'), 'no answer scripted: declined');
+      assert.match(mcp.human.questions.at(-1) ?? '', /click on button "Close account" — SENSITIVE PAGE/);
+      assert.deepEqual(mcp.human.offered.at(-1), ['approve', 'reject', 'skip', 'modify']);
+      assert.equal(posts('/account/close'), 0);
+
+      mcp.human.will({ decision: 'reject' });
+      const connect = await mcp.call('browser_connect');
+      assert.ok(connect.isError && connect.text.startsWith('rejected:'), connect.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /browser_connect/);
+      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
+      assert.deepEqual(decisions(mcp), [
+        'new_page:allow',
+        'take_snapshot:allow',
+        'fill:allow',
+        'navigate_page:ask',
+        'new_page:ask',
+        'take_snapshot:allow',
+        'click:ask',
+        'browser_connect:ask',
+        'browser_status:allow',
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('policy strict asks for an ordinary write too, and offers approve-all there', async () => {
+    const mcp = await tw.connect({ policy: 'strict' });
+    try {
+      await mcp.call('new_page', { url: notes('/form') });
+      const form = await mcp.call('take_snapshot');
+      const fill = await mcp.call('fill', { ref: refOf(form.text, 'Note'), value: 'x' });
+      assert.ok(fill.isError && fill.text.startsWith('rejected:'), fill.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /policy strict: every write asks/);
+      assert.deepEqual(mcp.human.offered.at(-1), ['approve', 'approve-all', 'reject', 'skip', 'modify']);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('one approval, one action as the human saw it', { timeout: 120_000 }, () => {
+  test('approved, the write runs once; the same write again asks again', async () => {
+    const mcp = await tw.connect();
+    try {
+      const account = await onAccount(mcp);
+      const before = posts('/account/close');
+      mcp.human.will({ decision: 'approve' });
+      const done = await mcp.call('click', { ref: refOf(account, 'Close account') });
+      assert.ok(!done.isError, done.text);
+      assert.equal(posts('/account/close'), before + 1);
+      const again = await onAccount(mcp);
+      const asked = mcp.human.questions.length;
+      const second = await mcp.call('click', { ref: refOf(again, 'Close account') });
+      assert.ok(second.isError, 'declined: the first approval was spent');
+      assert.equal(mcp.human.questions.length, asked + 1);
+      assert.equal(posts('/account/close'), before + 1);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('the button renamed while the human decided: asked again, showing the new name', async () => {
+    const mcp = await tw.connect();
+    try {
+      const account = await onAccount(mcp);
+      const tab = tw.browser.session.pages.selected;
+      assert.ok(tab);
+      const rename = async () => {
+        await tab.page.evaluate("document.querySelector('button').textContent = 'Delete everything'");
+      };
+      const before = posts('/account/close');
+      mcp.human.will({ decision: 'approve', meanwhile: rename }, { decision: 'reject', reason: 'not that' });
+      const click = await mcp.call('click', { ref: refOf(account, 'Close account') });
+      assert.ok(click.isError && click.text.includes('not that'), click.text);
+      const [first, second] = mcp.human.questions.slice(-2);
+      assert.match(first ?? '', /"Close account"/);
+      assert.match(second ?? '', /"Delete everything"/);
+      assert.equal(posts('/account/close'), before, 'the approval given for "Close account" did not run');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('the page reloaded while the human decided: the approval for the old document does not run', async () => {
+    const mcp = await tw.connect();
+    try {
+      const account = await onAccount(mcp);
+      const tab = tw.browser.session.pages.selected;
+      assert.ok(tab);
+      const before = posts('/account/close');
+      mcp.human.will({ decision: 'approve', meanwhile: async () => void (await tab.page.reload()) });
+      const click = await mcp.call('click', { ref: refOf(account, 'Close account') });
+      assert.ok(click.isError && click.text.startsWith('stale_ref:'), click.text);
+      assert.equal(posts('/account/close'), before);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('another tab selected while the human decided: the key goes nowhere until that tab is approved', async () => {
+    const mcp = await tw.connect();
+    try {
+      await onAccount(mcp, '/statements');
+      const statements = tw.browser.session.pages.selected;
+      await onAccount(mcp);
+      const { pages } = tw.browser.session;
+      const select = async () => {
+        pages.selected = statements;
+      };
+      mcp.human.will({ decision: 'approve', meanwhile: select }, { decision: 'reject' });
+      const pressed = await mcp.call('press_key', { key: 'Enter' });
+      assert.ok(pressed.isError && pressed.text.startsWith('rejected:'), pressed.text);
+      const [first, second] = mcp.human.questions.slice(-2);
+      assert.match(first ?? '', /Page: \S+\/account/);
+      assert.match(second ?? '', /Page: \S+\/statements/, 'asked again, for the tab it would now go to');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('skip and modify', { timeout: 120_000 }, () => {
+  test('skip does nothing and says so; modify runs the human arguments, not the agent ones', async () => {
+    const mcp = await tw.connect();
+    try {
+      const account = await onAccount(mcp);
+      const memo = refOf(account, 'Memo');
+      mcp.human.will({ decision: 'skip' });
+      const skipped = await mcp.call('fill', { ref: memo, value: 'from the agent' });
+      assert.ok(!skipped.isError && /skipped fill; nothing was done/.test(skipped.text), skipped.text);
+      assert.doesNotMatch((await mcp.call('take_snapshot')).text, /from the agent/);
+
+      mcp.human.will({ decision: 'modify', args: JSON.stringify({ ref: memo, value: 'from the human' }) });
+      const modified = await mcp.call('fill', { ref: memo, value: 'from the agent' });
+      assert.ok(!modified.isError, modified.text);
+      const shown = (await mcp.call('take_snapshot')).text;
+      assert.match(shown, /textbox "Memo" ="from the human"/);
+      assert.doesNotMatch(shown, /from the agent/);
+
+      mcp.human.will({ decision: 'modify', args: 'not json' });
+      const unusable = await mcp.call('fill', { ref: memo, value: 'again' });
+      assert.ok(unusable.isError && /not a JSON object/.test(unusable.text), unusable.text);
+
+      const fills = mcp.audit().filter((record) => record.tool === 'fill' && record.outcome !== 'started');
+      assert.deepEqual(
+        fills.map((record) => [
+          'choice' in record ? record.choice : '',
+          record.outcome,
+          'args' in record ? record.args.value : '',
+        ]),
+        [
+          ['skip', 'skipped', 'from the agent'],
+          ['modify', 'ok', 'from the human'],
+          ['reject', 'rejected', 'again'],
+        ],
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('approve-all', { timeout: 120_000 }, () => {
+  test('granted for one tool, it covers that tool only; never on a sensitive page', async () => {
+    const mcp = await tw.connect({ policy: 'strict' });
+    try {
+      await mcp.call('new_page', { url: notes('/form') });
+      const form = await mcp.call('take_snapshot');
+      const note = refOf(form.text, 'Note');
+      mcp.human.will({ decision: 'approve-all' });
+      await succeeds(mcp.call('fill', { ref: note, value: 'a' }));
+      const asked = mcp.human.questions.length;
+      await succeeds(mcp.call('fill', { ref: note, value: 'b' }));
+      assert.equal(mcp.human.questions.length, asked, 'the grant covered the second fill');
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: tool:fill/);
+      const hover = await mcp.call('hover', { ref: note });
+      assert.ok(hover.isError, 'another tool still asks (declined)');
+      assert.equal(mcp.human.questions.length, asked + 1);
+
+      // A sensitive page asks whatever is granted, and offers no approve-all.
+      const account = await onAccount(mcp);
+      mcp.human.will({ decision: 'approve' });
+      await succeeds(mcp.call('fill', { ref: refOf(account, 'Memo'), value: 'one' }));
+      assert.equal(mcp.human.questions.length, asked + 3, 'asked on the sensitive page');
+      assert.deepEqual(mcp.human.offered.at(-1), ['approve', 'reject', 'skip', 'modify']);
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: tool:fill\n/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  // The elicitation form's enum lacks approve-all-server (src/mcp/elicitationApprover.ts lists it only in the
+  // description), so the SDK client refuses the answer and the call is rejected: the server scope cannot be
+  // granted through elicitation. Runs as a todo until that is fixed.
+  test('granted for the whole server, it covers every tool', {
+    todo: 'elicitation does not offer approve-all-server',
+  }, async () => {
+    const mcp = await tw.connect({ policy: 'strict' });
+    try {
+      await mcp.call('new_page', { url: notes('/form') });
+      const form = await mcp.call('take_snapshot');
+      mcp.human.will({ decision: 'approve-all-server' });
+      await succeeds(mcp.call('hover', { ref: refOf(form.text, 'Note') }));
+      await succeeds(mcp.call('click', { ref: refOf(form.text, 'Save') }));
+      assert.equal(mcp.human.questions.length, 1, 'the server grant covered the click');
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: server/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('a grant expires (its lifetime shortened here): the next write asks again', async () => {
+    const mcp = await tw.connect({ policy: 'strict', approveAllTtlMs: 300 });
+    try {
+      await mcp.call('new_page', { url: notes('/form') });
+      const note = refOf((await mcp.call('take_snapshot')).text, 'Note');
+      mcp.human.will({ decision: 'approve-all' });
+      await succeeds(mcp.call('fill', { ref: note, value: 'a' }));
+      await waitFor('the grant to expire', () => mcp.runner.grants.list().length === 0, {
+        timeoutMs: 10_000,
+      });
+      const asked = mcp.human.questions.length;
+      assert.ok((await mcp.call('fill', { ref: note, value: 'b' })).isError, 'declined');
+      assert.equal(mcp.human.questions.length, asked + 1);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+// "Your Chrome" here is the file's own Chromium, reached over CDP by a second in-process tabward: the tabs the
+// first one opened are the user's to it.
+describe("in the user's Chrome", { timeout: 180_000 }, () => {
+  let yours: InProcessBrowser;
+  let userTab = '';
+  before(async () => {
+    const owner = await tw.connect();
+    await owner.call('new_page', { url: notes('/form') });
+    await owner.close();
+    const endpoint = tw.browser.session.status().endpoint;
+    assert.ok(endpoint);
+    yours = await startInProcess({ mode: 'remote', wsEndpoint: endpoint, rules: [bankRule] });
+  });
+  after(() => yours?.close());
+
+  test('approve-all in a remote browser is cleared by the switch to your Chrome', async () => {
+    const mcp = await yours.connect();
+    try {
+      await mcp.call('new_page', { url: notes('/form') });
+      const note = refOf((await mcp.call('take_snapshot')).text, 'Note');
+      mcp.human.will({ decision: 'approve-all' });
+      await succeeds(mcp.call('fill', { ref: note, value: 'a' }));
+      assert.match((await mcp.call('browser_status')).text, /approve-all grants: tool:fill/);
+      mcp.human.will({ decision: 'approve' });
+      const connected = await mcp.call('browser_connect');
+      assert.ok(!connected.isError, connected.text);
+      const status = (await mcp.call('browser_status')).text;
+      assert.match(status, /mode: shared/);
+      assert.match(status, /approve-all grants: none/);
+      userTab = /(p\d+) \[user\] \S+\/form/.exec(status)?.[1] ?? '';
+      assert.ok(userTab, status);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test("closing the user's tab is blocked before anyone is asked; writing in it asks", async () => {
+    const mcp = await yours.connect();
+    try {
+      assert.ok(userTab, 'the switch above found a tab of the user');
+      mcp.human.policy = () => ({ decision: 'approve' });
+      const close = await mcp.call('close_page', { pageId: userTab });
+      assert.ok(close.isError && close.text.startsWith('blocked:'), close.text);
+      assert.equal(mcp.human.questions.length, 0, 'no approval can override it: nobody was asked');
+      mcp.human.policy = undefined;
+      const form = await mcp.call('take_snapshot', { pageId: userTab });
+      const fill = await mcp.call('fill', { pageId: userTab, ref: refOf(form.text, 'Note'), value: 'x' });
+      assert.ok(fill.isError && fill.text.startsWith('rejected:'), fill.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /user's own tab/);
+      assert.deepEqual(decisions(mcp), ['close_page:block', 'take_snapshot:allow', 'fill:ask']);
+    } finally {
+      await mcp.close();
+    }
+    assert.ok(tw.browser.session.pages.list().length > 0, 'the first tabward still has its tabs');
+  });
+});
