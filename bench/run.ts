@@ -118,8 +118,8 @@ for (const metric of metrics) {
 const header = ['', ...names, 'tabward / best peer', 'target'];
 const table = [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 const guardLines = [
-  `Guard: one decision with 1,000 user rules ${guard.decisionUs.toFixed(1)} µs (defaults only ${guard.decisionDefaultsUs.toFixed(1)} µs);`,
-  `take_snapshot through guard + audit ${guard.guardedMs.toFixed(1)} ms vs the bare handler ${guard.directMs.toFixed(1)} ms (ratio ${(guard.guardedMs / guard.directMs).toFixed(2)}).`,
+  `Guard: one decision with 1,000 user rules ${guard.decisionUs.toFixed(1)} µs median, ${guard.decisionP99Us.toFixed(1)} µs p99 (target ≤ 50 µs p99 ${guard.decisionP99Us <= 50 ? '✓' : '✗'}; defaults only ${guard.decisionDefaultsUs.toFixed(1)} µs);`,
+  `take_snapshot through guard + audit ${guard.guardedMs.toFixed(1)} ms vs the bare handler ${guard.directMs.toFixed(1)} ms (ratio ${guard.ratio.toFixed(2)}, target ≤ 1.1 ${guard.ratio <= 1.1 ? '✓' : '✗'}).`,
 ];
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
 const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n`;

@@ -1,18 +1,38 @@
-// The append-only audit log: one JSON object a line. Appends are synchronous so that records keep the order
-// of the calls and survive a crash right after. A call writes a start record and a completion record with the
-// same call id; readers pair them, and show a start alone as a call that never ended.
+// The append-only audit log: one JSON object a line. A call writes a start record and a completion record with
+// the same call id; readers pair them, and show a start alone as a call that never ended.
+// Durability: every record is written to the operating system (one write(2) on a descriptor opened for append,
+// kept open rather than opened and closed per line) before record() returns. A record is therefore never lost
+// when tabward exits, crashes, or is killed with SIGKILL, nor when its browser crashes; only the machine itself
+// going down (power, kernel) can lose the lines not yet flushed to disk, as with any log that does not fsync.
+// Other processes may append to the same file (call ids say whose); a log moved or deleted is opened afresh.
 
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditEntry, AuditSink, AuditStart } from '../core/audit.ts';
 
 export class AuditLog implements AuditSink {
+  private fd: number | undefined;
+  private inode = -1;
+
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
   }
 
   record(entry: AuditEntry | AuditStart): void {
-    appendFileSync(this.path, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    const line = Buffer.from(`${JSON.stringify(entry)}\n`);
+    const fd = this.descriptor();
+    let written = 0;
+    while (written < line.length) written += writeSync(fd, line, written);
+  }
+
+  /** The open descriptor, reopened when the file at the path is no longer the one it points to. */
+  private descriptor(): number {
+    const now = statSync(this.path, { throwIfNoEntry: false })?.ino ?? -2;
+    if (this.fd !== undefined && now === this.inode) return this.fd;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = openSync(this.path, 'a', 0o600);
+    this.inode = statSync(this.path).ino;
+    return this.fd;
   }
 }
 

@@ -8,6 +8,7 @@ import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request 
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
+import { PageActivity } from './pageActivity.ts';
 
 export interface RefInfo {
   readonly role: string;
@@ -40,6 +41,8 @@ export class TrackedPage {
   /** Main-frame navigation requests sent so far, for "what did this action send" (see navigationsSince). */
   navigationSeq = 0;
   private readonly sent: { seq: number; request: Request }[] = [];
+  /** Requests in flight, for settling after an action (see settle). */
+  readonly activity: PageActivity;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
   /** The frame (CDP id) of the dialog open now, as Chromium reported it. */
@@ -52,6 +55,7 @@ export class TrackedPage {
     public ownedByAgent: boolean,
   ) {
     this.interrupted = this.armInterrupt();
+    this.activity = new PageActivity(page);
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.documentSeq++;
     });
@@ -217,16 +221,37 @@ export class TrackedPage {
   }
 
   /**
-   * After an action: if it started a navigation of the tab, wait (bounded) until the new document has loaded,
-   * so the agent's next step sees the page the action led to.
+   * After an action: waits for what it set off, and only that. One turn of the page's event loop lets a
+   * navigation or request its handlers scheduled show itself; a navigation is then followed until its document
+   * is parsed, and the requests sent since `since` (an activity mark taken before the action) are given a brief
+   * window to answer, so that a stream or a long poll never holds the agent. An action that set nothing off
+   * costs that one round trip, not a fixed delay.
    */
-  async settle(timeoutMs: number): Promise<void> {
-    await sleep(120);
+  async settle(timeoutMs: number, since = this.activity.mark()): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    if (this.navigations.size === 0) return;
-    while (this.navigations.size > 0 && Date.now() < deadline && !this.closed && !this.dialog)
-      await sleep(40);
-    await this.waitForDocument(Math.max(1, deadline - Date.now()));
+    const documentBefore = this.documentSeq;
+    const stopped = () => this.closed || this.dialog !== undefined || Date.now() >= deadline;
+    await this.pageTurn(deadline);
+    const navigating = this.navigations.size > 0;
+    while (this.navigations.size > 0 && !stopped()) await this.activity.changed(deadline - Date.now());
+    if (navigating || this.documentSeq !== documentBefore)
+      await this.waitForDocument(Math.max(1, deadline - Date.now()));
+    const quietBy = Math.min(deadline, Date.now() + settleRequestsMs);
+    let waited = false;
+    while (this.activity.pendingSince(since) > 0 && !stopped() && Date.now() < quietBy) {
+      waited = true;
+      await this.activity.changed(quietBy - Date.now());
+    }
+    // The answers' handlers update the page in a task of their own.
+    if (waited) await this.pageTurn(deadline);
+  }
+
+  /** One task of the page's event loop (bounded: a page may have replaced setTimeout, or be navigating). */
+  private async pageTurn(deadline: number): Promise<void> {
+    if (this.closed || this.dialog) return;
+    const ms = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
+    const turn = this.page.evaluate('new Promise((done) => setTimeout(done, 0))');
+    await withDeadline(turn, ms, 'settling', this.interrupted).catch(() => undefined);
   }
 
   /**
@@ -268,6 +293,11 @@ export class TrackedPage {
 function goneWithBrowser(id: string, why: string): string {
   return `Tab ${id} belonged to a browser that is gone (${why}); tabs do not survive a browser restart.`;
 }
+
+/** How long the requests an action sent may keep the agent waiting after it (a stream never finishes). */
+const settleRequestsMs = 500;
+/** The bound on one turn of the page's event loop. */
+const pageTurnMs = 1_000;
 
 const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
 

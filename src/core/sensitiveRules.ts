@@ -3,7 +3,15 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { isTabwardError } from './errors.ts';
-import { compilePattern, matchesOrigin, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
+import { RuleIndex } from './ruleIndex.ts';
+import {
+  compilePattern,
+  matchesOrigin,
+  matchesPattern,
+  type UrlParts,
+  type UrlPattern,
+  urlParts,
+} from './urlPattern.ts';
 
 export interface SensitiveRule {
   readonly pattern: UrlPattern;
@@ -61,9 +69,13 @@ export function ruleSources(set: RuleSet): string[] {
 
 export class RuleSet {
   readonly rules: readonly SensitiveRule[];
+  private readonly index: RuleIndex<SensitiveRule>;
+  /** URLs parsed lately: one decision asks about the same frames and destination several times. */
+  private readonly parsed = new Map<string, UrlParts | undefined>();
 
   constructor(rules: readonly SensitiveRule[]) {
     this.rules = rules;
+    this.index = new RuleIndex(rules);
   }
 
   /**
@@ -71,10 +83,9 @@ export class RuleSet {
    * about:blank or srcdoc frame, whose origin such a frame inherits.
    */
   match(url: string, creatorUrl?: string): RuleMatch | undefined {
-    const parsed = effectiveUrl(url, creatorUrl);
-    if (!parsed) return undefined;
-    const parts = urlParts(parsed);
-    for (const rule of this.rules) {
+    const parts = this.partsOf(url, creatorUrl);
+    if (!parts) return undefined;
+    for (const rule of this.index.candidates(parts)) {
       if (matchesPattern(rule.pattern, parts)) return { rule: rule.pattern.source, origin: rule.origin };
     }
     return undefined;
@@ -85,13 +96,22 @@ export class RuleSet {
    * any page of the origin can reach that page (fetch it, frame it, post to it) with the user's session.
    */
   matchOrigin(url: string, creatorUrl?: string): RuleMatch | undefined {
-    const parsed = effectiveUrl(url, creatorUrl);
-    if (!parsed) return undefined;
-    const parts = urlParts(parsed);
-    for (const rule of this.rules) {
+    const parts = this.partsOf(url, creatorUrl);
+    if (!parts) return undefined;
+    for (const rule of this.index.candidates(parts)) {
       if (matchesOrigin(rule.pattern, parts)) return { rule: rule.pattern.source, origin: rule.origin };
     }
     return undefined;
+  }
+
+  private partsOf(url: string, creatorUrl: string | undefined): UrlParts | undefined {
+    const key = creatorUrl === undefined ? url : `${url}\n${creatorUrl}`;
+    if (this.parsed.has(key)) return this.parsed.get(key);
+    const effective = effectiveUrl(url, creatorUrl);
+    const parts = effective ? urlParts(effective) : undefined;
+    if (this.parsed.size >= 256) this.parsed.clear();
+    this.parsed.set(key, parts);
+    return parts;
   }
 }
 

@@ -97,6 +97,7 @@ export async function runAction(
   work: () => Promise<unknown>,
 ): Promise<string> {
   const mark = tab.navigationSeq;
+  const activity = tab.activity.mark();
   let line: string;
   try {
     line = await runOnPage(tab, what, timeoutMs, work);
@@ -107,7 +108,7 @@ export async function runAction(
     throw error;
   }
   if (tab.dialog) return line;
-  await tab.settle(timeoutMs);
+  await tab.settle(timeoutMs, activity);
   const sent = tab.navigationsSince(mark);
   if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
   return statusLine(tab);

@@ -1,7 +1,6 @@
 // Reading tools: the compact accessibility snapshot, screenshots (password fields masked) and waiting for text.
 
 import { z } from 'zod';
-import { withDeadline } from '../browser/deadline.ts';
 import { captureSnapshot } from '../browser/snapshot.ts';
 import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
@@ -28,18 +27,14 @@ export const takeSnapshot = defineTool({
   handle: async (args, { timeoutMs, secrets }, target) => {
     const tab = requireTab(target);
     if (args.query) refuseSecretProbe(args.query, secrets);
-    // Together, and both awaited: a failing snapshot must not leave the title's promise unhandled.
-    const [body, title] = await Promise.all([
-      captureSnapshot(tab, {
-        timeoutMs,
-        ...(args.ref ? { ref: args.ref } : {}),
-        ...(args.query ? { query: args.query } : {}),
-        maxTokens: args.maxTokens ?? 12_000,
-        ...(args.allRefs ? { allRefs: true } : {}),
-        redact: (text) => secrets.redactor.text(text),
-      }),
-      withDeadline(tab.page.title(), timeoutMs, 'reading the title', tab.interrupted),
-    ]);
+    const { text: body, title } = await captureSnapshot(tab, {
+      timeoutMs,
+      ...(args.ref ? { ref: args.ref } : {}),
+      ...(args.query ? { query: args.query } : {}),
+      maxTokens: args.maxTokens ?? 12_000,
+      ...(args.allRefs ? { allRefs: true } : {}),
+      redact: (text) => secrets.redactor.text(text),
+    });
     const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
     return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: [tab] };
