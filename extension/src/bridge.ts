@@ -2,16 +2,18 @@
 // nonce for this document and hands it to the MAIN-world observer through <html data-tabward> (the observer
 // removes it before page scripts run). Where the browser has native WebMCP it consumes it directly from this
 // world (getTools / executeTool), immune to page patching; otherwise it asks the observer. It announces the
-// page's tools to the service worker, runs the calls the worker routes here, and fails a call at once when
+// page's tools to the service worker, runs the calls the worker sends over its port, and fails a call at once when
 // the page withdraws its tool. bfcache: "gone" on pagehide, announced again on pageshow. A result is capped on
 // the bytes its JSON costs on the wire, and a page's error text is cut short: neither can outgrow a message.
 
 import {
   type CallOutcome,
+  callPortName,
   encodedBytes,
   maxResultBytes,
   type ObserverMessage,
   type SiteTool,
+  type TabPortMessage,
   type TabReply,
   type TabToWorker,
   type WorkerToTab,
@@ -46,10 +48,17 @@ class TabBridge {
 
   start(): void {
     document.addEventListener(this.nonce, (event) => this.fromObserver(event));
-    chrome.runtime.onMessage.addListener((message: WorkerToTab, _sender, reply) => {
-      if (message?.type !== 'call') return false;
-      void this.run(message).then(reply);
-      return true;
+    // The worker's calls come over a port it opens to this document (worker/tabPorts.ts); `ready` first says
+    // the port reached a bridge, so a port closed before it delivered nothing.
+    chrome.runtime.onConnect.addListener((port) => {
+      if (port.name !== callPortName || port.sender?.id !== chrome.runtime.id) return;
+      port.postMessage({ type: 'ready' } satisfies TabPortMessage);
+      port.onMessage.addListener((message: WorkerToTab) => {
+        if (message?.type !== 'call') return;
+        void this.run(message).then((reply) =>
+          port.postMessage({ type: 'reply', callId: message.callId, ...reply } satisfies TabPortMessage),
+        );
+      });
     });
     this.native?.addEventListener('toolchange', () => void this.refreshNative());
     // Gone on every pagehide: a cross-site navigation's new document may announce before this one unloads, and
@@ -143,6 +152,19 @@ class TabBridge {
 
   private async run(message: WorkerToTab): Promise<TabReply> {
     const started = performance.now();
+    // Checked here, in the document itself, as the call starts: nothing can move it between check and run.
+    if (location.href !== message.url)
+      return {
+        outcome: {
+          ok: false,
+          error: {
+            code: 'moved',
+            message: `The tab moved from ${message.url} to ${location.href} after the call was judged. Nothing was run; call again.`,
+          },
+        },
+        bridgeMs: performance.now() - started,
+        pageMs: 0,
+      };
     let pageMs = 0;
     const readOnly = this.tools.find((t) => t.name === message.name)?.readOnly ?? false;
     const outcome = await new Promise<CallOutcome>((settle) => {

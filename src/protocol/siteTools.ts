@@ -73,6 +73,8 @@ export type WorkerToTab = {
   readonly callId: string;
   readonly name: string;
   readonly args: Record<string, unknown>;
+  /** The URL the call was judged on: the document runs it only if it is still there (checked as it starts). */
+  readonly url: string;
 };
 /** The bridge's answer to a call: the outcome, and where its time went (for the relay's per-hop figures). */
 export interface TabReply {
@@ -82,6 +84,13 @@ export interface TabReply {
   /** The page's own execution of the tool, in ms. */
   readonly pageMs: number;
 }
+
+/** The port the worker opens to a document's bridge for its calls (chrome.tabs.connect with the documentId). */
+export const callPortName = 'tabward-calls';
+/** Bridge -> worker on that port: `ready` first (nothing was delivered before it), then one reply per call. */
+export type TabPortMessage =
+  | { readonly type: 'ready' }
+  | (TabReply & { readonly type: 'reply'; readonly callId: string });
 
 /** Where one call's time went inside the browser, each measured on one clock (ms). */
 export interface CallTiming {

@@ -95,6 +95,7 @@ function makePrivate(file: string): void {
 export class RelayStore {
   private readonly db: Database.Database;
   private readonly pairingSalt: Buffer;
+  private readonly sitesByWorkspace = new Map<string, { origin: string; url: string; tools: SiteTool[] }[]>();
 
   constructor(file: string) {
     const onDisk = file !== ':memory:' && file !== '';
@@ -264,10 +265,22 @@ export class RelayStore {
         insert.run(extension.workspace, extension.id, site.origin, site.url, JSON.stringify(site.tools), now);
     });
     save();
+    this.sitesByWorkspace.delete(extension.workspace);
   }
 
-  /** The workspace's shared sites across its browsers; where two share a site, the latest report wins. */
+  /**
+   * The workspace's shared sites across its browsers; where two share a site, the latest report wins. Kept in
+   * memory between reports: every call looks its tool up here (this process is the only one that saves sites).
+   */
   sites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
+    const known = this.sitesByWorkspace.get(workspace);
+    if (known) return known;
+    const read = this.readSites(workspace);
+    this.sitesByWorkspace.set(workspace, read);
+    return read;
+  }
+
+  private readSites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
     const latest = new Map<string, { origin: string; url: string; tools: SiteTool[] }>();
     const rows = this.db
       .prepare(

@@ -13,68 +13,82 @@ import { jsonOf } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { startPortal } from '../helpers/recipeSite.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
 const token = 'test-token-0123456789';
 
-describe('tabward serve', () => {
+/** `tabward serve` on a free port with the portal's home; resolves once it says where it serves. */
+async function startServe(
+  dir: string,
+  extra: readonly string[],
+): Promise<{ server: ChildProcess; base: string }> {
+  const server = spawn(
+    process.execPath,
+    [
+      binPath,
+      'serve',
+      '--port',
+      '0',
+      '--token',
+      token,
+      '--concurrency',
+      '1',
+      '--queue',
+      '1',
+      '--max-body',
+      '20000',
+      '--secrets',
+      secretsFile,
+      // The portal is on 127.0.0.1.
+      '--allow-private',
+      ...extra,
+    ],
+    { env: { ...process.env, TABWARD_HOME: dir }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  server.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const base = await waitFor('tabward serve to say where it serves', () =>
+    server.exitCode === null
+      ? /serving recipes at (\S+)/.exec(stderr)?.[1]
+      : Promise.reject(new Error(stderr)),
+  ).catch((error: unknown) => {
+    server.kill('SIGKILL');
+    throw new Error(`${String(error)}\n${stderr}`);
+  });
+  return { server, base };
+}
+
+describe('tabward serve', { timeout: 180_000 }, () => {
   let site: DemoSite;
   let server: ChildProcess;
   let base = '';
+  // A second server whose runs have a short deadline: only the test of deadlines and queueing uses it, so that
+  // every other run has the default deadline (2 minutes) and never races it on a loaded machine.
+  let hurried: ChildProcess;
+  let hurriedBase = '';
   let recipe: (name: string, edit?: (r: Record<string, unknown>) => void) => string;
 
   before(async () => {
     let dir: string;
     ({ site, dir, recipe } = await startPortal());
-    server = spawn(
-      process.execPath,
-      [
-        binPath,
-        'serve',
-        '--port',
-        '0',
-        '--token',
-        token,
-        '--concurrency',
-        '1',
-        '--queue',
-        '1',
-        '--deadline',
-        '15000',
-        '--max-body',
-        '20000',
-        '--secrets',
-        secretsFile,
-        // The portal is on 127.0.0.1.
-        '--allow-private',
-      ],
-      {
-        env: { ...process.env, TABWARD_HOME: dir },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    base = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      const timer = setTimeout(() => reject(new Error(stderr)), 30_000);
-      server.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const url = /serving recipes at (\S+)/.exec(stderr)?.[1];
-        if (url) {
-          clearTimeout(timer);
-          resolve(url);
-        }
-      });
-    });
+    [{ server, base }, { server: hurried, base: hurriedBase }] = await Promise.all([
+      startServe(dir, []),
+      startServe(dir, ['--deadline', '5000']),
+    ]);
   });
   after(async () => {
     server?.kill('SIGTERM');
+    hurried?.kill('SIGTERM');
     await site?.close();
   });
 
   const load = (name: string, edit?: (r: Record<string, unknown>) => void) =>
     JSON.parse(readFileSync(recipe(name, edit), 'utf8'));
-  const post = (body: unknown, auth = `Bearer ${token}`) =>
-    fetch(`${base}/run`, {
+  const post = (body: unknown, auth = `Bearer ${token}`, to = base) =>
+    fetch(`${to}/run`, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
       body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -98,7 +112,7 @@ describe('tabward serve', () => {
     assert.equal(response.status, 200);
     const result = await jsonOf(response);
     assert.equal(result.data.orders.length, 12);
-    assert.match(result.screenshot, /^iVBOR/, 'a base64 PNG');
+    assert.match(result.screenshotBase64, /^iVBOR/, 'a base64 PNG');
     assert.ok(!JSON.stringify(result).includes('demo-password'));
   });
 
@@ -159,7 +173,9 @@ describe('tabward serve', () => {
   test('the write gate answers 403 without confirm, and runs with it', async () => {
     const refused = await post({ recipe: load('acme-refund') });
     assert.equal(refused.status, 403);
-    assert.match((await jsonOf(refused)).error.message, /is a write step/);
+    const answer = await jsonOf(refused);
+    assert.match(answer.error, /is a write step.*resend with confirm:true/);
+    assert.equal(answer.errorCode, 'not_allowed');
     assert.deepEqual(site.writes, []);
     const confirmed = await post({ recipe: load('acme-refund'), confirm: true });
     assert.equal(confirmed.status, 200);
@@ -170,24 +186,27 @@ describe('tabward serve', () => {
     const slow = load('acme-orders', (parsed) => {
       (parsed.steps as unknown[]).push({ action: 'waitFor', selector: '#never', timeoutMs: 60_000 });
     });
+    const health = async () => jsonOf(await fetch(`${hurriedBase}/health`));
     const started = Date.now();
-    const [first, second, third] = await Promise.all([
-      post({ recipe: slow }),
-      post({ recipe: load('acme-orders') }),
-      new Promise<Response>((resolve) =>
-        setTimeout(() => resolve(post({ recipe: load('acme-orders') })), 300),
-      ),
-    ]);
+    const first = post({ recipe: slow }, undefined, hurriedBase);
+    await waitFor('the slow run to hold the only slot', async () => (await health()).running === 1);
+    // One page load, live: queued behind the slow one, it runs in the browser that run was stopped in, and is
+    // far inside the short deadline even on a loaded machine.
+    const second = post({ recipe: { url: load('acme-orders').url } }, undefined, hurriedBase);
+    await waitFor('the dry run to be queued', async () => (await health()).queued === 1);
+    const third = await post({ recipe: load('acme-orders') }, undefined, hurriedBase);
     assert.equal(third.status, 429);
-    assert.equal(first.status, 504);
-    const timedOut = await jsonOf(first);
-    assert.equal(timedOut.error.code, 'timeout');
-    assert.ok(Date.now() - started < 30_000);
-    assert.equal(second.status, 200, 'the queued run ran after the slow one');
+    const timedOut = await first;
+    assert.equal(timedOut.status, 504);
+    assert.match(JSON.stringify(await jsonOf(timedOut)), /"timeout"/, 'its error code');
+    assert.ok(Date.now() - started < 60_000, 'stopped at its deadline, not at the step timeout');
+    const queued = await second;
+    assert.equal(queued.status, 200, 'the queued run ran after the slow one');
+    assert.equal((await jsonOf(queued)).ok, true);
   });
 });
 
-describe('serve tokens', () => {
+describe('serve tokens', { timeout: 60_000 }, () => {
   const home = mkdtempSync(join(tmpdir(), 'tabward-serve-token-'));
   const serveOnce = (args: string[], env: Record<string, string>) =>
     runCli(['serve', '--port', '0', ...args], { TABWARD_HOME: home, ...env });

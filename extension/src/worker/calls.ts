@@ -14,10 +14,11 @@ import type {
   CallTarget,
   CallTiming,
   RelayToExtension,
-  TabReply,
+  WorkerToTab,
 } from '../../../src/protocol/siteTools.ts';
 import { type DocumentEntry, documentById, forgetDocuments, markUsed, routeTo } from './documents.ts';
 import { loadSettings, saveSettings } from './settings.ts';
+import { callDocument } from './tabPorts.ts';
 
 type LocateMessage = Extract<RelayToExtension, { t: 'locate' }>;
 type AskMessage = Extract<RelayToExtension, { t: 'ask' }>;
@@ -237,16 +238,12 @@ async function judgeAndRun(
     return failure('not_shared', `${message.site} is not shared from this browser.`);
   const { target } = message;
   const entry = await documentById(target.documentId);
-  const now = entry && entry.origin === message.site ? await liveUrl(entry) : undefined;
-  if (!entry || now === undefined)
+  // Whether the document is still at the URL judged is checked by the document itself as the call starts
+  // (deliver): one round trip to the browser fewer, and no gap between the check and the run.
+  if (!entry || entry.origin !== message.site)
     return failure(
       'moved',
       `The page judged for this call (${target.url}) is gone: the tab navigated or closed. Nothing was run; call again.`,
-    );
-  if (now !== target.url)
-    return failure(
-      'moved',
-      `The tab moved from ${target.url} to ${now} after the call was judged. Nothing was run; call again.`,
     );
   const verdict = await ownVerdict(message, entry);
   if (verdict && approved) {
@@ -291,7 +288,13 @@ async function deliver(
   deadline: number,
   hops: Hops,
 ): Promise<CallOutcome | 'not_delivered'> {
-  const request = { type: 'call' as const, callId: message.taskId, name: message.tool, args: message.args };
+  const request: WorkerToTab = {
+    type: 'call',
+    callId: message.taskId,
+    name: message.tool,
+    args: message.args,
+    url: message.target.url,
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<CallOutcome>((resolve) => {
     timer = setTimeout(
@@ -300,22 +303,17 @@ async function deliver(
     );
   });
   const sent = performance.now();
-  const answer = chrome.tabs
-    .sendMessage(target.tabId, request, { documentId: target.documentId })
-    .then((reply: TabReply | undefined): CallOutcome => {
+  const answer = callDocument(target.tabId, target.documentId, request).then(
+    (reply): CallOutcome | 'not_delivered' => {
       hops.tabMs = performance.now() - sent;
-      if (!reply?.outcome)
+      if (reply === 'not_delivered') return reply;
+      if (reply === 'gone')
         return unknown('no_tab', 'The page went away during the call; the outcome is unknown.');
       hops.bridgeMs = reply.bridgeMs;
       hops.pageMs = reply.pageMs;
       return reply.outcome;
-    })
-    .catch((error: unknown): CallOutcome | 'not_delivered' => {
-      const text = String(error);
-      // Nothing received the message: nothing ran. Otherwise the page may have run it.
-      if (/Receiving end does not exist|No tab with id|Invalid document/i.test(text)) return 'not_delivered';
-      return unknown('no_tab', `The page went away during the call (${text}); the outcome is unknown.`);
-    });
+    },
+  );
   try {
     return await Promise.race([answer, timeout]);
   } finally {
