@@ -7,22 +7,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const session = `tabward-test-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', session);
 
-async function waitFor(pattern: RegExp, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (pattern.test(screen())) return;
-    await sleep(100);
-  }
-  throw new Error(`the screen never showed ${what}:\n${screen()}`);
+async function shows(pattern: RegExp, what: string): Promise<void> {
+  await waitFor(`the screen to show ${what}`, () => pattern.test(screen()), { intervalMs: 100 }).catch(
+    (error: unknown) => {
+      throw new Error(`${String(error)}:\n${screen()}`);
+    },
+  );
 }
 
 function type(text: string): void {
@@ -30,7 +29,7 @@ function type(text: string): void {
   tmux('send-keys', '-t', session, 'Enter');
 }
 
-describe('tabward agent in a terminal', () => {
+describe('tabward agent in a terminal', { timeout: 120_000 }, () => {
   let model: FakeModel;
   let shop: Fixture;
   before(async () => {
@@ -63,7 +62,7 @@ describe('tabward agent in a terminal', () => {
   });
 
   test('the approval prompt and slash commands work as typed', async () => {
-    await waitFor(/you> $/m, 'the prompt');
+    await shows(/you> $/m, 'the prompt');
     model.reply(
       { tool: 'new_page', args: { url: shop.url('shop.test', '/settings') } },
       { tool: 'take_snapshot', args: {} },
@@ -74,25 +73,25 @@ describe('tabward agent in a terminal', () => {
       'I left the shop alone.',
     );
     type('delete my shop');
-    await waitFor(/approval needed: new_page[\s\S]*\[y\] approve/, 'the navigation question');
+    await shows(/approval needed: new_page[\s\S]*\[y\] approve/, 'the navigation question');
     type('y');
-    await waitFor(
+    await shows(
       /approval needed: click on button "Delete shop" {2}⚠ SENSITIVE PAGE[\s\S]*\[n\] reject/,
       'the sensitive write question',
     );
     assert.doesNotMatch(screen().split('click on button')[1] ?? '', /\[a\] approve all/);
     type('maybe');
-    await waitFor(/Unknown choice "maybe"/, 'the re-ask on unknown input');
+    await shows(/Unknown choice "maybe"/, 'the re-ask on unknown input');
     type('n');
-    await waitFor(/Reason for the agent/, 'the reason question');
+    await shows(/Reason for the agent/, 'the reason question');
     type('not today');
-    await waitFor(/I left the shop alone\./, 'the answer');
+    await shows(/I left the shop alone\./, 'the answer');
     assert.deepEqual(shop.writes(), []);
     type('/browser status');
-    await waitFor(/mode: isolated[\s\S]*approver: /, 'the status');
+    await shows(/mode: isolated[\s\S]*approver: /, 'the status');
     type('/help');
-    await waitFor(/\/browser disconnect/, 'the help');
+    await shows(/\/browser disconnect/, 'the help');
     type('/exit');
-    await waitFor(/agent exited 0/, 'a clean exit');
+    await shows(/agent exited 0/, 'a clean exit');
   });
 });

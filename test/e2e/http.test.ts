@@ -27,7 +27,7 @@ interface Pending {
   element?: { role: string; name: string };
 }
 
-describe('Streamable HTTP and the approval page', () => {
+describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
   let site: Fixture;
   let server: ChildProcess;
   let mcpUrl = '';
@@ -65,18 +65,17 @@ describe('Streamable HTTP and the approval page', () => {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start-up lines: ${stderr}`)), 30_000);
-      server.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
-        pageUrl = /approval page at (\S+)/.exec(stderr)?.[1] ?? '';
-        token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
-        if (mcpUrl && pageUrl && token) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+    server.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await waitFor('the start-up lines', () => {
+      mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
+      pageUrl = /approval page at (\S+)/.exec(stderr)?.[1] ?? '';
+      token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
+      if (server.exitCode !== null) throw new Error(`tabward exited ${server.exitCode}`);
+      return Boolean(mcpUrl && pageUrl && token);
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstderr: ${stderr}`);
     });
   });
   after(async () => {
@@ -105,14 +104,8 @@ describe('Streamable HTTP and the approval page', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ id, decision }),
     });
-  const waitForPending = async (): Promise<Pending> => {
-    for (let i = 0; i < 200; i++) {
-      const [first] = await pending();
-      if (first) return first;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('no approval request appeared');
-  };
+  const waitForPending = async (): Promise<Pending> =>
+    waitFor('an approval request on the page', async () => (await pending())[0]);
 
   test('a sensitive write waits on the approval page, shows the element, and runs once approved', async () => {
     const client = await connect();
