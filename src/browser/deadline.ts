@@ -80,6 +80,13 @@ const knownMessages: readonly { pattern: RegExp; code: TabwardError['code']; hin
     hint: 'Answer it with handle_dialog.',
   },
   {
+    // The site could not be reached at all (refused, reset, DNS, TLS): the address or the network, not the page.
+    pattern:
+      /net::ERR_(CONNECTION_|NAME_|ADDRESS_|INTERNET_DISCONNECTED|NETWORK_|TIMED_OUT|EMPTY_RESPONSE|SSL_|CERT_|BAD_SSL|TUNNEL_|PROXY_|SOCKS_)/,
+    code: 'network',
+    hint: "The site could not be reached: check the address, that the site is up, and this machine's network.",
+  },
+  {
     pattern: /net::ERR_|NS_ERROR_|Cannot navigate to invalid URL/,
     code: 'not_found',
     hint: 'The page could not be loaded; check the URL, or that the site is up.',

@@ -7,7 +7,7 @@ import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { describeLocator, type FocusTarget, focusOn, frameChain } from './elements.ts';
-import { extractInPage, type FieldsSpec } from './extractFields.ts';
+import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 
 export class RecipePage {
@@ -63,6 +63,11 @@ export class RecipePage {
   /** In the user's Chrome only this tab is policed by the network backstop. */
   guardedBy(network: NetworkGuard): Promise<void> {
     return network.watchPage(this.page);
+  }
+
+  /** Resolves once the backstop watches this tab's requests hop by hop: await it before the first navigation. */
+  readyFor(network: NetworkGuard): Promise<void> {
+    return network.ready(this.page);
   }
 
   /** The top document's frame chain, for steps that act on the page as a whole. */
@@ -142,7 +147,7 @@ export class RecipePage {
     );
   }
 
-  extract(spec: FieldsSpec): Promise<Record<string, unknown>> {
+  extract(spec: FieldsSpec): Promise<Extracted> {
     return this.step('extract', this.timeoutMs, () => this.page.evaluate(extractInPage, spec));
   }
 

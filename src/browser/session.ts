@@ -163,7 +163,11 @@ export class BrowserSession {
       'Opening a browser context',
     );
     if (network) await withDeadline(network.watchContext(context), timeoutMs, 'Guarding the browser');
-    return RecipePage.open(context, true, timeoutMs);
+    const page = await RecipePage.open(context, true, timeoutMs);
+    // Until the backstop watches the new tab, its first navigation is held like a popup's (an empty 200 page, then
+    // the real load behind the recipe's back): the start's HTTP status and connection errors would be lost.
+    if (network) await withDeadline(page.readyFor(network), timeoutMs, 'Guarding the tab');
+    return page;
   }
 
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */

@@ -11,6 +11,10 @@ export const errorCodes = [
   'dialog_open',
   'stale_ref',
   'not_found',
+  // The site could not be reached: connection refused or reset, DNS, TLS.
+  'network',
+  // The site answered with an HTTP status of 400 or more where a page was expected.
+  'http_error',
   'browser_unavailable',
   'attach_failed',
   'not_allowed',

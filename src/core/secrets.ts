@@ -65,6 +65,16 @@ export class Secrets {
     return { placement: known ? 'known-origin' : 'new-origin', boundTo };
   }
 
+  /**
+   * These secrets and more, for one recipe run (its `secret: true` texts): one redactor and one placement rule
+   * for both. The additions live only as long as the copy.
+   */
+  withMore(more: ReadonlyMap<string, DeclaredSecret>): Secrets {
+    const combined = new Secrets(new Map([...this.declared, ...more]));
+    for (const value of this.extraRedactions) combined.redactAlso(value);
+    return combined;
+  }
+
   /** A human approved typing an unbound secret on this origin: later uses there do not ask again. */
   approveOrigin(name: string, origin: string): void {
     const set = this.approvedOrigins.get(name) ?? new Set<string>();

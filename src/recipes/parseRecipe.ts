@@ -40,6 +40,8 @@ export function parseRecipe(raw: unknown, source = 'the recipe'): Recipe {
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+  const inner = closestBranch(issue);
+  if (inner) return describeIssue(inner, raw);
   const place = placeOf(issue.path);
   const value = valueAt(raw, issue.path);
   if (isStepActionPath(issue.path) && !stepActions.includes(String(value))) {
@@ -48,6 +50,23 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   if (issue.code === 'unrecognized_keys')
     return `${place || 'recipe'}: unknown field(s) ${issue.keys.join(', ')}`;
   return `${place || 'recipe'}: ${issue.message}`;
+}
+
+/**
+ * A value that matches no form of a union ("Invalid input") is described by the form it came closest to: the one
+ * whose problem lies deepest inside the value (a field list with a name given twice, not "not a prompt").
+ */
+function closestBranch(issue: z.core.$ZodIssue): z.core.$ZodIssue | undefined {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
+  let best: z.core.$ZodIssue | undefined;
+  for (const branch of issue.errors)
+    for (const candidate of branch) if (!best || depth(candidate) > depth(best)) best = candidate;
+  return best ? { ...best, path: [...issue.path, ...best.path] } : undefined;
+}
+
+function depth(issue: z.core.$ZodIssue): number {
+  const nested = closestBranch(issue);
+  return nested ? depth(nested) : issue.path.length;
 }
 
 function isStepActionPath(path: readonly PropertyKey[]): boolean {

@@ -1,19 +1,28 @@
 // The recipe format, version 1: the one definition from which validation, the published JSON Schema
 // (schema/recipe.v1.json, GET /schema) and the TypeScript types all come. Compatible with the source article's
-// shape: {url, steps: [{action: goto | type | click | waitFor, ...}], extract}.
+// shape: {url, steps: [{action: goto | type | click | waitFor, ...}], extract}, and Webhands' forms: a literal
+// `secret: true` text and extraction as a list of named fields.
 
 import { z } from 'zod';
 
 const selector = z.string().min(1).describe('CSS selector');
+/** The shortest literal secret tabward can mask (core/redact.ts leaves shorter values alone). */
+export const minSecretLength = 3;
 const timeoutMs = z.number().int().min(1).max(120_000).optional().describe('milliseconds, default 15000');
 const write = z
   .boolean()
   .optional()
   .describe('this step may change something (or reach a sensitive page); the run needs confirm: true');
 
+const allowHttpError = z
+  .boolean()
+  .optional()
+  .describe('the page may answer with an HTTP status of 400 or more (else the step fails)');
+
 const goto = z.strictObject({
   action: z.literal('goto'),
   url: z.string().min(1).describe('absolute, or relative to the recipe url'),
+  allowHttpError,
   write,
 });
 const type = z
@@ -22,14 +31,28 @@ const type = z
     selector,
     text: z.string().optional().describe('literal text'),
     secret: z
-      .string()
-      .min(1)
+      .union([z.string().min(1), z.boolean()])
       .optional()
-      .describe('name of a declared secret (--secrets file or --secret-env)'),
+      .describe(
+        'name of a declared secret (--secrets file or --secret-env); or true: the text is sensitive (masked ' +
+          "everywhere, typed only on the recipe's own origin)",
+      ),
     write,
   })
-  .refine((step) => (step.text === undefined) !== (step.secret === undefined), {
-    message: 'give exactly one of text or secret',
+  .superRefine((step, context) => {
+    const named = typeof step.secret === 'string';
+    if (named === (step.text !== undefined))
+      context.addIssue({
+        code: 'custom',
+        message: 'give exactly one of text or secret (a name), or text with secret: true',
+      });
+    // The redactor cannot hide one or two characters in page text without mangling it: fail closed.
+    if (step.secret === true && step.text !== undefined && step.text.length < minSecretLength)
+      context.addIssue({
+        code: 'custom',
+        path: ['text'],
+        message: `a secret text needs at least ${minSecretLength} characters to be masked`,
+      });
   });
 const click = z.strictObject({
   action: z.literal('click'),
@@ -84,21 +107,67 @@ export const stepActions = [
   'waitForNetworkIdle',
 ];
 
-const field = z.union([
-  selector,
-  z.strictObject({
-    selector,
-    attribute: z.string().min(1).optional().describe('read this attribute instead of the text'),
-    all: z.boolean().optional().describe('every match, as a list'),
-  }),
-]);
+const required = z
+  .boolean()
+  .optional()
+  .describe('fail the run when the selector matches nothing (else the result carries a warning)');
+const attribute = z.string().min(1).optional().describe('read this attribute instead of the text');
+const all = z.boolean().optional().describe('every match, as a list');
+const field = z.union([selector, z.strictObject({ selector, attribute, all, required })]);
 const rowsField = z.strictObject({
   rows: selector.describe('one element per record'),
   fields: z.record(z.string(), field).describe('selectors relative to each row'),
+  required: required.describe('fail the run when no row matches (else the result carries a warning)'),
 });
+const fieldMap = z.record(z.string(), z.union([field, rowsField]));
+
+/** Webhands' form, a list of named fields ({name, selector, attr?}), read as the map form. */
+const fieldList = z
+  .array(
+    z.strictObject({
+      name: z.string().min(1),
+      selector,
+      attr: attribute.describe("Webhands' name for attribute"),
+      attribute,
+      all,
+      required,
+    }),
+  )
+  .min(1)
+  .superRefine((list, context) => {
+    const seen = new Set<string>();
+    for (const [index, entry] of list.entries()) {
+      if (seen.has(entry.name))
+        context.addIssue({
+          code: 'custom',
+          path: [index, 'name'],
+          message: `"${entry.name}" is named twice`,
+        });
+      if (entry.attr !== undefined && entry.attribute !== undefined)
+        context.addIssue({ code: 'custom', path: [index], message: 'give attr or attribute, not both' });
+      seen.add(entry.name);
+    }
+  })
+  .transform(
+    (list): z.infer<typeof fieldMap> =>
+      Object.fromEntries(
+        list.map(({ name, selector, attr, attribute, all, required }) => {
+          const read = attribute ?? attr;
+          return [
+            name,
+            {
+              selector,
+              ...(read !== undefined ? { attribute: read } : {}),
+              ...(all !== undefined ? { all } : {}),
+              ...(required !== undefined ? { required } : {}),
+            },
+          ];
+        }),
+      ),
+  );
 
 const fieldsExtract = z.strictObject({
-  fields: z.record(z.string(), z.union([field, rowsField])),
+  fields: z.union([fieldMap, fieldList]),
   paginate: z
     .strictObject({
       next: selector.describe('the "next page" link or button; extraction repeats on each page'),
@@ -123,6 +192,9 @@ export const recipeSchema = z.strictObject({
   version: z.literal(1).optional(),
   name: z.string().optional(),
   url: z.string().min(1).describe('where the run starts'),
+  allowHttpError: allowHttpError.describe(
+    'the start page may answer with an HTTP status of 400 or more (else the run fails)',
+  ),
   steps: z.array(stepSchema).max(200).default([]),
   extract: z.union([fieldsExtract, promptExtract]).optional(),
 });

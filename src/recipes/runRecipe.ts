@@ -10,7 +10,8 @@ import type { Secrets } from '../core/secrets.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import type { ModelConfig } from '../llm/modelClient.ts';
 import { describeExtract, extractData } from './extract.ts';
-import type { Recipe } from './recipeSchema.ts';
+import { runSecrets } from './literalSecrets.ts';
+import type { Recipe, RecipeStep } from './recipeSchema.ts';
 import { resolveUrl, runStep } from './steps.ts';
 import { checkWriteGate, describeStep, writeSteps } from './writeGate.ts';
 
@@ -48,6 +49,8 @@ export interface RecipeResult {
   /** Base64 PNG: the final page, or the page where the run failed. */
   readonly screenshot: string | null;
   readonly steps: StepLog[];
+  /** What the run did but may not have meant: an extraction selector that matched nothing, for one. */
+  readonly warnings: string[];
   readonly error: {
     readonly code: string;
     readonly message: string;
@@ -55,13 +58,16 @@ export interface RecipeResult {
   } | null;
 }
 
-export async function runRecipe(recipe: Recipe, options: RunOptions): Promise<RecipeResult> {
+export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<RecipeResult> {
   const started = Date.now();
+  // The recipe's own `secret: true` texts join the declared secrets for this run: masked alike everywhere below.
+  const options: RunOptions = { ...given, secrets: runSecrets(recipe, given.secrets) };
   let result: RecipeResult;
   try {
     if (options.dryRun) {
       // A dry run proves what a live one would need: every secret the steps name must be declared.
-      for (const step of recipe.steps) if ('secret' in step && step.secret) options.secrets.get(step.secret);
+      for (const step of recipe.steps)
+        if (step.action === 'type' && typeof step.secret === 'string') options.secrets.get(step.secret);
       result = dryRun(recipe, options.confirm);
     } else {
       checkWriteGate(recipe, options.confirm);
@@ -81,6 +87,7 @@ export async function runRecipe(recipe: Recipe, options: RunOptions): Promise<Re
       data: null,
       screenshot: null,
       steps: [],
+      warnings: [],
       error: { code: failure.code, message: failure.describe() },
     };
   }
@@ -122,68 +129,69 @@ function dryRun(recipe: Recipe, confirm: boolean): RecipeResult {
     },
     screenshot: null,
     steps: [],
+    warnings: [],
     error: null,
   };
 }
 
 async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResult> {
   const steps: StepLog[] = [];
+  const { redactor } = options.secrets;
+  let sealed = false;
   const log = (entry: StepLog) => {
-    const safe = { ...entry, detail: options.secrets.redactor.text(entry.detail) };
+    // A step that ends after the run was cut off (its tab closed under it) is not news: the log is sealed.
+    if (sealed) return;
+    // Detail and error alike pass the run's redactor before a terminal or a result sees them.
+    const safe = {
+      ...entry,
+      detail: redactor.text(entry.detail),
+      ...(entry.error !== undefined ? { error: redactor.text(entry.error) } : {}),
+    };
     steps.push(safe);
     options.onStep?.(safe);
   };
-  let page: RecipePage | undefined;
-  let current: StepLog['step'] = 'start';
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new TabwardError('timeout', `The run did not finish within ${options.deadlineMs} ms.`)),
-      options.deadlineMs,
-    );
-  });
-  const stopped = new AbortController();
-  const work = async () => {
-    const session = options.browser();
-    const path = runPath(session, options);
-    page = await session.openRunPage(options.timeoutMs);
-    const base = resolveUrl(recipe.url, '', recipe.url);
-    const context = (index: number) => ({
-      base,
-      confirm: options.confirm,
-      secrets: options.secrets,
-      path,
-      index,
-      recipeName: recipe.name ?? base,
-      frontEnd: options.frontEnd,
-      signal: stopped.signal,
-    });
-    // The start is a goto like any other: judged, and refused for anything but http(s).
-    await timed(log, 'start', `goto ${base}`, () =>
-      runStep(requirePage(page), { action: 'goto', url: base }, context(-1)),
-    );
-    for (const [index, step] of recipe.steps.entries()) {
-      current = index;
-      await timed(log, index, describeStep(step), () => runStep(requirePage(page), step, context(index)));
-    }
-    current = 'extract';
-    const data = recipe.extract
-      ? await timed(log, 'extract', describeExtract(recipe.extract), () =>
-          extractData(requirePage(page), recipe.extract, options.model),
-        )
-      : null;
-    const screenshot = options.screenshot ? (await requirePage(page).screenshot()).toString('base64') : null;
-    return { ok: true, mode: 'live' as const, data, screenshot, steps, error: null };
+  const run: LiveState = {
+    page: undefined,
+    current: 'start',
+    currentDetail: 'starting the browser',
+    detail: 'start the browser',
+    since: Date.now(),
   };
+  const stopped = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  // The deadline cuts the step in flight: the race ends at once, the signal keeps any later step from acting,
+  // and the tab is closed (ending whatever it waited for) instead of being left to finish.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stopped.abort();
+      reject(
+        new TabwardError(
+          'timeout',
+          `The run did not finish within ${options.deadlineMs} ms: cut during ${run.currentDetail}.`,
+          'Raise --deadline if the site is slow, or look at the screenshot for what the page was doing.',
+        ),
+      );
+    }, options.deadlineMs);
+  });
   try {
-    return await Promise.race([work(), deadline]);
+    const { data, warnings } = await Promise.race([
+      steppedRun(recipe, options, run, log, stopped.signal),
+      deadline,
+    ]);
+    const screenshot = options.screenshot
+      ? (await requirePage(run.page).screenshot()).toString('base64')
+      : null;
+    return { ok: true, mode: 'live', data, screenshot, steps, warnings, error: null };
   } catch (error) {
     const failure = asTabwardError(error);
-    const screenshot = page
-      ? await page.screenshot().then(
-          (png) => png.toString('base64'),
-          () => null,
-        )
+    if (stopped.signal.aborted) {
+      const cut = "cut off at the run's deadline";
+      log({ step: run.current, detail: run.detail, ok: false, ms: Date.now() - run.since, error: cut });
+      sealed = true;
+    }
+    // After the deadline the page may still be busy: its screenshot gets a moment, not a step's full timeout.
+    const screenshot = run.page
+      ? await shotOf(run.page, stopped.signal.aborted ? 1000 : options.timeoutMs)
       : null;
     return {
       ok: false,
@@ -191,12 +199,91 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
       data: null,
       screenshot,
       steps,
-      error: { code: failure.code, message: failure.describe(), step: current },
+      warnings: [],
+      error: { code: failure.code, message: failure.describe(), step: run.current },
     };
   } finally {
     clearTimeout(timer);
     stopped.abort();
-    await page?.close();
+    await run.page?.close();
+  }
+}
+
+/** Where a live run is, for the deadline's message and the failure's screenshot. */
+interface LiveState {
+  page: RecipePage | undefined;
+  current: StepLog['step'];
+  /** The step in the deadline's words ("steps[2] (goto /orders)"), and as its log entry says it. */
+  currentDetail: string;
+  detail: string;
+  since: number;
+}
+
+/** The start, each step and the extraction, in order; stops before any step once `signal` has aborted. */
+async function steppedRun(
+  recipe: Recipe,
+  options: RunOptions,
+  run: LiveState,
+  log: (entry: StepLog) => void,
+  signal: AbortSignal,
+): Promise<{ data: unknown; warnings: string[] }> {
+  const session = options.browser();
+  const path = runPath(session, options);
+  const page = await session.openRunPage(options.timeoutMs);
+  // The deadline may have passed while the tab opened: the run is over, and this tab is nobody's to close.
+  if (signal.aborted) {
+    await page.close();
+    throw new TabwardError('timeout', 'The run was cut off before its tab opened.');
+  }
+  run.page = page;
+  const base = resolveUrl(recipe.url, '', recipe.url);
+  const context = (index: number) => ({
+    base,
+    confirm: options.confirm,
+    secrets: options.secrets,
+    path,
+    index,
+    recipeName: recipe.name ?? base,
+    frontEnd: options.frontEnd,
+    signal,
+  });
+  const step = async <T>(at: StepLog['step'], detail: string, work: () => Promise<T>): Promise<T> => {
+    if (signal.aborted) throw new TabwardError('timeout', `The run was cut off before ${detail}.`);
+    run.current = at;
+    run.currentDetail = `${typeof at === 'number' ? `steps[${at}]` : at === 'start' ? 'the start' : 'the extraction'} (${options.secrets.redactor.text(detail)})`;
+    run.detail = detail;
+    run.since = Date.now();
+    return timed(log, at, detail, work);
+  };
+  // The start is a goto like any other: judged, refused for anything but http(s), failed on an HTTP error.
+  const start: RecipeStep = {
+    action: 'goto',
+    url: base,
+    ...(recipe.allowHttpError === true ? { allowHttpError: true } : {}),
+  };
+  await step('start', `goto ${base}`, () => runStep(page, start, context(-1)));
+  for (const [index, each] of recipe.steps.entries())
+    await step(index, describeStep(each), () => runStep(page, each, context(index)));
+  if (!recipe.extract) return { data: null, warnings: [] };
+  return step('extract', describeExtract(recipe.extract), () =>
+    extractData(page, recipe.extract, options.model),
+  );
+}
+
+/** A screenshot of the page as it is, or null when it cannot be had within `ms`. */
+async function shotOf(page: RecipePage, ms: number): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  const shot = page.screenshot().then(
+    (png) => png.toString('base64'),
+    () => null,
+  );
+  try {
+    return await Promise.race([shot, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,6 +1,6 @@
 // `tabward serve`: recipes over HTTP. POST /run {recipe, confirm?, dryRun?, screenshot?} (or a bare recipe)
-// → the result.
-// Bearer token required (16 characters at least), Host and Origin headers checked, JSON bodies only (a web
+// → the result, in a shape Webhands' clients read as theirs (serveResponse.ts).
+// Bearer token (or Webhands' x-webhands-token header) required (16 characters at least), Host and Origin headers checked, JSON bodies only (a web
 // page's form or text/plain post is refused before it is read), body size capped, a bounded number of
 // concurrent runs with a bounded queue, each run under its deadline. GET /health and GET /schema need no token.
 
@@ -9,12 +9,13 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isTabwardError, TabwardError } from '../core/errors.ts';
-import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
+import { bearerMatches, checkLocalRequest, localHosts, sameSecret } from '../core/localRequest.ts';
 import { parseRecipe } from './parseRecipe.ts';
 import { refusePrivateTargets } from './privateAddress.ts';
 import type { Recipe } from './recipeSchema.ts';
 import { recipeJsonSchema } from './recipeSchema.ts';
 import type { RecipeResult } from './runRecipe.ts';
+import { serveResponse } from './serveResponse.ts';
 import { Slots } from './slots.ts';
 
 export interface ServeOptions {
@@ -68,7 +69,7 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       onError: (c) => c.json({ error: `Request body over ${options.maxBodyBytes} bytes.` }, 413),
     }),
     async (c) => {
-      if (!bearerMatches(c.req.header('authorization'), options.token)) {
+      if (!tokenMatches(c.req.header('authorization'), c.req.header('x-webhands-token'), options.token)) {
         return c.json({ error: 'Missing or wrong bearer token (Authorization: Bearer <token>).' }, 401);
       }
       if (!isJson(c.req.header('content-type')))
@@ -105,7 +106,7 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
           { error: `Busy: ${options.concurrency} runs and ${options.queue} queued. Retry later.` },
           429,
         );
-      return c.json(result, statusOf(result));
+      return c.json(serveResponse(result), statusOf(result));
     },
   );
   // A port in use or refused must reject here, for the command to say which flag to change.
@@ -123,6 +124,19 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
     idle: () => slots.idle(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * `Authorization: Bearer <token>`, or the header Webhands' clients send. A custom header cannot come from a
+ * page's simple request either, and the Origin check above still applies.
+ */
+function tokenMatches(
+  authorization: string | undefined,
+  webhands: string | undefined,
+  token: string,
+): boolean {
+  if (webhands !== undefined) return sameSecret(webhands.trim(), token);
+  return bearerMatches(authorization, token);
 }
 
 /** `application/json`, parameters allowed; a simple request (form, text/plain) is not. */

@@ -3,6 +3,7 @@
 // decides like it does for every front end. A recipe has no human at hand: a step the guard would ask about runs
 // only when the step is marked `write` and the run is confirmed, and fails the run otherwise.
 
+import { STATUS_CODES } from 'node:http';
 import type { RecipePage } from '../browser/recipePage.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { ActionFacts, ActionLook, CallPath, GuardedAction } from '../core/callPath.ts';
@@ -10,6 +11,7 @@ import { destructiveReason } from '../core/destructive.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { originOf, urlCarriesData } from '../core/guard.ts';
 import type { Secrets } from '../core/secrets.ts';
+import { checkLiteralPlacement, isLiteralSecret, secretNameOf } from './literalSecrets.ts';
 import type { RecipeStep } from './recipeSchema.ts';
 import { describeStep } from './writeGate.ts';
 
@@ -72,7 +74,11 @@ function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): G
     args: stepArgs(step),
     subject: { recipe: context.recipeName, step: context.index },
     look: () => lookAt(page, step, context),
-    act: () => perform(page, step, context),
+    // Judged before the deadline, acting after it: no. A run that was cut off does nothing more.
+    act: () =>
+      context.signal.aborted
+        ? Promise.reject(new TabwardError('timeout', 'The run was cut off; this step did not act.'))
+        : perform(page, step, context),
     skipped: () => undefined,
   };
 }
@@ -80,9 +86,10 @@ function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): G
 /** The step's arguments for the audit: never a secret's value (the call path redacts the rest). */
 function stepArgs(step: RecipeStep): Record<string, unknown> {
   if (step.action !== 'type') return { ...step };
-  return step.secret !== undefined
-    ? { ...step }
-    : { ...step, text: `(${step.text?.length ?? 0} characters)` };
+  if (typeof step.secret === 'string') return { ...step };
+  // A literal secret does not even give away its length.
+  if (step.secret === true) return { ...step, text: '(secret)' };
+  return { ...step, text: `(${step.text?.length ?? 0} characters)` };
 }
 
 async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext): Promise<ActionLook> {
@@ -121,7 +128,8 @@ async function elementLook(
 ): Promise<ActionLook> {
   const element = await page.element(selector, asField);
   const origin = element.frames[0] ? originOf(element.frames[0].url, element.frames[0].creatorUrl) : '';
-  const secret = step.action === 'type' ? step.secret : undefined;
+  const secret = secretNameOf(step, context.index);
+  if (isLiteralSecret(step)) checkLiteralPlacement(context.index, origin, originOf(context.base));
   const facts: ActionFacts = {
     tool: `recipe ${step.action}`,
     kind: 'write',
@@ -183,15 +191,18 @@ function destructive(
 
 async function perform(page: RecipePage, step: RecipeStep, context: StepContext): Promise<void> {
   switch (step.action) {
-    case 'goto':
-      await page.goto(resolveUrl(step.url, page.url(), context.base));
+    case 'goto': {
+      const url = resolveUrl(step.url, page.url(), context.base);
+      const status = await page.goto(url);
+      if (status !== undefined && status >= 400 && step.allowHttpError !== true)
+        throw httpError(url, status, context.index);
       return;
-    case 'type':
-      await page.fill(
-        step.selector,
-        step.secret !== undefined ? context.secrets.get(step.secret) : (step.text ?? ''),
-      );
+    }
+    case 'type': {
+      const secret = secretNameOf(step, context.index);
+      await page.fill(step.selector, secret !== undefined ? context.secrets.get(secret) : (step.text ?? ''));
       return;
+    }
     case 'click':
       await page.click(step.selector);
       return;
@@ -214,6 +225,17 @@ async function perform(page: RecipePage, step: RecipeStep, context: StepContext)
       await page.waitForNetworkIdle(step.timeoutMs ?? 15_000);
       return;
   }
+}
+
+/** A page that answered 404 or 500 is not the page the recipe expected: say so, and how to accept it. */
+function httpError(url: string, status: number, index: number): TabwardError {
+  const where = index < 0 ? 'the start' : `steps[${index}]`;
+  const reason = STATUS_CODES[status];
+  return new TabwardError(
+    'http_error',
+    `${where}: goto ${url}: the site answered HTTP ${status}${reason ? ` ${reason}` : ''}.`,
+    `Check the URL (and any login before it); if that status is expected, add "allowHttpError": true to ${index < 0 ? 'the recipe' : 'the step'}.`,
+  );
 }
 
 /** An http(s) URL, absolute or relative to where the run is; anything else is refused before the browser sees it. */

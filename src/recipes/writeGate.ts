@@ -22,7 +22,8 @@ export function checkWriteGate(recipe: Recipe, confirm: boolean): void {
   throw new TabwardError(
     'not_allowed',
     `Refused before starting a browser: ${named} ${writes.length === 1 ? 'is a write step' : 'are write steps'}.`,
-    'Run it with --confirm (tabward run) or {"confirm": true} (POST /run) if you mean it to change things.',
+    // Webhands' words, which its clients and users know: "resend with confirm:true".
+    'If you mean it to change things, resend with confirm:true (POST /run) or run it with --confirm (tabward run).',
   );
 }
 
@@ -32,9 +33,8 @@ export function describeStep(step: RecipeStep): string {
     case 'goto':
       return `goto ${step.url}${step.write ? ' (write)' : ''}`;
     case 'type':
-      return step.secret !== undefined
-        ? `type into ${step.selector} (secret ${step.secret})${step.write ? ' (write)' : ''}`
-        : `type into ${step.selector}${step.write ? ' (write)' : ''}`;
+      // Named secrets by name; a literal one only as "(secret)", Webhands' own wording.
+      return `type into ${step.selector}${typeof step.secret === 'string' ? ` (secret ${step.secret})` : step.secret === true ? ' (secret)' : ''}${step.write ? ' (write)' : ''}`;
     case 'click':
       return `click ${step.selector}${step.write ? ' (write)' : ''}`;
     case 'waitFor':

@@ -29,7 +29,10 @@ describe('tabward run: writes', () => {
       /steps\[4\] \(click tr\.order button\.refund \(write\)\) is a write step[\s\S]*--confirm/,
     );
     assert.ok(!existsSync(marker), 'no browser process was started');
-    const dry = await run([recipe('acme-refund'), '--dry-run'], { TABWARD_CHROME: fakeChrome });
+    // A dry run checks the secrets a live one would type: the file is given here too.
+    const dry = await run([recipe('acme-refund'), '--dry-run', '--secrets', secretsFile], {
+      TABWARD_CHROME: fakeChrome,
+    });
     assert.equal(dry.code, 0);
     assert.deepEqual(dry.json.data.writeSteps, [4]);
     assert.equal(dry.json.data.needsConfirm, true);

@@ -1,0 +1,41 @@
+// What `POST /run` answers: a superset of Webhands' response, so that a client written for Webhands works
+// unchanged — `ok`, `mode` (live | dry), `data`, `screenshotBase64`, `steps` as lines, `error` as one message
+// ("… resend with confirm:true …" for an unconfirmed write) — with tabward's richer fields beside them: the
+// step log with timings (`stepLog`), the error's code and step, and extraction warnings.
+
+import type { RecipeResult, StepLog } from './runRecipe.ts';
+
+export interface ServeResponse {
+  readonly ok: boolean;
+  readonly mode: 'live' | 'dry';
+  readonly data: unknown;
+  /** Base64 PNG: the final page when asked for, or the page where the run failed. */
+  readonly screenshotBase64: string | null;
+  /** One line per step that ran, as Webhands logs them ("type into #password (secret)"). */
+  readonly steps: string[];
+  /** The failure in one message, or null. */
+  readonly error: string | null;
+  readonly errorCode: string | null;
+  readonly errorStep: StepLog['step'] | null;
+  readonly stepLog: StepLog[];
+  readonly warnings: string[];
+}
+
+export function serveResponse(result: RecipeResult): ServeResponse {
+  return {
+    ok: result.ok,
+    mode: result.mode,
+    data: result.data,
+    screenshotBase64: result.screenshot,
+    steps: result.steps.map(stepLine),
+    error: result.error?.message ?? null,
+    errorCode: result.error?.code ?? null,
+    errorStep: result.error?.step ?? null,
+    stepLog: result.steps,
+    warnings: result.warnings,
+  };
+}
+
+function stepLine(entry: StepLog): string {
+  return entry.ok ? entry.detail : `${entry.detail} (failed: ${entry.error ?? 'unknown error'})`;
+}
