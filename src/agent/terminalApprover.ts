@@ -3,7 +3,13 @@
 // stray Enter must not). Everything the page chose is sanitised before it reaches the terminal. Unknown input
 // asks again; end of input rejects; a withdrawn call (its signal aborted) stops the question.
 
-import { argsLine, displayRequest, elementPhrase, whereLines } from '../core/approvalDisplay.ts';
+import {
+  approveAllNote,
+  argsLine,
+  displayRequest,
+  elementPhrase,
+  whereLines,
+} from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 import type { LineReader } from './lineReader.ts';
@@ -99,6 +105,7 @@ function describe(request: ApprovalRequest): string {
     ...whereLines(request).map((line) => `   ${line}`),
     `   why:  ${shown.reason}${request.sensitive ? ` (rule ${shown.rule})` : ''}`,
     `   args: ${argsLine(request)}`,
+    ...[approveAllNote(request)].flatMap((note) => (note ? [`   ${note}`] : [])),
     '',
   ];
   return lines.join('\n');

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { displayRequest } from '../core/approvalDisplay.ts';
+import { approveAllNote, displayRequest } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
@@ -118,7 +118,15 @@ export class ApprovalPage implements Approver {
       c.header('X-Frame-Options', 'DENY');
     });
     app.get(`/${this.token}/`, (c) => c.html(approvalPageHtml));
-    app.get(`/${this.token}/pending`, (c) => c.json(this.list()));
+    // Each with the note that says why approve-all is missing, when it is: the page shows it under the buttons.
+    app.get(`/${this.token}/pending`, (c) =>
+      c.json(
+        [...this.pending.values()].map((entry) => ({
+          ...displayRequest(entry.request),
+          approveAllNote: approveAllNote(entry.request) ?? null,
+        })),
+      ),
+    );
     app.post(`/${this.token}/decide`, async (c) => {
       if (!c.req.header('content-type')?.startsWith('application/json')) return c.text('JSON only', 415);
       const body = (await c.req.json().catch(() => undefined)) as

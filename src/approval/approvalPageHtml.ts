@@ -45,6 +45,7 @@ function card(r) {
     try { decide(r.id, { choice: 'modify', args: JSON.parse(edit.value) }); } catch (e) { alert('Not valid JSON: ' + e.message); }
   });
   c.append(buttons);
+  if (r.approveAllNote) c.append(el('p', { className: 'note' }, r.approveAllNote));
   return c;
 }
 async function refresh() {

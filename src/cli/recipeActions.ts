@@ -9,7 +9,7 @@ import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
-import { modelConfigFromEnv } from '../llm/modelClient.ts';
+import { extractionModelFromEnv } from '../llm/modelClient.ts';
 import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
 import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
@@ -42,7 +42,7 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
   const auditPath = flags.auditLog ?? homeAuditPath(log);
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
   const audit = new AuditLog(auditPath);
-  const model = modelConfigFromEnv();
+  const model = extractionModelFromEnv();
   return {
     browser,
     close: async () => {

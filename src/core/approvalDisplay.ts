@@ -58,6 +58,17 @@ export function whereLines(request: ApprovalRequest): string[] {
   return lines;
 }
 
+/**
+ * Why there is no approve-all choice, for every approver alike: on a sensitive page each action needs its own
+ * yes (DESIGN 3.3 rule 3), and a human looking for the usual button should be told so rather than left to wonder.
+ */
+export function approveAllNote(request: ApprovalRequest): string | undefined {
+  if (request.approveAllAllowed) return undefined;
+  return request.sensitive
+    ? 'Approve-all is not available on sensitive pages: each action here needs its own approval.'
+    : 'Approve-all is not available for this action: it needs its own approval.';
+}
+
 /** The arguments as one capped JSON line, flagged once if any value mixes scripts. */
 export function argsLine(request: ApprovalRequest): string {
   return forDisplay(JSON.stringify(displayValue(request.args)) ?? '{}', limits.argsLine);

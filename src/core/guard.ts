@@ -88,7 +88,8 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   if (facts.tool === 'close_page' && userTab && mode !== 'isolated') {
     return block(
       'tab-ownership',
-      `close_page refused: tab ${tab.id} is the user's, not one the agent opened.`,
+      // PaiCLI's advice: the user closes their own tabs; the agent asks them to.
+      `close_page refused: tab ${tab.id} is the user's, not one the agent opened. If it should be closed, ask the user to close that tab themselves.`,
     );
   }
   const sensitiveSite = facts.site ? sensitiveSiteCall(facts, rules) : undefined;

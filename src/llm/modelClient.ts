@@ -59,6 +59,26 @@ export function modelConfigFromEnv(
   return { provider, model: rest.join(':') || defaults[provider].model, apiKey, baseURL };
 }
 
+/** Cheap models for prompt extraction (Haiku-class, as PaiCLI and Webhands use): reading a page needs no more. */
+const extractionDefaults: Record<Provider, string> = {
+  openai: 'gpt-4o-mini',
+  anthropic: 'claude-haiku-4-5',
+};
+
+/**
+ * The model for recipes' prompt extraction: TABWARD_EXTRACT_MODEL ("anthropic:claude-haiku-4-5"), else the one
+ * TABWARD_MODEL names, else the provider's cheap default.
+ */
+export function extractionModelFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ModelConfig | undefined {
+  const chosen = env.TABWARD_EXTRACT_MODEL?.trim();
+  if (chosen) return modelConfigFromEnv({ ...env, TABWARD_MODEL: chosen });
+  const config = modelConfigFromEnv(env);
+  const named = (env.TABWARD_MODEL ?? '').includes(':');
+  return config && !named ? { ...config, model: extractionDefaults[config.provider] } : config;
+}
+
 export function languageModel(config: ModelConfig): LanguageModel {
   if (config.provider === 'anthropic') {
     return createAnthropic({ apiKey: config.apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })(

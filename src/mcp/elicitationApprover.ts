@@ -2,7 +2,13 @@
 // message shows page-chosen text sanitised; a cancelled call withdraws its question.
 
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { argsLine, displayRequest, elementPhrase, whereLines } from '../core/approvalDisplay.ts';
+import {
+  approveAllNote,
+  argsLine,
+  displayRequest,
+  elementPhrase,
+  whereLines,
+} from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 
 export function clientCanElicit(server: Server): boolean {
@@ -32,6 +38,7 @@ export class ElicitationApprover implements Approver {
       ...whereLines(request),
       `Why asked: ${shown.reason} (rule ${shown.rule})`,
       `Arguments: ${argsLine(request)}`,
+      ...[approveAllNote(request)].flatMap((note) => (note ? [note] : [])),
     ].join('\n');
     try {
       const result = await this.server.elicitInput(

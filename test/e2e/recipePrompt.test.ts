@@ -1,5 +1,6 @@
 // Prompt extraction through a local fake model server speaking the OpenAI and Anthropic protocols: a fenced
-// JSON answer, an unparseable one, a schema miss, and no key at all.
+// JSON answer, an unparseable one, a schema miss, no key at all, and the model named in each answer (a cheap one
+// unless TABWARD_EXTRACT_MODEL or TABWARD_MODEL names another).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -32,7 +33,11 @@ describe('tabward run: prompt extraction', () => {
       '{"orders": "five"}',
     );
     const good = await run([file, '--secrets', secretsFile], env);
-    assert.deepEqual(good.json.data, { kind: 'json', value: { orders: 5, largestTotal: 62.5 } });
+    assert.deepEqual(good.json.data, {
+      kind: 'json',
+      value: { orders: 5, largestTotal: 62.5 },
+      model: 'openai:test-model',
+    });
     const sent = model.requests.at(-1);
     assert.equal(sent?.auth, 'Bearer sk-test');
     assert.match(JSON.stringify(sent?.body), /A-1001/, 'the page text went to the model');
@@ -55,5 +60,16 @@ describe('tabward run: prompt extraction', () => {
     });
     assert.equal(anthropic.json.data.kind, 'json');
     assert.equal(model.requests.at(-1)?.path, '/v1/messages');
+    // With no model named, extraction takes the cheap one (Haiku-class), and the result says which.
+    assert.equal(anthropic.json.data.model, 'anthropic:claude-haiku-4-5');
+    assert.equal(model.requests.at(-1)?.body.model, 'claude-haiku-4-5');
+    model.answer('{"orders": 5}');
+    const chosen = await run([file, '--secrets', secretsFile], {
+      ANTHROPIC_API_KEY: 'ak-test',
+      ANTHROPIC_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: '',
+      TABWARD_EXTRACT_MODEL: 'anthropic:claude-sonnet-4-5',
+    });
+    assert.equal(chosen.json.data.model, 'anthropic:claude-sonnet-4-5');
   });
 });
