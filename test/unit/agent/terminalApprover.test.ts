@@ -67,6 +67,11 @@ test('on sensitive pages: the prompt says so, names the rule, and offers no appr
   assert.match(text, /SENSITIVE PAGE/);
   assert.match(text, /rule \*:\/\/github\.com\/settings\/\*/);
   assert.doesNotMatch(text, /\[a\] approve all/);
+  // A human reaching for the usual key is told why it is missing.
+  assert.match(
+    text,
+    /Approve-all is not available on sensitive pages: each action here needs its own approval\./,
+  );
   assert.match(text, /Unknown choice "a"/);
   reader.close();
 });

@@ -76,6 +76,11 @@ test('what /pending serves is sanitised: page-chosen text cannot carry controls 
   assert.equal(shown?.element?.name, 'Save<U+001B>[8m<U+000D><U+202E>Delete');
   assert.equal(shown?.url, 'https://bank.example/<U+200B>pay');
   assert.deepEqual(shown?.args, { text: 'P\u0430ypal<U+000A>' });
+  // No approve-all here (the helper's request is on a sensitive page): the page says why under the buttons.
+  assert.equal(
+    (shown as { approveAllNote?: string } | undefined)?.approveAllNote,
+    'Approve-all is not available on sensitive pages: each action here needs its own approval.',
+  );
   call.abort();
   await within('the withdrawn question settling', asking);
 });

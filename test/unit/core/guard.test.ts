@@ -30,6 +30,8 @@ describe('guard', () => {
       approveAll: true,
     });
     assert.equal(decision.verdict, 'block');
+    // What the agent reads tells it what to do instead (PaiCLI's advice).
+    assert.match(decision.reason, /tab p3 is the user's.*ask the user to close that tab themselves\.$/);
     assert.equal(verdict({ tool: 'close_page', mode: 'shared' }).verdict, 'ask');
   });
 

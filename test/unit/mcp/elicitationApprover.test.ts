@@ -40,6 +40,7 @@ test('the elicitation message shows page-chosen text sanitised', async () => {
   for (const char of ['\u001b', '\r', '\u202e'])
     assert.ok(!question?.message.includes(char), `U+${char.codePointAt(0)?.toString(16)} reached the client`);
   assert.match(question?.message ?? '', /click on button "Pay<U\+001B>\[8m<U\+000D><U\+202E>Save"/);
+  assert.match(question?.message ?? '', /Approve-all is not available on sensitive pages/);
   call.abort();
   await within('the withdrawn question settling', asking);
   await client.close();
