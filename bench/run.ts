@@ -1,6 +1,7 @@
 // `npm run bench`: tabward, chrome-devtools-mcp and Playwright MCP on the same pages, the same Chromium, in the
 // same run, through the real MCP SDK client. Prints one table of medians (spread in brackets) and the ratio of
-// tabward to the better peer, and writes it to bench/results.md.
+// tabward to the better peer, then the guard's cost and the WebMCP relay's latency by hop, and writes it all to
+// bench/results.md.
 
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,6 +11,7 @@ import { findChrome } from '../src/browser/findChrome.ts';
 import { measureGuard } from './guardOverhead.ts';
 import { measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
+import { measureRelay, relayReport, relaySection } from './relayLatency.ts';
 import { servers } from './servers.ts';
 
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
@@ -38,6 +40,7 @@ const firstPage = benchPages[0];
 if (!firstPage) throw new Error('no bench pages');
 const guard = await measureGuard(chrome, urlOf(firstPage));
 site.close();
+const relay = relayReport(await measureRelay());
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -122,6 +125,6 @@ const guardLines = [
   `take_snapshot through guard + audit ${guard.guardedMs.toFixed(1)} ms vs the bare handler ${guard.directMs.toFixed(1)} ms (ratio ${guard.ratio.toFixed(2)}, target ≤ 1.1 ${guard.ratio <= 1.1 ? '✓' : '✗'}).`,
 ];
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
-const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n`;
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${relaySection(relay)}\n`;
 writeFileSync(new URL('./results.md', import.meta.url), report);
 process.stdout.write(report);
