@@ -8,6 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { findChrome } from '../src/browser/findChrome.ts';
+import { measureBackstop } from './backstopOverhead.ts';
+import { measureBreakdown } from './breakdown.ts';
 import { measureGuard } from './guardOverhead.ts';
 import { measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
@@ -39,6 +41,9 @@ for (let round = 0; round < repeats; round++) {
 const firstPage = benchPages[0];
 if (!firstPage) throw new Error('no bench pages');
 const guard = await measureGuard(chrome, urlOf(firstPage));
+process.stderr.write('backstop overhead and breakdown\n');
+const backstop = await measureBackstop(chrome, firstPage);
+const breakdown = await measureBreakdown(chrome, benchPages);
 site.close();
 const relay = relayReport(await measureRelay());
 
@@ -124,7 +129,21 @@ const guardLines = [
   `Guard: one decision with 1,000 user rules ${guard.decisionUs.toFixed(1)} µs median, ${guard.decisionP99Us.toFixed(1)} µs p99 (target ≤ 50 µs p99 ${guard.decisionP99Us <= 50 ? '✓' : '✗'}; defaults only ${guard.decisionDefaultsUs.toFixed(1)} µs);`,
   `take_snapshot through guard + audit ${guard.guardedMs.toFixed(1)} ms vs the bare handler ${guard.directMs.toFixed(1)} ms (ratio ${guard.ratio.toFixed(2)}, target ≤ 1.1 ${guard.ratio <= 1.1 ? '✓' : '✗'}).`,
 ];
+const { requestsPerSecond: rps, navigateSnapshotMs: nav } = backstop;
+const backstopLines = [
+  `Network backstop (every request paused by Playwright's route and by CDP Fetch): a burst of small fetches gets ${Math.round(rps.guarded)} requests/s through with it, ${Math.round(rps.bare)} without (${(rps.bare / rps.guarded).toFixed(2)}× slower);`,
+  `navigate+snapshot (login form, in process) ${nav.guarded.toFixed(0)} ms with it, ${nav.bare.toFixed(0)} ms without (ratio ${(nav.guarded / nav.bare).toFixed(2)}).`,
+];
+const ms = (value: number) => value.toFixed(0);
+const breakdownTable = [
+  '| page | browser navigation (goto → DOMContentLoaded) | navigate_page adds | first take_snapshot | second take_snapshot |',
+  '| --- | --- | --- | --- | --- |',
+  ...breakdown.map(
+    (row) =>
+      `| ${row.page} | ${ms(row.browserNavigationMs)} ms | ${ms(row.navigateOverheadMs)} ms | ${ms(row.firstSnapshotMs)} ms | ${ms(row.warmSnapshotMs)} ms |`,
+  ),
+].join('\n');
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
-const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${relaySection(relay)}\n`;
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
 writeFileSync(new URL('./results.md', import.meta.url), report);
 process.stdout.write(report);
