@@ -6,6 +6,7 @@
 // chrome.tabs messaging to the content script, the bridge, and the page.
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { startWebmcpSite } from '../test/fixtures/webmcpSite.ts';
 import { openAndShare, startRig, waitForTools } from '../test/helpers/webmcpRig.ts';
 
@@ -29,6 +30,8 @@ export interface RelayFigures {
   readonly inPageMs: number;
   readonly cdpMs: number;
   readonly hops: Record<string, number>;
+  /** The machine's 1-minute load average when measured (2 cores here: anything above 2 queues). */
+  readonly load: number;
 }
 
 const percentile = (values: number[], p: number): number => {
@@ -97,6 +100,7 @@ export async function measureRelay(calls = 100): Promise<RelayFigures> {
       p90CallMs: percentile(totals, 0.9),
       inPageMs: median(inPage),
       cdpMs: median(cdp),
+      load: loadavg()[0] ?? 0,
       hops: Object.fromEntries(Object.entries(hops).map(([hop, values]) => [hop, median(values)])),
     };
   } finally {
@@ -110,7 +114,7 @@ export function relayReport(figures: RelayFigures): string {
   const ms = (value: number) => `${value.toFixed(2)} ms`;
   const rows = Object.entries(figures.hops).map(([hop, value]) => `| ${hop} | ${ms(value)} |`);
   return [
-    `WebMCP relay, a read-only site tool, ${figures.calls} calls after 10 warm-up, medians on loopback:`,
+    `WebMCP relay, a read-only site tool, ${figures.calls} calls after 10 warm-up, medians on loopback (${cpus().length} cores, load average ${figures.load.toFixed(1)} while measured):`,
     `call through the relay ${ms(figures.callMs)} (p10 ${ms(figures.p10CallMs)}, p90 ${ms(figures.p90CallMs)}); the same tool over CDP ${ms(figures.cdpMs)}, its execution in the page ${ms(figures.inPageMs)};`,
     `relay overhead (call minus in-page execution) ${ms(figures.callMs - figures.inPageMs)} (target ≤ 5 ms).`,
     '',

@@ -95,6 +95,8 @@ function makePrivate(file: string): void {
 export class RelayStore {
   private readonly db: Database.Database;
   private readonly pairingSalt: Buffer;
+  /** Prepared once: preparing a statement costs more than running it, and every call runs several. */
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly sitesByWorkspace = new Map<string, { origin: string; url: string; tools: SiteTool[] }[]>();
 
   constructor(file: string) {
@@ -113,13 +115,20 @@ export class RelayStore {
   }
 
   private salt(key: string): Buffer {
-    const row = this.db.prepare('select value from meta where key = ?').get(key) as
-      | { value: string }
-      | undefined;
+    const row = this.sql('select value from meta where key = ?').get(key) as { value: string } | undefined;
     if (row) return Buffer.from(row.value, 'hex');
     const fresh = randomBytes(32);
-    this.db.prepare('insert into meta (key, value) values (?, ?)').run(key, fresh.toString('hex'));
+    this.sql('insert into meta (key, value) values (?, ?)').run(key, fresh.toString('hex'));
     return fresh;
+  }
+
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
   }
 
   close(): void {
@@ -129,26 +138,27 @@ export class RelayStore {
   createAgentToken(workspace: string, name: string): { token: string; agent: AgentRecord } {
     const token = newSecret('twa');
     const agent = { id: `agent-${randomBytes(4).toString('hex')}`, workspace, name };
-    this.db
-      .prepare('insert into agents (id, workspace, name, token_hash, created_at) values (?, ?, ?, ?, ?)')
-      .run(agent.id, workspace, name, hashSecret(token), new Date().toISOString());
+    this.sql('insert into agents (id, workspace, name, token_hash, created_at) values (?, ?, ?, ?, ?)').run(
+      agent.id,
+      workspace,
+      name,
+      hashSecret(token),
+      new Date().toISOString(),
+    );
     return { token, agent };
   }
 
   /** A workspace exists once a browser is paired with it, a pairing code is out for it, or an agent is in it. */
   hasWorkspace(workspace: string): boolean {
     return (
-      this.db
-        .prepare(
-          'select 1 from extensions where workspace = ? union select 1 from pairing_codes where workspace = ? union select 1 from agents where workspace = ?',
-        )
-        .get(workspace, workspace, workspace) !== undefined
+      this.sql(
+        'select 1 from extensions where workspace = ? union select 1 from pairing_codes where workspace = ? union select 1 from agents where workspace = ?',
+      ).get(workspace, workspace, workspace) !== undefined
     );
   }
 
   listAgents(): (AgentRecord & { createdAt: string; revoked: boolean })[] {
-    return this.db
-      .prepare('select id, workspace, name, created_at, revoked_at from agents order by created_at')
+    return this.sql('select id, workspace, name, created_at, revoked_at from agents order by created_at')
       .all()
       .map((row) => {
         const r = row as {
@@ -169,25 +179,28 @@ export class RelayStore {
   }
 
   revokeAgent(id: string): boolean {
-    const result = this.db
-      .prepare('update agents set revoked_at = ? where id = ? and revoked_at is null')
-      .run(new Date().toISOString(), id);
+    const result = this.sql('update agents set revoked_at = ? where id = ? and revoked_at is null').run(
+      new Date().toISOString(),
+      id,
+    );
     return result.changes > 0;
   }
 
   agentByToken(token: string): AgentRecord | undefined {
-    const row = this.db
-      .prepare('select id, workspace, name from agents where token_hash = ? and revoked_at is null')
-      .get(hashSecret(token));
+    const row = this.sql(
+      'select id, workspace, name from agents where token_hash = ? and revoked_at is null',
+    ).get(hashSecret(token));
     return row as AgentRecord | undefined;
   }
 
   /** A code a human types into the popup; valid for `lifetimeMs`, used once. */
   createPairingCode(workspace: string, lifetimeMs: number): string {
     const code = newPairingCode();
-    this.db
-      .prepare('insert into pairing_codes (code_hash, workspace, expires_at) values (?, ?, ?)')
-      .run(hashPairingCode(code, this.pairingSalt).toString('hex'), workspace, Date.now() + lifetimeMs);
+    this.sql('insert into pairing_codes (code_hash, workspace, expires_at) values (?, ?, ?)').run(
+      hashPairingCode(code, this.pairingSalt).toString('hex'),
+      workspace,
+      Date.now() + lifetimeMs,
+    );
     return code;
   }
 
@@ -195,8 +208,8 @@ export class RelayStore {
   redeemPairingCode(code: string): { credential: string; extension: ExtensionRecord } | undefined {
     const given = hashPairingCode(code, this.pairingSalt);
     const take = this.db.transaction(() => {
-      this.db.prepare('delete from pairing_codes where expires_at < ?').run(Date.now());
-      const rows = this.db.prepare('select code_hash, workspace from pairing_codes').all() as {
+      this.sql('delete from pairing_codes where expires_at < ?').run(Date.now());
+      const rows = this.sql('select code_hash, workspace from pairing_codes').all() as {
         code_hash: string;
         workspace: string;
       }[];
@@ -207,45 +220,50 @@ export class RelayStore {
         if (stored.length === given.length && timingSafeEqual(stored, given)) row = candidate;
       }
       if (!row) return undefined;
-      this.db.prepare('delete from pairing_codes where code_hash = ?').run(row.code_hash);
+      this.sql('delete from pairing_codes where code_hash = ?').run(row.code_hash);
       const credential = newSecret('twe');
       const extension = { id: `ext-${randomBytes(4).toString('hex')}`, workspace: row.workspace };
-      this.db
-        .prepare('insert into extensions (id, workspace, credential_hash, created_at) values (?, ?, ?, ?)')
-        .run(extension.id, extension.workspace, hashSecret(credential), new Date().toISOString());
+      this.sql('insert into extensions (id, workspace, credential_hash, created_at) values (?, ?, ?, ?)').run(
+        extension.id,
+        extension.workspace,
+        hashSecret(credential),
+        new Date().toISOString(),
+      );
       return { credential, extension };
     });
     return take();
   }
 
   extensionByCredential(credential: string): ExtensionRecord | undefined {
-    return this.db
-      .prepare('select id, workspace from extensions where credential_hash = ?')
-      .get(hashSecret(credential)) as ExtensionRecord | undefined;
+    return this.sql('select id, workspace from extensions where credential_hash = ?').get(
+      hashSecret(credential),
+    ) as ExtensionRecord | undefined;
   }
 
   issueTicket(extensionId: string, lifetimeMs: number): string {
     const ticket = newSecret('twt');
-    this.db
-      .prepare('insert into tickets (ticket_hash, extension_id, expires_at) values (?, ?, ?)')
-      .run(hashSecret(ticket), extensionId, Date.now() + lifetimeMs);
-    this.db.prepare('delete from tickets where expires_at < ?').run(Date.now() - 3_600_000);
+    this.sql('insert into tickets (ticket_hash, extension_id, expires_at) values (?, ?, ?)').run(
+      hashSecret(ticket),
+      extensionId,
+      Date.now() + lifetimeMs,
+    );
+    this.sql('delete from tickets where expires_at < ?').run(Date.now() - 3_600_000);
     return ticket;
   }
 
   /** Marks the ticket used; returns why it is refused, or the extension it belongs to. */
   spendTicket(ticket: string): ExtensionRecord | 'unknown' | 'expired' | 'used' {
     const spend = this.db.transaction(() => {
-      const row = this.db
-        .prepare('select extension_id, expires_at, used from tickets where ticket_hash = ?')
-        .get(hashSecret(ticket)) as { extension_id: string; expires_at: number; used: number } | undefined;
+      const row = this.sql('select extension_id, expires_at, used from tickets where ticket_hash = ?').get(
+        hashSecret(ticket),
+      ) as { extension_id: string; expires_at: number; used: number } | undefined;
       if (!row) return 'unknown' as const;
       if (row.used) return 'used' as const;
-      this.db.prepare('update tickets set used = 1 where ticket_hash = ?').run(hashSecret(ticket));
+      this.sql('update tickets set used = 1 where ticket_hash = ?').run(hashSecret(ticket));
       if (row.expires_at < Date.now()) return 'expired' as const;
-      const extension = this.db
-        .prepare('select id, workspace from extensions where id = ?')
-        .get(row.extension_id) as ExtensionRecord | undefined;
+      const extension = this.sql('select id, workspace from extensions where id = ?').get(row.extension_id) as
+        | ExtensionRecord
+        | undefined;
       return extension ?? ('unknown' as const);
     });
     return spend();
@@ -255,10 +273,11 @@ export class RelayStore {
   saveSites(extension: ExtensionRecord, sites: readonly SharedSiteState[]): void {
     const now = new Date().toISOString();
     const save = this.db.transaction(() => {
-      this.db
-        .prepare('delete from shared_sites where workspace = ? and extension_id = ?')
-        .run(extension.workspace, extension.id);
-      const insert = this.db.prepare(
+      this.sql('delete from shared_sites where workspace = ? and extension_id = ?').run(
+        extension.workspace,
+        extension.id,
+      );
+      const insert = this.sql(
         'insert into shared_sites (workspace, extension_id, origin, url, tools_json, updated_at) values (?, ?, ?, ?, ?, ?)',
       );
       for (const site of sites)
@@ -282,11 +301,9 @@ export class RelayStore {
 
   private readSites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
     const latest = new Map<string, { origin: string; url: string; tools: SiteTool[] }>();
-    const rows = this.db
-      .prepare(
-        'select origin, url, tools_json from shared_sites where workspace = ? order by updated_at, rowid',
-      )
-      .all(workspace) as { origin: string; url: string; tools_json: string }[];
+    const rows = this.sql(
+      'select origin, url, tools_json from shared_sites where workspace = ? order by updated_at, rowid',
+    ).all(workspace) as { origin: string; url: string; tools_json: string }[];
     for (const row of rows)
       latest.set(row.origin, {
         origin: row.origin,
@@ -297,33 +314,35 @@ export class RelayStore {
   }
 
   allow(workspace: string, origin: string, tool: string): void {
-    this.db
-      .prepare('insert or ignore into permissions (workspace, origin, tool, created_at) values (?, ?, ?, ?)')
-      .run(workspace, origin, tool, new Date().toISOString());
+    this.sql(
+      'insert or ignore into permissions (workspace, origin, tool, created_at) values (?, ?, ?, ?)',
+    ).run(workspace, origin, tool, new Date().toISOString());
   }
 
   isAllowed(workspace: string, origin: string, tool: string): boolean {
-    return !!this.db
-      .prepare('select 1 from permissions where workspace = ? and origin = ? and tool = ?')
-      .get(workspace, origin, tool);
+    return !!this.sql('select 1 from permissions where workspace = ? and origin = ? and tool = ?').get(
+      workspace,
+      origin,
+      tool,
+    );
   }
 
   startTask(id: string, workspace: string, agent: string, origin: string, tool: string): void {
-    this.db
-      .prepare(
-        'insert into tasks (id, workspace, agent, origin, tool, status, created_at) values (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(id, workspace, agent, origin, tool, 'running', new Date().toISOString());
+    this.sql(
+      'insert into tasks (id, workspace, agent, origin, tool, status, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+    ).run(id, workspace, agent, origin, tool, 'running', new Date().toISOString());
   }
 
   endTask(id: string, status: string): void {
-    this.db
-      .prepare('update tasks set status = ?, ended_at = ? where id = ?')
-      .run(status, new Date().toISOString(), id);
+    this.sql('update tasks set status = ?, ended_at = ? where id = ?').run(
+      status,
+      new Date().toISOString(),
+      id,
+    );
   }
 
   task(id: string): { status: string; tool: string; origin: string } | undefined {
-    return this.db.prepare('select status, tool, origin from tasks where id = ?').get(id) as
+    return this.sql('select status, tool, origin from tasks where id = ?').get(id) as
       | { status: string; tool: string; origin: string }
       | undefined;
   }
@@ -333,12 +352,10 @@ export class RelayStore {
    * (a retry is refused until the outcome is known), their tasks are marked interrupted.
    */
   markInterrupted(): void {
-    this.db.prepare("update tasks set status = 'interrupted' where status = 'running'").run();
-    this.db
-      .prepare(
-        "update call_keys set state = 'unknown', outcome_json = 'the relay stopped while it ran' where state = 'running'",
-      )
-      .run();
+    this.sql("update tasks set status = 'interrupted' where status = 'running'").run();
+    this.sql(
+      "update call_keys set state = 'unknown', outcome_json = 'the relay stopped while it ran' where state = 'running'",
+    ).run();
   }
 
   /**
@@ -347,18 +364,14 @@ export class RelayStore {
    */
   claimKey(agentId: string, key: string, taskId: string): KeyRecord | undefined {
     const claim = this.db.transaction(() => {
-      this.db.prepare('delete from call_keys where updated_at < ?').run(Date.now() - keyLifetimeMs);
-      const row = this.db
-        .prepare('select task_id, state, outcome_json from call_keys where agent_id = ? and key = ?')
-        .get(agentId, key) as
-        | { task_id: string; state: KeyRecord['state']; outcome_json: string }
-        | undefined;
+      this.sql('delete from call_keys where updated_at < ?').run(Date.now() - keyLifetimeMs);
+      const row = this.sql(
+        'select task_id, state, outcome_json from call_keys where agent_id = ? and key = ?',
+      ).get(agentId, key) as { task_id: string; state: KeyRecord['state']; outcome_json: string } | undefined;
       if (row) return { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '' };
-      this.db
-        .prepare(
-          "insert into call_keys (agent_id, key, task_id, state, outcome_json, updated_at) values (?, ?, ?, 'running', '', ?)",
-        )
-        .run(agentId, key, taskId, Date.now());
+      this.sql(
+        "insert into call_keys (agent_id, key, task_id, state, outcome_json, updated_at) values (?, ?, ?, 'running', '', ?)",
+      ).run(agentId, key, taskId, Date.now());
       return undefined;
     });
     return claim();
@@ -367,32 +380,34 @@ export class RelayStore {
   /** What became of a keyed task: `free` forgets the key (nothing ran, or the page said it failed). */
   settleKey(taskId: string, state: 'done' | 'unknown' | 'free', detail: string): void {
     if (state === 'free') {
-      this.db.prepare('delete from call_keys where task_id = ?').run(taskId);
+      this.sql('delete from call_keys where task_id = ?').run(taskId);
       return;
     }
-    this.db
-      .prepare('update call_keys set state = ?, outcome_json = ?, updated_at = ? where task_id = ?')
-      .run(state, detail, Date.now(), taskId);
+    this.sql('update call_keys set state = ?, outcome_json = ?, updated_at = ? where task_id = ?').run(
+      state,
+      detail,
+      Date.now(),
+      taskId,
+    );
   }
 
   /** The key record of a task, if the agent gave one. */
   keyOfTask(taskId: string): KeyRecord | undefined {
-    const row = this.db
-      .prepare('select task_id, state, outcome_json from call_keys where task_id = ?')
-      .get(taskId) as { task_id: string; state: KeyRecord['state']; outcome_json: string } | undefined;
+    const row = this.sql('select task_id, state, outcome_json from call_keys where task_id = ?').get(
+      taskId,
+    ) as { task_id: string; state: KeyRecord['state']; outcome_json: string } | undefined;
     return row ? { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '' } : undefined;
   }
 
   addActivity(workspace: string, entries: readonly ActivityEntry[]): void {
-    const insert = this.db.prepare('insert into activity (workspace, entry_json) values (?, ?)');
+    const insert = this.sql('insert into activity (workspace, entry_json) values (?, ?)');
     this.db.transaction(() => {
       for (const entry of entries) insert.run(workspace, JSON.stringify(entry));
     })();
   }
 
   recentActivity(workspace: string, limit: number): ActivityEntry[] {
-    return this.db
-      .prepare('select entry_json from activity where workspace = ? order by seq desc limit ?')
+    return this.sql('select entry_json from activity where workspace = ? order by seq desc limit ?')
       .all(workspace, limit)
       .map((row) => JSON.parse((row as { entry_json: string }).entry_json) as ActivityEntry)
       .reverse();
