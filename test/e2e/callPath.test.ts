@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { type CallOutcome, refOf } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -16,6 +16,8 @@ const accountPage = `<title>Account</title><h1>Account</h1>
 const notesPage = `<title>Notes</title><form method="post" action="/save"><label>Note <input name="note"></label>
 <button>Save</button></form>`;
 const bankRule = '*://ledger.test/*';
+// A path rule: the rest of notes.test is ordinary.
+const privateRule = '*://notes.test/private/*';
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -43,8 +45,11 @@ before(async () => {
     'POST /account/close': (_req, _body, res) => html(res, '<title>Closed</title>Closed'),
     'GET /form': (_req, _body, res) => html(res, notesPage),
     'POST /save': (_req, _body, res) => html(res, '<title>Saved</title>Saved'),
+    '/private/a': (_req, _body, res) => html(res, '<title>Private A</title>A'),
+    '/private/b': (_req, _body, res) => html(res, '<title>Private B</title>B'),
+    '/hop': (_req, _body, res) => redirect(res, '/private/b'),
   });
-  tw = await startInProcess({ rules: [bankRule] });
+  tw = await startInProcess({ rules: [bankRule, privateRule] });
 });
 after(async () => {
   await tw?.close();
@@ -195,6 +200,29 @@ describe('one approval, one action as the human saw it', { timeout: 120_000 }, (
       const [first, second] = mcp.human.questions.slice(-2);
       assert.match(first ?? '', /Page: \S+\/account/);
       assert.match(second ?? '', /Page: \S+\/statements/, 'asked again, for the tab it would now go to');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('network passes', { timeout: 120_000 }, () => {
+  // Found while sharing one tabward across sensitive.test.ts: the pass an approved navigation opens stays open
+  // for its 2 s grace to any tab, so the next action's redirect into the same sensitive origin is not asked
+  // about. A todo until the backstop scopes the pass to the approved action's tab.
+  test('an approved sensitive navigation lets no other action into the sensitive page, even right after it', {
+    todo: 'the pass of an approved navigation covers other tabs during its grace',
+  }, async () => {
+    const mcp = await tw.connect();
+    try {
+      mcp.human.will({ decision: 'approve' });
+      assert.ok(!(await mcp.call('new_page', { url: notes('/private/a') })).isError);
+      const reached = () => site.seen.filter((seen) => seen.path === '/private/b').length;
+      const before = reached();
+      // Same origin as the page read: taint does not ask here, only the pass decides.
+      const hop = await mcp.call('new_page', { url: notes('/hop') });
+      assert.ok(hop.isError, `stopped or asked (declined): ${hop.text}`);
+      assert.equal(reached(), before, 'the sensitive page was not requested');
     } finally {
       await mcp.close();
     }
