@@ -1,5 +1,7 @@
 // Shared and auto modes against "your Chrome": a second Chromium logged in to a fixture intranet through its
-// real login form, with a tab of its own. Isolated mode does not see the login; shared mode does.
+// real login form, with a tab of its own. Isolated mode does not see the login; shared mode does. Tests that do
+// not depend on a fresh start share one tabward per describe; the guard's rules in shared and remote mode are
+// also told in-process in callPath.test.ts.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -11,9 +13,9 @@ import { probeBrowser } from '../../src/browser/connect.ts';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { loginHost, startLoginSite } from '../helpers/loginSite.ts';
-import { refOf, startMcp } from '../helpers/mcpClient.ts';
+import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 
-describe('shared and auto modes', () => {
+describe('shared and auto modes', { timeout: 300_000 }, () => {
   let site: Fixture;
   let chrome: UserChrome;
   let privateUrl: string;
@@ -73,9 +75,22 @@ describe('shared and auto modes', () => {
     assert.ok(afterClose.tabs >= 1, "closing tabward leaves the user's Chrome open");
   });
 
-  test('auto mode switches on a login wall after approval, and reopens the URL in an agent tab', async () => {
-    const mcp = await startMcp({ args: ['--mode', 'auto', '--user-data-dir', chrome.userDataDir] });
-    try {
+  // One tabward in auto mode for both answers: refused first (it stays isolated), then approved (it switches).
+  describe('auto mode on a login wall', () => {
+    let mcp: McpUnderTest;
+    before(async () => {
+      mcp = await startMcp({ args: ['--mode', 'auto', '--user-data-dir', chrome.userDataDir] });
+    });
+    after(() => mcp?.close());
+
+    test('stays isolated when the human refuses', async () => {
+      mcp.human.will({ decision: 'reject' });
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /chose not to use their Chrome/);
+      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
+    });
+
+    test('switches after approval, and reopens the URL in an agent tab', async () => {
       mcp.human.will({ decision: 'approve' });
       const opened = await mcp.call('new_page', { url: privateUrl });
       assert.match(opened.text, /Switched to your Chrome/);
@@ -83,21 +98,7 @@ describe('shared and auto modes', () => {
       const status = await mcp.call('browser_status');
       assert.match(status.text, /mode: shared/);
       assert.match(status.text, /\[agent\] \S+\/private/);
-    } finally {
-      await mcp.close();
-    }
-  });
-
-  test('auto mode stays isolated when the human refuses', async () => {
-    const mcp = await startMcp({ args: ['--mode', 'auto', '--user-data-dir', chrome.userDataDir] });
-    try {
-      mcp.human.will({ decision: 'reject' });
-      const opened = await mcp.call('new_page', { url: privateUrl });
-      assert.match(opened.text, /chose not to use their Chrome/);
-      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
-    } finally {
-      await mcp.close();
-    }
+    });
   });
 
   test('a failed attach keeps the isolated session and says how to turn on remote debugging', async () => {
@@ -127,28 +128,6 @@ describe('shared and auto modes', () => {
     } finally {
       await mcp.close();
     }
-  });
-
-  test("remote mode: a browser service gives a fresh context of the agent's own, and writes there ask", async () => {
-    const mcp = await startMcp({
-      args: ['--mode', 'remote', '--ws-endpoint', chrome.wsEndpoint, '--approval', 'deny'],
-    });
-    try {
-      const opened = await mcp.call('new_page', { url: privateUrl });
-      assert.match(opened.text, /Login wall/, "no cookies of the service's other sessions");
-      const pages = await mcp.call('list_pages');
-      assert.doesNotMatch(pages.text, /\[user\]/);
-      const snapshot = await mcp.call('take_snapshot');
-      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Sign in') });
-      assert.ok(click.isError && click.text.startsWith('rejected:'), click.text);
-      assert.match((await mcp.call('browser_status')).text, /mode: remote/);
-    } finally {
-      await mcp.close();
-    }
-    assert.ok(
-      (await probeBrowser(chrome.wsEndpoint, 10_000)).tabs >= 1,
-      'the service browser is left running',
-    );
   });
 
   test('while Chrome waits for the user to allow the connection, tabward says so, and gives up in bounded time', async () => {
@@ -181,11 +160,31 @@ describe('shared and auto modes', () => {
     }
   });
 
-  test('approve-all is honoured on ordinary pages and cleared by the switch to your Chrome; skip and modify', async () => {
-    const mcp = await startMcp({
-      args: ['--mode', 'remote', '--ws-endpoint', chrome.wsEndpoint, '--user-data-dir', chrome.userDataDir],
+  // One tabward on the "browser service" for both: its first call must find a fresh context (so it goes first);
+  // the approve-all test ends by switching to your Chrome.
+  describe('remote mode', () => {
+    let mcp: McpUnderTest;
+    before(async () => {
+      mcp = await startMcp({
+        args: ['--mode', 'remote', '--ws-endpoint', chrome.wsEndpoint, '--user-data-dir', chrome.userDataDir],
+      });
     });
-    try {
+    after(() => mcp?.close());
+
+    test("a browser service gives a fresh context of the agent's own, and writes there ask", async () => {
+      const opened = await mcp.call('new_page', { url: privateUrl });
+      assert.match(opened.text, /Login wall/, "no cookies of the service's other sessions");
+      const pages = await mcp.call('list_pages');
+      assert.doesNotMatch(pages.text, /\[user\]/);
+      const snapshot = await mcp.call('take_snapshot');
+      // No answer scripted: the human declines.
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Sign in') });
+      assert.ok(click.isError && click.text.startsWith('rejected:'), click.text);
+      assert.match(mcp.human.questions.at(-1) ?? '', /writes in remote mode ask/);
+      assert.match((await mcp.call('browser_status')).text, /mode: remote/);
+    });
+
+    test('approve-all is honoured on ordinary pages and cleared by the switch to your Chrome; skip and modify', async () => {
       await mcp.call('new_page', { url: site.url(loginHost, '/login') });
       const form = await mcp.call('take_snapshot');
       const userField = refOf(form.text, 'User name');
@@ -218,8 +217,11 @@ describe('shared and auto modes', () => {
       const fill = await mcp.call('fill', { ref: refOf(again.text, 'User name'), value: 'c' });
       assert.ok(fill.isError, `no answer scripted: declined: ${fill.text} ${mcp.human.questions.at(-1)}`);
       assert.equal(mcp.human.questions.length, before + 1, 'asked again after the switch');
-    } finally {
+    });
+
+    test('the service browser is left running when tabward leaves it', async () => {
       await mcp.close();
-    }
+      assert.ok((await probeBrowser(chrome.wsEndpoint, 10_000)).tabs >= 1);
+    });
   });
 });
