@@ -345,7 +345,8 @@ describe("in the user's Chrome", { timeout: 180_000 }, () => {
   let userTab = '';
   before(async () => {
     const owner = await tw.connect();
-    await owner.call('new_page', { url: notes('/form') });
+    // A URL only this tab has: the remote agent below opens /form too, in a context of its own.
+    await owner.call('new_page', { url: notes('/form?tab=user') });
     await owner.close();
     const endpoint = tw.browser.session.status().endpoint;
     assert.ok(endpoint);
@@ -367,7 +368,7 @@ describe("in the user's Chrome", { timeout: 180_000 }, () => {
       const status = (await mcp.call('browser_status')).text;
       assert.match(status, /mode: shared/);
       assert.match(status, /approve-all grants: none/);
-      userTab = /(p\d+) \[user\] \S+\/form/.exec(status)?.[1] ?? '';
+      userTab = /(p\d+) \[user\] \S+\/form\?tab=user/.exec(status)?.[1] ?? '';
       assert.ok(userTab, status);
     } finally {
       await mcp.close();
@@ -384,6 +385,7 @@ describe("in the user's Chrome", { timeout: 180_000 }, () => {
       assert.equal(mcp.human.questions.length, 0, 'no approval can override it: nobody was asked');
       mcp.human.policy = undefined;
       const form = await mcp.call('take_snapshot', { pageId: userTab });
+      if (form.isError) assert.fail(`${form.text}\n${(await mcp.call('browser_status')).text}`);
       const fill = await mcp.call('fill', { pageId: userTab, ref: refOf(form.text, 'Note'), value: 'x' });
       assert.ok(fill.isError && fill.text.startsWith('rejected:'), fill.text);
       assert.match(mcp.human.questions.at(-1) ?? '', /user's own tab/);
