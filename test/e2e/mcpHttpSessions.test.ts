@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { binPath } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 let server: ChildProcess;
 let home = '';
@@ -22,17 +23,16 @@ before(async () => {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start-up lines: ${stderr}`)), 30_000);
-    server.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
-      token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
-      if (mcpUrl && token) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+  server.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await waitFor('the start-up lines', () => {
+    mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
+    token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
+    if (server.exitCode !== null) throw new Error(`tabward exited ${server.exitCode}`);
+    return Boolean(mcpUrl && token);
+  }).catch((error: unknown) => {
+    throw new Error(`${String(error)}\nstderr: ${stderr}`);
   });
 });
 after(() => {
