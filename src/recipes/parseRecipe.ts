@@ -11,21 +11,38 @@ export function parseRecipeText(text: string, source: string): Recipe {
     raw = JSON.parse(text);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    // V8 quotes the text around the error (`..."d":"hunter2x"... is not valid JSON`), which may be a piece of a
+    // "secret": true text: the line and column say where instead.
+    const said = why
+      .replace(/ in JSON at position \d+.*$/, '')
+      .replace(/, (\.\.\.)?".*" is not valid JSON$/s, '');
     throw new TabwardError(
       'bad_input',
-      `${source}:${lineAndColumn(text, why)} is not valid JSON: ${why.replace(/ in JSON at position \d+.*$/, '')}.`,
+      `${source}:${lineAndColumn(text, why)} is not valid JSON: ${said}.`,
       'Check for a missing comma or quote, or a trailing comma, just before that place.',
     );
   }
   return parseRecipe(raw, source);
 }
 
-/** V8 names the character offset ("at position 42"), or none at the end of input: say line and column. */
+/**
+ * V8 names the character offset ("at position 42"), or quotes the text around an unexpected token, or says
+ * nothing at the end of input: say line and column.
+ */
 function lineAndColumn(text: string, message: string): string {
-  const match = /at position (\d+)/.exec(message);
-  const offset = match ? Number(match[1]) : text.length;
-  const before = text.slice(0, offset).split('\n');
+  const before = text.slice(0, errorOffset(text, message)).split('\n');
   return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+function errorOffset(text: string, message: string): number {
+  const position = /at position (\d+)/.exec(message);
+  if (position) return Number(position[1]);
+  // `Unexpected token 'x', ..."abc, x]}" is not valid JSON`: about ten characters of context before the token.
+  const quoted = /^Unexpected token '(.)', (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  const [, token = '', cut, snippet = ''] = quoted ?? [];
+  const start = quoted ? text.indexOf(snippet) : -1;
+  const at = start < 0 ? -1 : snippet.indexOf(token, cut ? 9 : 0);
+  return at < 0 ? text.length : start + at;
 }
 
 export function parseRecipe(raw: unknown, source = 'the recipe'): Recipe {

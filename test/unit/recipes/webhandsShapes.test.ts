@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Secrets } from '../../../src/core/secrets.ts';
 import { runSecrets, secretNameOf } from '../../../src/recipes/literalSecrets.ts';
-import { parseRecipe } from '../../../src/recipes/parseRecipe.ts';
+import { parseRecipe, parseRecipeText } from '../../../src/recipes/parseRecipe.ts';
 import type { RecipeResult } from '../../../src/recipes/runRecipe.ts';
 import { serveResponse } from '../../../src/recipes/serveResponse.ts';
 import { describeStep } from '../../../src/recipes/writeGate.ts';
@@ -64,6 +64,18 @@ describe('Webhands shapes', () => {
       type({ text: 'ab', secret: true }),
       /steps\[0\]\.text: a secret text needs at least 3 characters/,
     );
+  });
+
+  test('a JSON error next to a secret text names its place, never the text around it', () => {
+    const text = `{"url": "https://a.example/",\n "steps": [{"action": "type", "selector": "#p", "text": "${password}", "secret": tru}]}`;
+    let message = '';
+    try {
+      parseRecipeText(text, 'login.json');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assert.equal(message, "login.json:2:95 is not valid JSON: Unexpected token '}'.");
+    assert.ok(!message.includes(password.slice(-6)));
   });
 
   test('field lists: names unique, attr or attribute, at least one field', () => {
