@@ -165,7 +165,15 @@ function askHuman(
       showBadge();
       resolve(decision);
     };
-    const timer = setTimeout(() => finish('denied'), message.deadlineMs);
+    // The relay's own deadline withdraws the question (cancel, with its reason); this one, a little later, is
+    // for a relay that went quiet: the question never outlives its call either way.
+    const timer = setTimeout(() => {
+      remember(
+        approval,
+        `the call's ${Math.round(message.deadlineMs / 1000)} s ran out here without word from the relay; nothing was run`,
+      );
+      finish('denied');
+    }, message.deadlineMs + 2000);
     const approval: PendingApproval = {
       taskId: message.taskId,
       agent: message.agent,
