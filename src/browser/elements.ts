@@ -71,7 +71,24 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
     (el.tagName === 'INPUT' && (type === 'submit' || type === 'image'));
   const isField = el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT';
   if (form && (isSubmit || (keyPress && isField))) {
-    const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : form.action;
+    // form.action is clobbered by a field named "action" (<button name="action">): read the form's own getter,
+    // and if even that was replaced, resolve the attribute against the document.
+    const formElement = globalThis as unknown as {
+      HTMLFormElement?: { prototype: object };
+      document?: { baseURI: string };
+    };
+    const getter = formElement.HTMLFormElement
+      ? Object.getOwnPropertyDescriptor(formElement.HTMLFormElement.prototype, 'action')?.get
+      : undefined;
+    const own = getter ? getter.call(form) : undefined;
+    const formUrl =
+      typeof own === 'string'
+        ? own
+        : new URL(
+            (form as unknown as DomElement).getAttribute('action') ?? '',
+            formElement.document?.baseURI ?? undefined,
+          ).href;
+    const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : formUrl;
     out.push({ url: action, submitsForm: true });
   }
   return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName };

@@ -10,10 +10,18 @@
 // - a request with no action behind it (the page on its own) that a rule stops is stopped and reported.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
+import type {
+  BrowserContext,
+  CDPSession,
+  Frame,
+  Page,
+  Request,
+  Route,
+  WebSocketRoute,
+} from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Attendance, Backstop } from '../core/callPath.ts';
-import type { Attendant, RequestFacts } from '../core/networkHolds.ts';
+import type { Attendance, Backstop, TaintView } from '../core/callPath.ts';
+import { type Attendant, type RequestFacts, taintReason, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 
 export interface BlockedRequest {
@@ -27,12 +35,17 @@ export interface BlockedRequest {
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long after an action its tab's requests still count as its doing. */
 const graceMs = 2_000;
+/** Data-carrying actions remembered per document (a script's timers go on after it returns). */
+const maxLingering = 20;
 
 interface AttendantEntry {
   readonly attendant: Attendant;
   readonly since: number;
   readonly pending: Set<Promise<unknown>>;
-  /** Set when the action returned: from then on nobody is asked, and what would be held is refused. */
+  /**
+   * Set when the action returned: nobody is asked for it any more. A data-carrying action in a known tab stays
+   * until its document goes (what its script scheduled still carries its data); any other for the grace.
+   */
   endedAt: number | undefined;
 }
 
@@ -65,6 +78,8 @@ export class NetworkGuard implements Backstop {
   private readonly asking = new Map<string, Promise<boolean>>();
   /** Requests a human just let go: the second pause of the same request (route, then CDP) passes. */
   private readonly letGo = new Map<string, number>();
+  /** The session's taint, for requests no action answers for (a worker's). */
+  private taintView: () => TaintView = () => ({ tainted: [], allowed: new Set() });
 
   constructor(
     private readonly rules: RuleSet,
@@ -122,7 +137,45 @@ export class NetworkGuard implements Backstop {
     await this.interceptHops(cdp, page, tree.frameTree.frame.id);
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) void this.watchFrame(page, frame);
+      else this.forgetDocument(page);
     });
+    // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
+    // pause it, so it is judged here, and refused or let through to its server.
+    await page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket));
+  }
+
+  private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
+    const url = socket.url();
+    const facts = {
+      method: 'WEBSOCKET',
+      url: url.replace(/^ws/i, 'http'),
+      document: false,
+      mainFrame: false,
+      hop: false,
+      frameUrl: page.url(),
+    };
+    const reason = await this.verdict(facts, page).catch(
+      (error) => `it could not be judged (${String(error)})`,
+    );
+    if (!reason) {
+      socket.connectToServer();
+      return;
+    }
+    this.record(page, 'WEBSOCKET', url, reason);
+    await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+  }
+
+  /** A new document in a tab: the data-carrying actions that ran in the old one are over. */
+  private forgetDocument(page: Page): void {
+    const scope = this.scopes.get(page);
+    if (scope === undefined) return;
+    for (const entry of [...this.attendants])
+      if (entry.attendant.scope === scope && entry.endedAt !== undefined) this.drop(entry);
+  }
+
+  private drop(entry: AttendantEntry): void {
+    const at = this.attendants.indexOf(entry);
+    if (at >= 0) this.attendants.splice(at, 1);
   }
 
   private async interceptHops(cdp: CDPSession, page: Page, mainFrameId: string | undefined): Promise<void> {
@@ -143,8 +196,8 @@ export class NetworkGuard implements Backstop {
     // keepalive fetch sent as the page goes away), are only seen here.
     const document = event.resourceType === 'Document';
     const mainFrame = document && event.frameId === mainFrameId;
-    const facts = { method, url, document, hop: event.redirectedRequestId !== undefined };
-    const reason = await this.verdict(facts, mainFrame, page);
+    const facts = { method, url, document, mainFrame, hop: event.redirectedRequestId !== undefined };
+    const reason = await this.verdict(facts, page);
     if (!reason) {
       await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
       return;
@@ -163,18 +216,26 @@ export class NetworkGuard implements Backstop {
     return this.seq;
   }
 
-  since(mark: number): BlockedRequest[] {
-    return this.blocked.filter((entry) => entry.seq > mark);
+  since(mark: number, scope?: string): BlockedRequest[] {
+    return this.blocked.filter(
+      (entry) =>
+        entry.seq > mark &&
+        (scope === undefined || (entry.page !== undefined && this.scopes.get(entry.page) === scope)),
+    );
   }
 
-  /** The Backstop side of the call path: what was stopped since a mark, one line each. */
-  stoppedSince(mark: number): string[] {
-    return this.since(mark).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
+  /** The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each. */
+  stoppedSince(mark: number, scope?: string): string[] {
+    return this.since(mark, scope).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
   }
 
   /** An approval's pass for the requests its action causes (core/actionPasses.ts). */
   open(spec: PassSpec, maxMs: number): PassHandle {
-    return this.passes.open(spec, maxMs);
+    return this.passes.open(spec, maxMs, this.seq);
+  }
+
+  watchTaint(view: () => TaintView): void {
+    this.taintView = view;
   }
 
   /**
@@ -191,10 +252,15 @@ export class NetworkGuard implements Backstop {
       },
       detach: () => {
         entry.endedAt = Date.now();
-        setTimeout(() => {
-          const at = this.attendants.indexOf(entry);
-          if (at >= 0) this.attendants.splice(at, 1);
-        }, graceMs).unref();
+        const { scope, carriesData } = entry.attendant;
+        if (carriesData && scope !== undefined) {
+          const lingering = this.attendants.filter(
+            (other) => other.attendant.scope === scope && other.endedAt,
+          );
+          for (const old of lingering.slice(0, Math.max(0, lingering.length - maxLingering))) this.drop(old);
+          return;
+        }
+        setTimeout(() => this.drop(entry), graceMs).unref();
       },
     };
   }
@@ -203,23 +269,37 @@ export class NetworkGuard implements Backstop {
    * Why a request must not leave, or undefined when it may. A request a rule or the taint would stop is held
    * for the human of the action running in its tab, when there is one.
    */
-  private async verdict(
-    facts: RequestFacts,
-    mainFrame: boolean,
-    page: Page | undefined,
-  ): Promise<string | undefined> {
+  private async verdict(facts: RequestFacts, page: Page | undefined): Promise<string | undefined> {
     const scope = page ? this.scopes.get(page) : undefined;
-    const ruled = this.judgeRequest(facts.url, facts.method, facts.document, mainFrame, scope);
+    const seenAt = page ? this.seenAt.get(page) : undefined;
+    const ruled = this.judgeRequest(facts.url, facts.method, facts.document, facts.mainFrame, scope, seenAt);
     if (ruled?.final) return ruled.reason;
     const key = `${scope}|${facts.method.toUpperCase()}|${facts.url}`;
     if (this.takeLetGo(key)) return undefined;
-    // The action this request is the doing of: the one running in its tab, or the last to return.
-    const entries = this.attendantsFor(page, scope);
-    const entry = entries.findLast((candidate) => candidate.endedAt === undefined) ?? entries.at(-1);
-    if (ruled) return entry ? this.hold(entry, key, facts, ruled.reason, false) : ruled.reason;
-    const tainted = entry?.attendant.taintReason(facts);
-    if (entry && tainted) return this.hold(entry, key, facts, tainted, true);
-    return undefined;
+    // The actions this request may be the doing of; only one still running can be asked.
+    const candidates = this.attendantsFor(page, scope);
+    const asker = candidates.findLast((candidate) => candidate.endedAt === undefined);
+    const late = '; it came after the action had returned, with nobody left to ask';
+    if (ruled) {
+      if (asker) return this.hold(asker, key, facts, ruled.reason, false);
+      return candidates.length > 0 ? `${ruled.reason}${late}` : ruled.reason;
+    }
+    const tainted =
+      candidates.map((candidate) => candidate.attendant.taintReason(facts)).find(Boolean) ??
+      (page ? undefined : this.pagelessTaint(facts));
+    if (!tainted) return undefined;
+    if (asker) return this.hold(asker, key, facts, tainted, true);
+    return page ? `${tainted}${late}` : tainted;
+  }
+
+  /**
+   * A request with no page (a worker's, a service worker's) has no action to answer for it: after a sensitive
+   * read it may not go to a host the session neither read nor allowed.
+   */
+  private pagelessTaint(facts: RequestFacts): string | undefined {
+    const { tainted, allowed } = this.taintView();
+    const reason = taintReason(facts, { tainted, allowed, acting: [], navigationOnly: false });
+    return reason && `${reason} (from a worker, with no action of the agent's behind it)`;
   }
 
   /** A human's yes is good for the one request it was given for, seen at its second pause. */
@@ -239,34 +319,44 @@ export class NetworkGuard implements Backstop {
   ): Promise<string | undefined> {
     if (entry.endedAt !== undefined)
       return `${reason}; it came after the action had returned, with nobody left to ask`;
-    let asked = this.asking.get(key);
-    if (!asked) {
-      asked = entry.attendant.ask(facts, reason, taint).catch(() => false);
+    // The route and the CDP pause of one request may ask at once: the second joins the first's question.
+    const joined = this.asking.get(key);
+    const asked = joined ?? entry.attendant.ask(facts, reason, taint).catch(() => false);
+    if (!joined) {
       this.asking.set(key, asked);
       entry.pending.add(asked);
       void asked.finally(() => {
         this.asking.delete(key);
-        entry.pending.delete(asked as Promise<boolean>);
+        entry.pending.delete(asked);
       });
     }
     if (await asked) {
+      // The yes is good for this request's other pause, once: left by the first, spent by a joiner or later.
       const now = Date.now();
       for (const [old, until] of this.letGo) if (until <= now) this.letGo.delete(old);
-      this.letGo.set(key, now + 5_000);
+      if (joined) this.letGo.delete(key);
+      else this.letGo.set(key, now + 5_000);
       return undefined;
     }
     return `${reason}; the human did not let it go`;
   }
 
-  /** The actions answering for a page: those in its tab, else in the tab that opened it, else new_page ones. */
+  /**
+   * The actions a page's request may be the doing of, oldest first: those of its tab (and of the tab that
+   * opened it) still running, in their grace or lingering on its document, and the latest new_page begun
+   * before the page appeared.
+   */
   private attendantsFor(page: Page | undefined, scope: string | undefined): AttendantEntry[] {
-    const inTab = (id: string | undefined) =>
-      id === undefined ? [] : this.attendants.filter((entry) => entry.attendant.scope === id);
     const opener = page ? this.openers.get(page) : undefined;
-    const own = [...inTab(scope), ...inTab(opener ? this.scopes.get(opener) : undefined)];
-    if (own.length > 0) return own;
+    const scopes = [scope, opener ? this.scopes.get(opener) : undefined].filter((id) => id !== undefined);
     const firstSeen = page ? (this.seenAt.get(page) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY;
-    return this.attendants.filter((entry) => entry.attendant.scope === undefined && firstSeen > entry.since);
+    const creator = this.attendants.findLast(
+      (entry) => entry.attendant.scope === undefined && firstSeen > entry.since,
+    );
+    return this.attendants.filter(
+      (entry) =>
+        entry === creator || (entry.attendant.scope !== undefined && scopes.includes(entry.attendant.scope)),
+    );
   }
 
   private seen(page: Page): void {
@@ -279,7 +369,10 @@ export class NetworkGuard implements Backstop {
     navigation: boolean,
     mainFrame: boolean,
     scope: string | undefined,
+    seenAt: number | undefined,
   ): { reason: string; final?: true } | undefined {
+    if (webAddress(url) && !parses(url))
+      return { reason: 'its address cannot be read, so it cannot be judged', final: true };
     const port = portOf(url);
     if (port !== undefined && this.protectedPorts.has(port))
       return {
@@ -290,12 +383,12 @@ export class NetworkGuard implements Backstop {
     if (!hit) return undefined;
     const method = rawMethod.toUpperCase();
     if (!safeMethods.has(method)) {
-      if (this.passes.covers(url, 'write', scope)) return undefined;
+      if (this.passes.covers(url, 'write', scope, seenAt)) return undefined;
       return {
         reason: `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`,
       };
     }
-    if (navigation && mainFrame && !this.passes.covers(url, 'navigation', scope))
+    if (navigation && mainFrame && !this.passes.covers(url, 'navigation', scope, seenAt))
       return {
         reason: `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`,
       };
@@ -403,14 +496,16 @@ export class NetworkGuard implements Backstop {
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */
   private async judgeSafely(request: Request): Promise<string | undefined> {
     try {
+      const document = request.isNavigationRequest();
       const facts = {
         method: request.method(),
         url: request.url(),
-        document: request.isNavigationRequest(),
+        document,
+        mainFrame: document && isMainFrame(request),
         hop: request.redirectedFrom() !== null,
-        ...frameUrlOf(request),
+        ...initiatorUrlOf(request),
       };
-      return await this.verdict(facts, isMainFrame(request), pageOf(request));
+      return await this.verdict(facts, pageOf(request));
     } catch (error) {
       return `it could not be judged (${String(error)})`;
     }
@@ -439,11 +534,24 @@ function isMainFrame(request: Request): boolean {
   }
 }
 
-function frameUrlOf(request: Request): { frameUrl?: string } {
+/** The document that made the request: its frame's, or for a frame's own navigation, the frame holding it. */
+function initiatorUrlOf(request: Request): { frameUrl?: string } {
   try {
-    return { frameUrl: request.frame().url() };
+    const frame = request.frame();
+    if (!request.isNavigationRequest()) return { frameUrl: frame.url() };
+    const parent = frame.parentFrame();
+    return parent ? { frameUrl: parent.url() } : {};
   } catch {
     return {};
+  }
+}
+
+function parses(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
   }
 }
 

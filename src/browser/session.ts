@@ -235,7 +235,7 @@ export class BrowserSession {
     const launched = await launchChrome({
       executablePath: findChrome(this.config.executablePath),
       headless: this.config.headless,
-      extraArgs: this.config.chromeArgs,
+      extraArgs: withIsolatedFrames(this.config.chromeArgs),
       signal: this.stopping.signal,
     });
     this.launching.add(launched);
@@ -340,4 +340,17 @@ export class BrowserSession {
 async function closeOverCdp(browser: Browser): Promise<void> {
   const cdp = await browser.newBrowserCDPSession();
   await cdp.send('Browser.close');
+}
+
+/**
+ * A sandboxed iframe (srcdoc, allow-scripts) gets a process of its own in Chromium 156, whose first request
+ * neither the context's route nor the tab's CDP interception sees in time. In the browser tabward starts itself
+ * such frames stay in their page's process, where every request is paused. Merged into any --disable-features
+ * given (Chromium reads only the last one).
+ */
+export function withIsolatedFrames(args: readonly string[] = []): string[] {
+  const feature = 'IsolateSandboxedIframes';
+  const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
+  if (given < 0) return [...args, `--disable-features=${feature}`];
+  return args.map((arg, index) => (index === given ? `${arg},${feature}` : arg));
 }

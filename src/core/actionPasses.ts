@@ -10,12 +10,17 @@ export interface PassSpec {
   readonly writeOrigins: readonly string[];
   /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
   readonly navigationOrigins: readonly string[];
-  /** The tab the approved action acts in: requests of other tabs are not covered. Absent: any tab (a new one). */
+  /**
+   * The tab the approved action acts in: requests of other tabs are not covered. Absent (new_page, whose tab has
+   * no id yet; a recipe's one page): pages that are no known tab, and tabs that appeared after the pass opened.
+   */
   readonly scope?: string;
 }
 
 interface Pass extends PassSpec {
   expiresAt: number;
+  /** The backstop's sequence number when the pass opened: a scope-less pass covers only tabs seen after it. */
+  readonly openedAt: number;
 }
 
 export interface PassHandle {
@@ -28,8 +33,8 @@ export class ActionPasses {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  open(spec: PassSpec, maxMs: number): PassHandle {
-    const pass: Pass = { ...spec, expiresAt: this.now() + maxMs };
+  open(spec: PassSpec, maxMs: number, openedAt = 0): PassHandle {
+    const pass: Pass = { ...spec, expiresAt: this.now() + maxMs, openedAt };
     this.passes.add(pass);
     return {
       end: (graceMs) => {
@@ -38,8 +43,11 @@ export class ActionPasses {
     };
   }
 
-  /** Whether a live pass covers this request, made by the tab `scope` (undefined: a tab tabward does not know). */
-  covers(url: string, kind: 'write' | 'navigation', scope?: string): boolean {
+  /**
+   * Whether a live pass covers this request, made by the tab `scope` (undefined: a tab tabward does not know),
+   * first seen at `seenAt` (the backstop's sequence number): a scope-less pass never covers another known tab.
+   */
+  covers(url: string, kind: 'write' | 'navigation', scope?: string, seenAt?: number): boolean {
     const parsed = safeUrl(url);
     if (!parsed) return false;
     const target = `${parsed.origin}${parsed.pathname}`;
@@ -49,6 +57,8 @@ export class ActionPasses {
         continue;
       }
       if (pass.scope !== undefined && pass.scope !== scope) continue;
+      const newTab = seenAt !== undefined && seenAt > pass.openedAt;
+      if (pass.scope === undefined && scope !== undefined && !newTab) continue;
       if (pass.writeTargets.includes(target) || pass.writeOrigins.includes(parsed.origin)) return true;
       if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
     }

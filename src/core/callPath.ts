@@ -13,9 +13,9 @@ import { type Decision, decide, type GuardFacts, originOf } from './guard.ts';
 import type { BrowserMode, WritePolicy } from './kinds.ts';
 import {
   type Attendant,
+  hostKeyOf,
   type RequestFacts,
   requestDestination,
-  siteOf,
   taintReason,
 } from './networkHolds.ts';
 import type { Redactor } from './redact.ts';
@@ -58,12 +58,19 @@ export interface GuardedAction<R> {
 export interface Backstop {
   open(spec: PassSpec, maxMs: number): { end(graceMs: number): void };
   mark(): number;
-  /** "METHOD URL: why", for each request stopped since the mark. */
-  stoppedSince(mark: number): string[];
+  /** "METHOD URL: why", for each request stopped since the mark (of the tab `scope`, when given). */
+  stoppedSince(mark: number, scope?: string): string[];
   /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
   sensitiveReadsSince(mark: number): string[];
   /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
   attend(attendant: Attendant): Attendance;
+  /** What the session has read and allowed, for requests no action answers for (a worker's, a late timer's). */
+  watchTaint(view: () => TaintView): void;
+}
+
+export interface TaintView {
+  readonly tainted: readonly string[];
+  readonly allowed: ReadonlySet<string>;
 }
 
 export interface Attendance {
@@ -102,8 +109,10 @@ type Trail = { -readonly [K in keyof AuditEntry]?: AuditEntry[K] };
 export class CallPath {
   readonly grants: ApproveAllGrants;
   readonly taint = new Taint();
-  /** Sites the human let requests go to after a sensitive read (a held request they approved). */
-  readonly allowedSites = new Set<string>();
+  /** Where each tab's last action ended, in the backstop's sequence: what it stopped later is told next. */
+  private readonly tabMarks = new Map<string, number>();
+  /** Hosts the human let requests go to after a sensitive read (a held request they approved). */
+  readonly allowedHosts = new Set<string>();
   private approvalSeq = 0;
   private callSeq = 0;
   /** Calls started and not ended yet, by call id. */
@@ -111,6 +120,7 @@ export class CallPath {
 
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
+    options.backstop?.watchTaint(() => ({ tainted: this.taint.list(), allowed: this.allowedHosts }));
   }
 
   get rules(): RuleSet {
@@ -260,17 +270,23 @@ export class CallPath {
     const opened = pass && backstop ? backstop.open(pass, this.options.passMaxMs) : undefined;
     // A read cannot make the page send anything: only actions answer for their tab's requests.
     const attendance =
-      look.facts.kind === 'read' ? undefined : backstop?.attend(this.attendant(action, look, caller, trail));
+      look.facts.kind === 'read'
+        ? undefined
+        : backstop?.attend(
+            this.attendant(action, look, caller, trail, () => backstop.sensitiveReadsSince(mark)),
+          );
+    const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
     const stoppedNow = () => {
       for (const origin of backstop?.sensitiveReadsSince(mark) ?? []) this.taint.recordRead(origin, true);
       const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.options.redactor().text(line));
-      if (lines.length > 0) trail.blocked = lines.slice(0, 5);
+      const told = [...earlier, ...lines];
+      if (told.length > 0) trail.blocked = told.slice(0, 5);
       return lines;
     };
     try {
       const value = await action.act(look);
       await attendance?.settled();
-      return { value, stopped: stoppedNow() };
+      return { value, stopped: [...earlier, ...stoppedNow()] };
     } catch (error) {
       await attendance?.settled();
       // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
@@ -283,10 +299,25 @@ export class CallPath {
         );
       throw error;
     } finally {
+      const tab = look.facts.tab?.id;
+      if (tab !== undefined && backstop) this.tabMarks.set(tab, backstop.mark());
       attendance?.detach();
-      // A redirect or a late submit right after the action is still its doing; later requests are not.
-      opened?.end(2_000);
+      // A redirect or a late submit right after the action is still its doing; later requests are not. A pass
+      // with no tab (new_page) ends with its action: another action's new tab must not ride on it.
+      opened?.end(pass?.scope === undefined ? 0 : 2_000);
     }
+  }
+
+  /**
+   * What the backstop stopped in this tab after its previous action returned (a request sent too late to be
+   * asked about, a page's own write): told with the next result in the tab, so a refusal is never silent.
+   */
+  private stoppedAfterLastAction(tab: string | undefined): string[] {
+    const since = tab === undefined ? undefined : this.tabMarks.get(tab);
+    if (since === undefined || !this.options.backstop) return [];
+    return this.options.backstop
+      .stoppedSince(since, tab)
+      .map((line) => this.options.redactor().text(`after the previous action in this tab returned: ${line}`));
   }
 
   /**
@@ -294,7 +325,13 @@ export class CallPath {
    * predict: each is held and asked about with what it really is (method, host and path), never approved in
    * bulk. A site the human lets a tainted request go to stays allowed for the session.
    */
-  private attendant<R>(action: GuardedAction<R>, look: ActionLook, caller: Caller, trail: Trail): Attendant {
+  private attendant<R>(
+    action: GuardedAction<R>,
+    look: ActionLook,
+    caller: Caller,
+    trail: Trail,
+    readsNow: () => string[],
+  ): Attendant {
     const { facts } = look;
     const navigationOnly = facts.kind === 'navigate';
     const carries = facts.carriesData || navigationOnly;
@@ -306,11 +343,13 @@ export class CallPath {
     const refused = new Set<string>();
     return {
       scope: facts.tab?.id,
+      carriesData: facts.carriesData,
+      // A sensitive page the action itself just read counts at once: a script may read and send in one call.
       taintReason: (request) =>
         carries
           ? taintReason(request, {
-              tainted: this.taint.list(),
-              allowed: this.allowedSites,
+              tainted: [...new Set([...this.taint.list(), ...readsNow()])],
+              allowed: this.allowedHosts,
               acting,
               navigationOnly,
             })
@@ -325,8 +364,8 @@ export class CallPath {
         trail.held = [...(trail.held ?? []), this.options.redactor().text(line)].slice(0, 10);
         if (!approved) refused.add(destination);
         else if (taint) {
-          const site = siteOf(request.url);
-          if (site) this.allowedSites.add(site);
+          const host = hostKeyOf(request.url);
+          if (host) this.allowedHosts.add(host);
         }
         return approved;
       },
@@ -448,7 +487,7 @@ const callPrefix = Math.random().toString(36).slice(2, 8);
 
 export function stoppedSummary(lines: readonly string[]): string {
   const more = lines.length > 5 ? ` (and ${lines.length - 5} more)` : '';
-  return `tabward stopped ${lines.length} request(s) this action caused${more}:\n${lines.slice(0, 5).join('\n')}`;
+  return `tabward stopped ${lines.length} request(s) of this tab${more}:\n${lines.slice(0, 5).join('\n')}`;
 }
 
 /**
@@ -460,7 +499,10 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   if (decision.verdict !== 'ask' || !decision.sensitive) return undefined;
   const frameOrigins = facts.frames.slice(0, 1).map((frame) => originOf(frame.url, frame.creatorUrl));
   const effects = facts.effects ?? [];
-  const writeTargets = [facts.destination, ...effects.map((effect) => effect.url)].flatMap((url) => {
+  // A navigation the human approved is a GET: it opens no write toward its destination (a page being left could
+  // post there under its cover).
+  const writeDestination = facts.kind === 'navigate' ? undefined : facts.destination;
+  const writeTargets = [writeDestination, ...effects.map((effect) => effect.url)].flatMap((url) => {
     const key = url ? writeTargetOf(url) : undefined;
     return key ? [key] : [];
   });

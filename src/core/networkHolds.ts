@@ -4,17 +4,20 @@
 // and put to the human answering for that action. Pure: the backstop (browser/networkGuard.ts) supplies the
 // request, the call path (core/callPath.ts) the action and its approver.
 
-import { getDomain } from 'tldts';
-
 /** A request as the backstop sees it when it is paused. */
 export interface RequestFacts {
   readonly method: string;
   readonly url: string;
   /** A document request: a navigation of the tab or of one of its frames. */
   readonly document: boolean;
+  /** A document request of the tab itself (not of a frame in it). */
+  readonly mainFrame: boolean;
   /** A redirect hop of an earlier request: it carries on whatever the first one carried. */
   readonly hop: boolean;
-  /** The URL of the document that made the request, when known (a data: document, an about:blank popup). */
+  /**
+   * The URL of the document that made the request, when known (a data: document, an about:blank popup); for a
+   * frame's document request, the document that holds the frame.
+   */
   readonly frameUrl?: string;
 }
 
@@ -24,6 +27,8 @@ export interface Attendant {
   readonly scope: string | undefined;
   /** Why this request, which no rule stops, could carry sensitive data off-site; undefined: it may go. */
   taintReason(request: RequestFacts): string | undefined;
+  /** The action put data of the agent's into the page (a script, typed text): its document stays suspect. */
+  readonly carriesData: boolean;
   /** Hold the request and ask; true when the human let it go. `taint`: held by taintReason, not by a rule. */
   ask(request: RequestFacts, reason: string, taint: boolean): Promise<boolean>;
 }
@@ -32,12 +37,12 @@ export interface Attendant {
 export interface TaintContext {
   /** Origins of sensitive pages the agent has read. */
   readonly tainted: readonly string[];
-  /** Sites the human allowed this session to send to. */
+  /** Hosts (scheme://host) the human allowed this session to send to. */
   readonly allowed: ReadonlySet<string>;
   /** Origins the guard already judged this action on: its frame, its destination, its links and forms. */
   readonly acting: readonly string[];
   /**
-   * A navigation carries data only in its URL: its document request and the hops after it, and whatever a
+   * A navigation carries data only in its URL: the tab's document request and its redirect hops, and whatever a
    * document made of the URL itself (data:, blob:, about:blank) requests. Another action (a script, typed
    * text, a dialog answer) may send from any request.
    */
@@ -46,40 +51,42 @@ export interface TaintContext {
 
 /**
  * Why a request made during a data-carrying action, after the agent read a sensitive site, must be asked
- * about: it goes to a site that is neither one the agent read, nor one the action was judged on, nor one the
- * human allowed for this session. Same-site hosts (api.github.com for github.com) count as one site.
+ * about: it goes to a host that is neither one the agent read, nor one the action was judged on, nor one the
+ * human allowed for this session. Hosts, not registrable domains: a read of mail.google.com must not make
+ * every google.com host (forms, scripts anyone can publish) a safe place to send to. An address tabward cannot
+ * read is never let go.
  */
 export function taintReason(request: RequestFacts, context: TaintContext): string | undefined {
   if (context.tainted.length === 0) return undefined;
-  if (context.navigationOnly && !request.document && !request.hop && !opaqueDocument(request.frameUrl))
+  if (context.navigationOnly && !(request.document && request.mainFrame) && !opaqueDocument(request.frameUrl))
     return undefined;
-  const site = siteOf(request.url);
-  if (site === undefined) return undefined;
-  const known = [...context.tainted, ...context.acting].map(siteOf);
-  if (known.includes(site) || context.allowed.has(site)) return undefined;
+  const host = hostKeyOf(request.url);
   const read = context.tainted.map((origin) => hostOf(origin)).join(', ');
-  return `the agent has read sensitive pages of ${read}, and this request could carry that to ${site}`;
+  if (host === undefined)
+    return webAddress(request.url)
+      ? `the agent has read sensitive pages of ${read}, and this request goes to an address tabward cannot read`
+      : undefined;
+  const known = [...context.tainted, ...context.acting].map(hostKeyOf);
+  if (known.includes(host) || context.allowed.has(host)) return undefined;
+  return `the agent has read sensitive pages of ${read}, and this request could carry that to ${host}`;
 }
 
-/** scheme://registrable-domain, the unit taint is judged in (an IP address or a single-label host as is). */
-export function siteOf(url: string): string | undefined {
+/** scheme://host, the unit taint is judged in (ws: and wss: as http: and https:); undefined when unreadable. */
+export function hostKeyOf(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return undefined;
   }
-  if (
-    parsed.protocol !== 'http:' &&
-    parsed.protocol !== 'https:' &&
-    parsed.protocol !== 'ws:' &&
-    parsed.protocol !== 'wss:'
-  )
-    return undefined;
-  const scheme =
-    parsed.protocol === 'ws:' ? 'http:' : parsed.protocol === 'wss:' ? 'https:' : parsed.protocol;
-  const host = parsed.hostname;
-  return `${scheme}//${getDomain(host, { allowPrivateDomains: true }) ?? host}`;
+  const scheme = { 'ws:': 'http:', 'wss:': 'https:' }[parsed.protocol] ?? parsed.protocol;
+  if (scheme !== 'http:' && scheme !== 'https:') return undefined;
+  return `${scheme}//${parsed.hostname}`;
+}
+
+/** A network address (http, https, ws, wss), whether or not it parses. */
+export function webAddress(url: string): boolean {
+  return /^\s*(https?|wss?):/i.test(url);
 }
 
 /** "POST bank.example/transfer": what the human is shown a request goes to (no query: it may be the data). */

@@ -26,7 +26,7 @@ export class ElicitationApprover implements Approver {
   async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
     const decisions = [
       'approve',
-      ...(request.approveAllAllowed ? ['approve-all'] : []),
+      ...(request.approveAllAllowed ? ['approve-all', 'approve-all-server'] : []),
       'reject',
       'skip',
       'modify',

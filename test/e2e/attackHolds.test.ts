@@ -93,18 +93,58 @@ describe('requests an action did not predict are held for its human', () => {
   ] as const) {
     test(`refused: ${how} that makes the page write to a sensitive page sends nothing`, async () => {
       await mcp.call('navigate_page', { url: blog.url('blog.example', '/tricks') });
-      const asked = mcp.human.questions.length;
-      await act();
+      const questionsBefore = mcp.human.questions.length;
+      const acted = await act();
       // A late request would still be seen: the server is asked again after the page had time to send.
-      await mcp.call('take_snapshot');
+      const next = await mcp.call('take_snapshot');
       assert.equal(deletes().length, 0, `${how} reached the server`);
-      assert.match(
-        mcp.human.questions.slice(asked).join('\n'),
-        /Sends: (POST|DELETE) github\.com:\d+\/settings\/delete/,
-        `${how}: the human was not shown the request`,
+      // Held and asked while the action ran; or, sent after it returned (a loaded machine), refused with nobody
+      // to ask, and told with the next result in the tab. Never silent.
+      const asked = /Sends: (POST|DELETE) github\.com:\d+\/settings\/delete/.test(
+        mcp.human.questions.slice(questionsBefore).join('\n'),
       );
+      const told = /(POST|DELETE) https:\/\/github\.com:\d+\/settings\/delete: .*nobody left to ask/.test(
+        `${acted.text}\n${next.text}`,
+      );
+      assert.ok(asked || told, `${how}: the request was neither put to the human nor reported`);
     });
   }
+});
+
+describe('a request sent after its action returned', () => {
+  let gh: Fixture;
+  let blog: Fixture;
+  let mcp: McpUnderTest;
+  before(async () => {
+    gh = await startFixture(
+      { '/settings/delete': (_req, _body, res) => html(res, '<title>Deleted</title>Deleted') },
+      { tls: true },
+    );
+    blog = await startFixture({ '/plain': (_req, _body, res) => html(res, '<title>Plain</title>plain') });
+    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+  });
+  after(async () => {
+    await mcp?.close();
+    await gh?.close();
+    await blog?.close();
+  });
+
+  test('is refused with nobody to ask, and the next result in the tab says so', async () => {
+    await mcp.call('new_page', { url: blog.url('blog.example', '/plain') });
+    const target = JSON.stringify(gh.url('github.com', '/settings/delete'));
+    await mcp.call('evaluate_script', {
+      function: `() => { setTimeout(() => fetch(${target}, { method: 'POST', mode: 'no-cors', body: 'x' }).catch(() => {}), 300); return 1 }`,
+    });
+    const next = await waitFor('the late POST to be reported', async () => {
+      const snapshot = await mcp.call('take_snapshot');
+      // Told with whichever result comes next in the tab (a snapshot running when it came says it too).
+      return /POST https:\/\/github\.com:\d+\/settings\/delete: .*nobody left to ask/.test(snapshot.text)
+        ? snapshot
+        : undefined;
+    });
+    assert.ok(!next.isError, next.text);
+    assert.deepEqual(gh.writes(), []);
+  });
 });
 
 describe('after a sensitive read, data-carrying requests to another site are held', () => {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  hostKeyOf,
   type RequestFacts,
   requestDestination,
-  siteOf,
   taintReason,
 } from '../../../src/core/networkHolds.ts';
 
@@ -15,6 +15,7 @@ const request = (url: string, extra: Partial<RequestFacts> = {}): RequestFacts =
   method: 'GET',
   url,
   document: false,
+  mainFrame: false,
   hop: false,
   ...extra,
 });
@@ -25,13 +26,12 @@ const context = {
   navigationOnly: false,
 };
 
-test('sites: registrable domain with scheme, public suffixes and IP addresses respected', () => {
-  assert.equal(siteOf('https://api.github.com/x'), 'https://github.com');
-  assert.equal(siteOf('https://a.bank.co.uk:8443/'), 'https://bank.co.uk');
-  assert.equal(siteOf('wss://live.github.com/socket'), 'https://github.com');
-  assert.equal(siteOf('http://127.0.0.1:9/'), 'http://127.0.0.1');
-  assert.notEqual(siteOf('https://alice.github.io/'), siteOf('https://bob.github.io/'));
-  assert.equal(siteOf('data:text/html,x'), undefined);
+test('hosts: scheme and host name, WebSockets as their http twins, nothing else', () => {
+  assert.equal(hostKeyOf('https://api.github.com/x'), 'https://api.github.com');
+  assert.equal(hostKeyOf('https://a.bank.co.uk:8443/'), 'https://a.bank.co.uk');
+  assert.equal(hostKeyOf('wss://live.github.com/socket'), 'https://live.github.com');
+  assert.equal(hostKeyOf('data:text/html,x'), undefined);
+  assert.equal(hostKeyOf('https://xn--a.evil.example/'), undefined);
 });
 
 test('after a sensitive read, another site is held; the same site, an acting or allowed one is not', () => {
@@ -40,23 +40,41 @@ test('after a sensitive read, another site is held; the same site, an acting or 
     taintReason(request('https://evil.example/p'), context) ?? '',
     /could carry that to https:\/\/evil\.example/,
   );
-  assert.equal(taintReason(request('https://api.github.com/graphql'), context), undefined);
+  // Another host of the same site is another place: mail.google.com read does not make docs.google.com safe.
+  assert.ok(
+    taintReason(request('https://docs.google.com/forms/x'), {
+      ...context,
+      tainted: ['https://mail.google.com'],
+    }),
+  );
+  assert.equal(taintReason(request('https://github.com/graphql'), context), undefined);
+  // An address tabward cannot read is never let go.
+  assert.match(taintReason(request('https://xn--a.evil.example/?d=1'), context) ?? '', /cannot read/);
   assert.equal(
     taintReason(request('https://notes.example/a'), { ...context, acting: ['https://notes.example'] }),
     undefined,
   );
   const allowed = new Set(['https://evil.example']);
-  assert.equal(taintReason(request('https://cdn.evil.example/p'), { ...context, allowed }), undefined);
+  assert.equal(taintReason(request('https://evil.example/p'), { ...context, allowed }), undefined);
 });
 
-test('a navigation carries data only in its document, its hops and what an opaque document requests', () => {
+test("a navigation carries data only in the tab's document request and hops, and what an opaque document requests", () => {
   const nav = { ...context, navigationOnly: true };
   assert.equal(
     taintReason(request('https://cdn.example/app.js', { frameUrl: 'https://notes.example/' }), nav),
     undefined,
   );
-  assert.ok(taintReason(request('https://evil.example/?d=1', { document: true }), nav));
-  assert.ok(taintReason(request('https://evil.example/?d=1', { hop: true }), nav));
+  assert.equal(
+    taintReason(
+      request('https://ads.example/frame', { document: true, frameUrl: 'https://notes.example/' }),
+      nav,
+    ),
+    undefined,
+  );
+  assert.ok(taintReason(request('https://evil.example/?d=1', { document: true, mainFrame: true }), nav));
+  assert.ok(
+    taintReason(request('https://evil.example/?d=1', { document: true, mainFrame: true, hop: true }), nav),
+  );
   assert.ok(taintReason(request('https://evil.example/i.png', { frameUrl: 'data:text/html,<img>' }), nav));
   assert.ok(taintReason(request('https://evil.example/i.png', { frameUrl: 'about:blank' }), nav));
 });
