@@ -4,9 +4,11 @@
 // Streamable HTTP with the agent's bearer token.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -81,9 +83,38 @@ export async function startRelayProcess(
 }
 
 let extensionDir: Promise<string> | undefined;
+/**
+ * The extension, built once per change of its sources (extension/ and the src/protocol/ it bundles) and shared
+ * by every test file of a run, and of later runs: a folder in the temp dir named by the sources' hash, written
+ * under a temporary name and renamed into place, so files building at once never see a half-built one.
+ */
 export function builtExtension(): Promise<string> {
-  extensionDir ??= buildExtension(mkdtempSync(join(tmpdir(), 'tabward-ext-'))) as Promise<string>;
+  extensionDir ??= (async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const hash = createHash('sha256');
+    for (const dir of ['extension', 'src/protocol', 'scripts/buildExtension.mjs'])
+      hashTree(join(root, dir), hash);
+    const dir = join(tmpdir(), `tabward-ext-${hash.digest('hex').slice(0, 16)}`);
+    if (existsSync(join(dir, 'manifest.json'))) return dir;
+    const building = (await buildExtension(mkdtempSync(join(tmpdir(), 'tabward-ext-build-')))) as string;
+    try {
+      renameSync(building, dir);
+    } catch {
+      // Another file renamed its build into place first: the same sources, the same bundle.
+      rmSync(building, { recursive: true, force: true });
+    }
+    return dir;
+  })();
   return extensionDir;
+}
+
+function hashTree(path: string, hash: Hash): void {
+  if (!existsSync(path)) return;
+  if (statSync(path).isFile()) {
+    hash.update(path).update(readFileSync(path));
+    return;
+  }
+  for (const entry of readdirSync(path).sort()) hashTree(join(path, entry), hash);
 }
 
 export async function launchWithExtension(options: { webmcp: boolean }): Promise<BrowserContext> {
