@@ -7,19 +7,12 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import type { CallTimes } from '../src/relay/siteToolCalls.ts';
 import { startWebmcpSite } from '../test/fixtures/webmcpSite.ts';
 import { openAndShare, startRig, waitForTools } from '../test/helpers/webmcpRig.ts';
 
-interface Timing {
-  relayMs: number;
-  locateMs: number;
-  locateWorkerMs: number;
-  callMs: number;
-  workerMs: number;
-  tabMs: number;
-  bridgeMs: number;
-  pageMs: number;
-}
+/** The relay's `_meta["tabward/timing"]`: where the call's time went, plus the relay's own total. */
+type Timing = CallTimes & { relayMs: number };
 
 export interface RelayFigures {
   readonly calls: number;
