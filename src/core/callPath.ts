@@ -5,7 +5,7 @@
 // audit sink and the network backstop are handed in.
 
 import { type PassSpec, writeTargetOf } from './actionPasses.ts';
-import type { ApprovalChoice, Approver } from './approvals.ts';
+import type { ApprovalChoice, ApprovalRequest, Approver } from './approvals.ts';
 import type { AuditEntry, AuditSink } from './audit.ts';
 import { asTabwardError, TabwardError } from './errors.ts';
 import { ApproveAllGrants } from './grants.ts';
@@ -35,6 +35,8 @@ export interface ActionLook {
   readonly element?: { readonly role: string; readonly name: string };
   /** For an action writing several values: which field and frame each goes to, for the human. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
+  /** The tab's document holds a secret tabward typed: it may send only to its own host unasked. */
+  readonly holdsTypedSecret?: boolean;
 }
 
 export interface GuardedAction<R> {
@@ -334,26 +336,39 @@ export class CallPath {
   ): Attendant {
     const { facts } = look;
     const navigationOnly = facts.kind === 'navigate';
-    const carries = facts.carriesData || navigationOnly;
     const acting = [
       ...facts.frames.slice(0, 1).map((frame) => originOf(frame.url, frame.creatorUrl)),
       ...(facts.destination ? [originOf(facts.destination)] : []),
       ...(facts.effects ?? []).map((effect) => originOf(effect.url)),
     ];
+    // A page a secret is typed into (or holds one) is treated as read: its requests to another host may carry
+    // the secret (a keylogger's beacon, a form whose action is elsewhere).
+    const secretAt = look.holdsTypedSecret || (facts.secrets?.length ?? 0) > 0 ? acting.slice(0, 1) : [];
+    const carries = facts.carriesData || navigationOnly;
+    // Only the secret's own host may receive it unasked: not even a form action the page points elsewhere.
+    const secretLeak = (request: RequestFacts) =>
+      secretAt.length > 0
+        ? taintReason(request, {
+            tainted: secretAt,
+            allowed: new Set(),
+            acting: secretAt,
+            navigationOnly: false,
+          })
+        : undefined;
     const refused = new Set<string>();
     return {
       scope: facts.tab?.id,
-      carriesData: facts.carriesData,
+      carriesData: facts.carriesData || secretAt.length > 0,
       // A sensitive page the action itself just read counts at once: a script may read and send in one call.
       taintReason: (request) =>
-        carries
+        (carries
           ? taintReason(request, {
               tainted: [...new Set([...this.taint.list(), ...readsNow()])],
               allowed: this.allowedHosts,
               acting,
               navigationOnly,
             })
-          : undefined,
+          : undefined) ?? secretLeak(request),
       ask: async (request, reason, taint) => {
         const destination = requestDestination(request.method, request.url);
         // One refusal answers for the same request again (a page retrying in a loop).
@@ -382,7 +397,7 @@ export class CallPath {
   ): Promise<ApprovalChoice['choice']> {
     try {
       const choice = await caller.approver.ask(
-        {
+        this.redacted({
           id: this.nextApprovalId(),
           tool: action.name,
           kind: 'request',
@@ -394,9 +409,9 @@ export class CallPath {
           origin: originOf(request.url),
           destination,
           ...(look.element ? { element: look.element } : {}),
-          args: this.options.redactor().value({ method: request.method, url: request.url }),
+          args: { method: request.method, url: request.url },
           frontEnd: caller.frontEnd,
-        },
+        }),
         caller.signal,
       );
       return caller.signal.aborted ? 'reject' : choice.choice;
@@ -413,7 +428,7 @@ export class CallPath {
   ): Promise<ApprovalChoice> {
     const url = look.url ?? '';
     return caller.approver.ask(
-      {
+      this.redacted({
         id: this.nextApprovalId(),
         tool: action.name,
         kind: look.facts.kind,
@@ -426,11 +441,39 @@ export class CallPath {
         ...destinationOf(look.facts),
         ...(look.fields ? { fields: look.fields } : {}),
         ...(look.element ? { element: look.element } : {}),
-        args: this.options.redactor().value(action.args),
+        args: action.args,
         frontEnd: caller.frontEnd,
-      },
+      }),
       caller.signal,
     );
+  }
+
+  /**
+   * A question as it may leave tabward: it travels to the approver (an MCP client's elicitation, a terminal, a
+   * page), so every string in it the page or the agent chose passes the redactor: a URL the page put a typed
+   * secret into, an element named after it, the arguments.
+   */
+  private redacted(request: ApprovalRequest): ApprovalRequest {
+    const redact = this.options.redactor();
+    return {
+      ...request,
+      reason: redact.text(request.reason),
+      url: redact.text(request.url),
+      origin: redact.text(request.origin),
+      ...(request.destination !== undefined ? { destination: redact.text(request.destination) } : {}),
+      ...(request.element
+        ? { element: { role: redact.text(request.element.role), name: redact.text(request.element.name) } }
+        : {}),
+      ...(request.fields
+        ? {
+            fields: request.fields.map((target) => ({
+              field: redact.text(target.field),
+              frame: redact.text(target.frame),
+            })),
+          }
+        : {}),
+      args: redact.value(request.args) as Record<string, unknown>,
+    };
   }
 
   private note(trail: Trail, action: GuardedAction<unknown>, look: ActionLook, decision: Decision): void {

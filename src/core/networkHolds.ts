@@ -64,11 +64,11 @@ export function taintReason(request: RequestFacts, context: TaintContext): strin
   const read = context.tainted.map((origin) => hostOf(origin)).join(', ');
   if (host === undefined)
     return webAddress(request.url)
-      ? `the agent has read sensitive pages of ${read}, and this request goes to an address tabward cannot read`
+      ? `the agent has read sensitive pages (or typed a secret) on ${read}, and this request goes to an address tabward cannot read`
       : undefined;
   const known = [...context.tainted, ...context.acting].map(hostKeyOf);
   if (known.includes(host) || context.allowed.has(host)) return undefined;
-  return `the agent has read sensitive pages of ${read}, and this request could carry that to ${host}`;
+  return `the agent has read sensitive pages (or typed a secret) on ${read}, and this request could carry that to ${host}`;
 }
 
 /** scheme://host, the unit taint is judged in (ws: and wss: as http: and https:); undefined when unreadable. */

