@@ -1,9 +1,12 @@
-// The popup: pairing, sharing the current site, approving waiting calls, and the workspace's live activity.
+// The popup: pairing, sharing the current site, approving waiting calls, and the workspace's live activity by
+// agent and task.
 // It holds no state of its own: every second it asks the service worker, and every button is a request. Text a
 // page or an agent chose (tool names, descriptions, arguments, activity) is shown through forDisplay.
 
 import { forDisplay, visibleText } from '../../src/protocol/displayText.ts';
-import type { PopupRequest } from '../../src/protocol/siteTools.ts';
+import { distrustedHint } from '../../src/protocol/siteRules.ts';
+import type { PopupRequest, SiteTool } from '../../src/protocol/siteTools.ts';
+import { type CallView, groupActivity } from './activityGroups.ts';
 import type { PopupReply, PopupState } from './worker/popupState.ts';
 
 const byId = <T extends HTMLElement>(id: string): T => {
@@ -68,27 +71,62 @@ function render(state: PopupState): void {
             ),
           ]
         : site.tools.map((t) =>
-            item(
-              `${forDisplay(t.name)}${t.readOnly ? ' (read-only)' : ''}: ${forDisplay(t.description, 300)}`,
-            ),
+            item(`${forDisplay(t.name)}${hintLabel(t)}: ${forDisplay(t.description, 300)}`),
           )),
     );
   }
   renderPending(state);
   renderNotes(state);
-  const activity = state.activity.slice(-30).reverse();
+  renderActivity(state);
+}
+
+/** Each agent's calls, newest first, with the live state of each (the relay's lines and this popup's questions). */
+function renderActivity(state: PopupState): void {
+  const groups = groupActivity(state.activity, state.pending);
   byId('activity').replaceChildren(
-    ...(activity.length
-      ? activity.map((a) =>
-          item(
-            `${a.at.slice(11, 19)} ${forDisplay(a.agent || 'you')} ${a.event} ${forDisplay(a.tool)} on ${forDisplay(a.site)} [${a.taskId}] ${forDisplay(a.detail, 200)}`,
-          ),
-        )
-      : [item('No calls yet.', 'empty')]),
+    ...(groups.length
+      ? groups.map((group) => {
+          const section = document.createElement('section');
+          section.className = 'agent';
+          section.dataset.agent = group.agent;
+          const title = document.createElement('h3');
+          title.textContent = forDisplay(group.agent, 60);
+          const calls = document.createElement('ul');
+          calls.append(...group.calls.map(callItem));
+          section.append(title, calls);
+          return section;
+        })
+      : [Object.assign(document.createElement('p'), { className: 'empty', textContent: 'No calls yet.' })]),
   );
 }
 
+function callItem(call: CallView): HTMLLIElement {
+  const li = item('', `call ${call.state.replace(/ /g, '-')}`);
+  li.dataset.task = call.taskId;
+  li.dataset.state = call.state;
+  const head = document.createElement('div');
+  const state = document.createElement('span');
+  state.className = 'state';
+  state.textContent = call.state;
+  head.append(state, ` ${forDisplay(call.tool, 80)} on ${forDisplay(call.site, 80)}`);
+  const task = document.createElement('div');
+  task.className = 'task';
+  task.textContent = `${call.at.slice(11, 19)} ${call.taskId} · ${call.trail.join(' → ')}`;
+  const detail = document.createElement('div');
+  detail.className = 'detail';
+  detail.textContent = forDisplay(call.detail, 200);
+  li.append(head, task, detail);
+  return li;
+}
+
 let shownOrigin = '';
+
+/** A read-only hint is shown as believed only when the extension believes it, else with why it asks anyway. */
+function hintLabel(tool: SiteTool): string {
+  if (!tool.readOnly) return '';
+  const distrusted = distrustedHint(tool);
+  return distrusted ? ` (asks anyway: ${forDisplay(distrusted, 200)})` : ' (read-only)';
+}
 
 // Rebuilt only when the waiting calls change: a button must not vanish under the human's click.
 let shownPending = '';

@@ -1,5 +1,6 @@
 // Gathers what the login-wall classifier needs from a tab: final URL, status, title, visible text, password
-// fields and the shape of each form. Runs a small read-only script in the page under a deadline.
+// fields, the shape of each form, and images that look like a QR code (for scan-to-log-in pages). Runs a small
+// read-only script in the page under a deadline.
 
 import type { LoginFormFact, LoginPageFacts } from '../core/loginWall.ts';
 import { withDeadline } from './deadline.ts';
@@ -10,6 +11,7 @@ interface InPageFacts {
   text: string;
   visiblePasswordFields: number;
   forms: LoginFormFact[];
+  qrCodes: number;
 }
 
 export async function collectLoginFacts(
@@ -55,7 +57,15 @@ const readFactsInPage = `(() => {
       submitText: ((submit && (submit.textContent || submit.getAttribute('value'))) || '').trim().slice(0, 60),
     };
   });
+  const qrCodes = [...document.querySelectorAll('img, canvas, svg')].filter((el) => {
+    if (!visible(el)) return false;
+    const box = el.getBoundingClientRect();
+    const named = /qr|二维码/i.test([el.id, el.getAttribute('class'), el.getAttribute('alt'), el.getAttribute('src'), el.getAttribute('aria-label')].join(' '));
+    const square = box.width >= 80 && Math.abs(box.width - box.height) <= box.width * 0.1;
+    return named || (square && el.tagName !== 'svg');
+  }).length;
   return {
+    qrCodes,
     title: document.title,
     text: ((document.body && document.body.innerText) || '').slice(0, 6000),
     visiblePasswordFields: passwords.length,

@@ -24,7 +24,49 @@ export function extensionPath(): string {
   return join(packageRoot, 'dist', 'extension');
 }
 
+const loopbackHosts = ['127.0.0.1', 'localhost', '::1'];
+
+/**
+ * The public URL as given (https, a host, nothing after it), or a refusal: beyond loopback, tokens and pairing
+ * codes would travel in clear without a TLS proxy in front, so the relay does not listen there without one.
+ */
+export function checkPublicUrl(host: string, publicUrl: string | undefined): string | undefined {
+  if (publicUrl === undefined) {
+    if (loopbackHosts.includes(host)) return undefined;
+    throw new TabwardError(
+      'bad_input',
+      `Refusing to listen on ${host} without TLS: agent tokens and pairing codes would cross the network in clear.`,
+      'Put a TLS-terminating proxy in front (the README has a Caddy and an nginx configuration) and pass its address with --public-url https://relay.example.com; or keep --host 127.0.0.1.',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(publicUrl);
+  } catch {
+    throw new TabwardError(
+      'bad_input',
+      `--public-url ${publicUrl} is not a URL.`,
+      'Example: https://relay.example.com',
+    );
+  }
+  if (
+    url.protocol !== 'https:' ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    url.pathname !== '/'
+  )
+    throw new TabwardError(
+      'bad_input',
+      `--public-url must be the https address of the proxy, with no path: ${publicUrl} is not.`,
+      'Example: https://relay.example.com (the proxy terminates TLS and forwards to this relay).',
+    );
+  return url.origin;
+}
+
 export async function serveRelay(flags: RelayFlags): Promise<void> {
+  const publicUrl = checkPublicUrl(flags.host, flags.publicUrl);
   const loaded = loadRules(flags.rules);
   reportRuleProblems(loaded.problems, (line) => process.stderr.write(`${line}\n`));
   const store = openStore(flags);
@@ -35,6 +77,7 @@ export async function serveRelay(flags: RelayFlags): Promise<void> {
     host: flags.host,
     extensionIds: flags.extensionId.length ? flags.extensionId : [bundledExtensionId],
     publicHosts: flags.publicHost,
+    publicUrl,
     callDeadlineMs: flags.callTimeout * 1000,
     version,
     audit: new AuditLog(flags.auditLog ?? homeAuditPath()),
@@ -47,14 +90,15 @@ export async function serveRelay(flags: RelayFlags): Promise<void> {
       busy ? 'Is a relay already running? Else pick another with --port.' : undefined,
     );
   });
-  if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host))
-    process.stderr.write(
-      `tabward relay: listening on ${flags.host}, beyond this machine. Tokens travel in clear over plain HTTP: put a TLS proxy in front and pass its name with --public-host.\n`,
-    );
+  store.setPublicUrl(publicUrl);
+  const base = publicUrl ?? relay.url;
   process.stderr.write(
     `tabward relay ${version} listening on ${relay.url}\n` +
-      `  agents:    ${relay.url}/mcp  (token: tabward relay token create --workspace NAME)\n` +
-      `  extension: load ${extensionPath()} in chrome://extensions, then pair: tabward relay pair --workspace NAME\n`,
+      (publicUrl
+        ? `  public:    ${publicUrl} (through the TLS proxy; X-Forwarded-Proto: https required)\n`
+        : '') +
+      `  agents:    ${base}/mcp  (token: tabward relay token create --workspace NAME)\n` +
+      `  extension: load ${extensionPath()} in chrome://extensions, then pair with ${base}: tabward relay pair --workspace NAME\n`,
   );
   const stop = async (): Promise<void> => {
     await relay.close();
@@ -68,10 +112,11 @@ export async function serveRelay(flags: RelayFlags): Promise<void> {
 export function pair(flags: StoreFlags & { workspace: string }): void {
   const store = openStore(flags);
   const code = store.createPairingCode(checkWorkspace(flags.workspace), pairingLifetimeMs);
+  const publicUrl = store.publicUrl();
   store.close();
   process.stdout.write(
     `Pairing code for workspace "${flags.workspace}": ${code}\n` +
-      'Open the tabward extension popup, enter the relay URL and this code, and press Pair. It works once, for 10 minutes.\n',
+      `Open the tabward extension popup, enter the relay URL${publicUrl ? ` ${publicUrl}` : ''} and this code, and press Pair. It works once, for 10 minutes.\n`,
   );
 }
 
@@ -89,8 +134,10 @@ export function createToken(
     );
   }
   const { token, agent } = store.createAgentToken(checkWorkspace(flags.workspace), flags.name);
+  // Behind a TLS proxy the agent is elsewhere: it reaches the relay by the public URL its last start gave.
+  const publicUrl = store.publicUrl();
   store.close();
-  const url = `http://127.0.0.1:${flags.port}/mcp`;
+  const url = `${publicUrl ?? `http://127.0.0.1:${flags.port}`}/mcp`;
   process.stdout.write(
     `Agent token for "${agent.name}" in workspace "${agent.workspace}" (id ${agent.id}); shown once:\n${token}\n\n` +
       `Add the relay to Claude Code:\n  claude mcp add --transport http tabward-relay ${url} --header "Authorization: Bearer ${token}"\n` +

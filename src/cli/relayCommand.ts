@@ -11,6 +11,7 @@ export interface RelayFlags {
   readonly db?: string;
   readonly extensionId: string[];
   readonly publicHost: string[];
+  readonly publicUrl?: string;
   readonly callTimeout: number;
   readonly rules: string[];
   readonly auditLog?: string;
@@ -48,7 +49,15 @@ export function relayCommand(): Command {
       'Run the WebMCP relay: any MCP client calls the tools a website registers in your logged-in tab, through the tabward extension.',
     )
     .option('--port <port>', 'port to listen on (0: any free port)', portNumber, 8787)
-    .option('--host <host>', 'address to bind (keep 127.0.0.1 unless a proxy in front adds TLS)', '127.0.0.1')
+    .option(
+      '--host <host>',
+      'address to bind (beyond loopback only with --public-url: a TLS proxy in front)',
+      '127.0.0.1',
+    )
+    .option(
+      '--public-url <url>',
+      'https URL of a TLS-terminating proxy in front (Caddy, nginx): accepted as Host, printed for agents and pairing',
+    )
     .option(...dbOption)
     .option(
       '--extension-id <id>',

@@ -54,6 +54,8 @@ export interface GuardFacts {
 export interface SiteCallFact {
   /** The human's standing choice for this tool on this site, in this workspace. */
   readonly standingPermission: 'always' | 'ask';
+  /** Why the page's read-only hint was not believed (protocol/siteRules.ts), when it was not. */
+  readonly distrustedHint?: string;
 }
 
 export interface SecretUse {
@@ -155,12 +157,10 @@ function sensitiveSiteCall(facts: GuardFacts, rules: RuleSet): Decision | undefi
 function standingSitePermission(site: SiteCallFact): Decision {
   if (site.standingPermission === 'always')
     return { verdict: 'allow', reason: 'the human chose "always allow" for this tool on this site' };
-  return ask(
-    'site-write',
-    'the site tool may change state (the page does not mark it read-only)',
-    true,
-    false,
-  );
+  const why = site.distrustedHint
+    ? `${site.distrustedHint}: asked as a tool that may change state`
+    : 'the site tool may change state (the page does not mark it read-only)';
+  return ask('site-write', why, true, false);
 }
 
 /** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */

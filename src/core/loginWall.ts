@@ -1,5 +1,8 @@
 // The login-wall classifier: from facts a browser reports about a page, decide whether the agent has hit a
-// wall that the user's own logged-in Chrome would get past. Scores add up; evidence says why.
+// wall that the user's own logged-in Chrome would get past. Scores add up; evidence says why. Besides login forms
+// and redirects: pages that answer 200 (or a code host's 404) saying the visitor has no access (Google Docs' "You
+// need access", Notion's "No access", GitHub's 404 for a private repository seen logged out), and logins by QR code
+// alone (WeChat, Alipay, DingTalk, Feishu, WhatsApp Web), in English and Chinese.
 
 export interface LoginFormFact {
   readonly action: string;
@@ -19,6 +22,8 @@ export interface LoginPageFacts {
   readonly text: string;
   readonly visiblePasswordFields: number;
   readonly forms: readonly LoginFormFact[];
+  /** Visible images or canvases that look like a QR code (square, or named so); absent when not measured. */
+  readonly qrCodes?: number;
 }
 
 export interface LoginWallVerdict {
@@ -47,6 +52,36 @@ const cuePhrases = [
   /\banmelden\b|\bconnexion\b|\biniciar sesión\b|ログイン|로그인/i,
 ];
 
+/** The page says the visitor lacks access: a login (or another account) would get past it. */
+const noAccessPhrases = [
+  /\byou (need|don['’]t have|do not have|have no) (access|permission)\b/i,
+  /\bno access\b/i,
+  /\baccess (denied|restricted)\b/i,
+  /\bpermission denied\b/i,
+  /\b(this|the) (page|document|file|workspace|repository|project) is private\b/i,
+  /没有(访问)?权限|无权(访问|查看)|暂无(访问)?权限|需要(访问)?权限|申请(访问)?权限|请求访问|无法访问此(页面|文档)|没有此(页面|文档)的权限|你没有.*权限|您没有.*权限/,
+];
+
+/** An offer to get past it: sign in, switch accounts, ask the owner. */
+const wayInPhrases = [
+  /\bswitch (to )?(an(other)? |a different )?account\b/i,
+  /\b(log|sign) ?in with (a|another) (different )?account\b/i,
+  /\b(request|ask for) access\b/i,
+  /切换(账号|帐号|账户)|申请(访问)?权限|请求访问/,
+];
+
+/** Scan-to-log-in: often no form and no password field at all. */
+const qrPhrases = [
+  /\bscan (the |this )?QR ?code\b/i,
+  /\bQR ?code (to )?(log|sign) ?in\b/i,
+  /\b(log|sign) ?in with (a |the )?QR ?code\b/i,
+  /扫码登录|扫码登入|扫一扫登录|扫描二维码|二维码登录|扫一扫|用手机.*扫/,
+];
+
+/** Code hosts answer 404, not 403, for a private repository to a visitor who is not signed in. */
+const hidesPrivateAs404 = /^(www\.)?(github\.com|gitlab\.com|bitbucket\.org|gitee\.com)$/i;
+const notFound = /\b(page not found|not found|404)\b|页面不存在|找不到(页面|该页面)|404/i;
+
 export function classifyLoginWall(facts: LoginPageFacts): LoginWallVerdict {
   const evidence: string[] = [];
   let score = 0;
@@ -65,8 +100,30 @@ export function classifyLoginWall(facts: LoginPageFacts): LoginWallVerdict {
   const textCue = cuePhrases.find((cue) => cue.test(facts.text.slice(0, 4000)));
   if (textCue && facts.text.length < 4000)
     add(1, `page text asks to sign in (${textCue.source.slice(0, 30)})`);
+  accessSignals(facts, add);
   if (evidence.length === 0) evidence.push('no login signals');
   return { isLoginWall: score >= threshold, score, evidence };
+}
+
+/** "You need access" pages, a code host's 404 for a private repository, and QR-code-only logins. */
+function accessSignals(facts: LoginPageFacts, add: (points: number, why: string) => void): void {
+  const short = facts.text.length < 4000;
+  const seen = `${facts.title}\n${short ? facts.text : ''}`;
+  const noAccess = noAccessPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
+  if (noAccess) add(2, `the page says "${noAccess}"`);
+  const wayIn = wayInPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
+  if (wayIn) add(1, `it offers "${wayIn}"`);
+  const qr = qrPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
+  if (qr) add(2, `it asks to log in by QR code ("${qr}")`);
+  if ((facts.qrCodes ?? 0) > 0 && (qr || cuePhrases.some((cue) => cue.test(seen))))
+    add(1, 'a QR code is shown for logging in');
+  const final = safeUrl(facts.finalUrl);
+  const missing = facts.status === 404 || notFound.test(facts.title);
+  if (final && missing && hidesPrivateAs404.test(final.hostname) && /\bsign ?in\b/i.test(seen))
+    add(
+      2,
+      `${final.hostname} answers "not found" to visitors who are not signed in, also for private repositories`,
+    );
 }
 
 function urlSignals(facts: LoginPageFacts, add: (points: number, why: string) => void): void {

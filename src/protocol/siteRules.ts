@@ -1,9 +1,10 @@
 // What both the relay and the extension judge about a site tool call, so they judge it the same way: whether a
-// tool's read-only hint can be believed (not when its name reads as destructive: `deleteAll` marked read-only is
-// a lie or a bug), and whether a document URL matches a sensitive rule (the shipped defaults plus the rules the
-// relay sends). The relay's verdict comes from core/guard.ts; the extension checks it with these.
+// tool's read-only hint can be believed (not when its name or its description reads as destructive, by the same
+// words the recipes' click check uses: `deleteAll` marked read-only is a lie or a bug), and whether a document
+// URL matches a sensitive rule (the shipped defaults plus the rules the relay sends). The relay's verdict comes from core/guard.ts; the extension checks it with these.
 
 import { defaultRuleSeeds } from './defaultRules.ts';
+import { destructiveWordIn } from './destructiveWords.ts';
 import { compilePattern, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
 
 const destructiveNameWords =
@@ -22,9 +23,30 @@ export function nameReadsDestructive(name: string): boolean {
   return destructiveNameWords.test(nameWords(name));
 }
 
-/** The page's read-only hint, believed only when the name does not contradict it. */
-export function trustedReadOnly(tool: { readonly name: string; readonly readOnly: boolean }): boolean {
-  return tool.readOnly && !nameReadsDestructive(tool.name);
+/** A site tool as the page declared it: what the judgement of its read-only hint reads. */
+export interface HintedTool {
+  readonly name: string;
+  readonly description?: string;
+  readonly readOnly: boolean;
+}
+
+/**
+ * Why the page's read-only hint is not believed, in words for the human and the agent; undefined when the tool
+ * does not claim to be read-only, or its name and description agree with the claim.
+ */
+export function distrustedHint(tool: HintedTool): string | undefined {
+  if (!tool.readOnly) return undefined;
+  if (nameReadsDestructive(tool.name))
+    return `the page marks "${tool.name.slice(0, 60)}" read-only, but its name reads as destructive`;
+  const word = destructiveWordIn(tool.description ?? '');
+  if (word)
+    return `the page marks "${tool.name.slice(0, 60)}" read-only, but its description says "${word.slice(0, 40)}"`;
+  return undefined;
+}
+
+/** The page's read-only hint, believed only when neither the name nor the description contradicts it. */
+export function trustedReadOnly(tool: HintedTool): boolean {
+  return tool.readOnly && distrustedHint(tool) === undefined;
 }
 
 /** Sensitive-page rules as the extension holds them: the defaults it ships and the patterns the relay sent. */

@@ -5,6 +5,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
+import { distrustedHint } from '../protocol/siteRules.ts';
+import type { SiteTool } from '../protocol/siteTools.ts';
 import { keyArgument } from './callKeys.ts';
 import type { AgentRecord } from './relayStore.ts';
 import type { CallTimes, SiteToolCalls } from './siteToolCalls.ts';
@@ -120,7 +122,7 @@ async function run(
     const text = sites
       .map(
         (site) =>
-          `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${site.tools.map((t) => `  ${t.name}${t.readOnly ? ' (read-only)' : ''}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
+          `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${site.tools.map((t) => `  ${t.name}${hintNote(t)}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
       )
       .join('\n');
     return { text };
@@ -169,6 +171,13 @@ export function readableResult(result: string): string {
       return parts.map((p) => p.text).join('\n');
   } catch {}
   return result;
+}
+
+/** The page's read-only hint as the agent should read it: believed, or why the call will ask anyway. */
+function hintNote(tool: SiteTool): string {
+  if (!tool.readOnly) return '';
+  const distrusted = distrustedHint(tool);
+  return distrusted ? ` (asks the human: ${distrusted})` : ' (read-only)';
 }
 
 function stringArg(args: Record<string, unknown>, key: string): string {

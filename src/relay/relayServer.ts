@@ -1,7 +1,10 @@
 // `tabward relay`: one HTTP server on 127.0.0.1 for three audiences. The extension pairs (POST /pair with a
 // code a human made), fetches single-use one-minute tickets (POST /ticket with its credential) and opens its
 // WebSocket (/extension?ticket=...) from the pinned extension Origin. Agents speak MCP over Streamable HTTP at
-// /mcp with their bearer token. Every request's Host header is checked (no DNS rebinding). An MCP request body
+// /mcp with their bearer token. Every request's Host header is checked (no DNS rebinding), and a browser's Origin
+// on /mcp must be the relay's own. Behind a TLS-terminating proxy (`--public-url https://...`) the public name is
+// accepted as Host only on requests the proxy marks `X-Forwarded-Proto: https`, so that a token is never taken
+// over plain HTTP by that name. An MCP request body
 // may be up to 1 MiB, in a session or starting one (413 above); an unknown session id is 404, which tells a
 // client to initialize again (a restarted relay forgets its sessions). Stopping answers every call in flight
 // ("the relay is stopping") before the connections close.
@@ -33,6 +36,8 @@ export interface RelayOptions {
   readonly extensionIds: readonly string[];
   /** Extra Host header values to accept (when the relay is reached through a proxy or another name). */
   readonly publicHosts: readonly string[];
+  /** The https URL agents and the extension use when a TLS-terminating proxy is in front. */
+  readonly publicUrl?: string | undefined;
   readonly callDeadlineMs: number;
   readonly version: string;
   /** Every site call is recorded here. */
@@ -61,6 +66,26 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
   const calls = new SiteToolCalls({ ...options, hub });
   const allowedOrigins = options.extensionIds.map((id) => `chrome-extension://${id}`);
   const allowedHosts = new Set(options.publicHosts);
+  const publicHost = options.publicUrl === undefined ? undefined : new URL(options.publicUrl).host;
+  if (publicHost) allowedHosts.add(publicHost);
+  /** Why a request may not come in by its Host header, or undefined when it may. */
+  const hostRefusal = (req: IncomingMessage): string | undefined => {
+    const host = req.headers.host ?? '';
+    if (!allowedHosts.has(host)) return 'Host not allowed';
+    if (host === publicHost && req.headers['x-forwarded-proto'] !== 'https')
+      return 'The public name is served over https only, through the TLS proxy';
+    return undefined;
+  };
+  // A browser page may reach /mcp only from the relay's own origins (an agent's client sends no Origin).
+  const mcpOriginRefused = (req: IncomingMessage): boolean => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return false;
+    return ![...allowedHosts].some((host) =>
+      host === publicHost
+        ? origin === `https://${host}`
+        : origin === `http://${host}` || origin === `https://${host}`,
+    );
+  };
   const api = extensionApi(options.store, allowedOrigins);
   const apiListener = getRequestListener(api.fetch);
   const mcp = mcpSessions(options.store, (agent) => createRelayMcpServer(agent, calls, options.version));
@@ -68,8 +93,11 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
   const inFlight = new Set<ServerResponse>();
 
   const http = createServer((req, res) => {
-    if (!allowedHosts.has(req.headers.host ?? '')) return reply(res, 403, { error: 'Host not allowed' });
+    const refused = hostRefusal(req);
+    if (refused) return reply(res, 403, { error: refused });
     if (req.url?.startsWith('/mcp')) {
+      if (mcpOriginRefused(req))
+        return reply(res, 403, { error: 'Origin not allowed: browser pages may not call the relay.' });
       inFlight.add(res);
       res.once('close', () => inFlight.delete(res));
       mcp
@@ -84,7 +112,7 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
       socket.end(`HTTP/1.1 ${status} ${why}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const url = new URL(req.url ?? '/', 'http://relay');
-    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(403, 'Host not allowed');
+    if (hostRefusal(req)) return refuse(403, 'Host not allowed');
     if (url.pathname !== '/extension') return refuse(404, 'Not Found');
     if (!allowedOrigins.includes(req.headers.origin ?? '')) return refuse(403, 'Origin not allowed');
     const ticket = url.searchParams.get('ticket');

@@ -114,6 +114,19 @@ export class RelayStore {
     this.pairingSalt = this.salt('pairing_salt');
   }
 
+  /** The https URL the relay is reached at through a TLS proxy (`relay --public-url`), as its last start said. */
+  publicUrl(): string | undefined {
+    const row = this.sql('select value from meta where key = ?').get('public_url') as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
+  setPublicUrl(url: string | undefined): void {
+    if (url === undefined) this.sql('delete from meta where key = ?').run('public_url');
+    else this.sql('insert or replace into meta (key, value) values (?, ?)').run('public_url', url);
+  }
+
   private salt(key: string): Buffer {
     const row = this.sql('select value from meta where key = ?').get(key) as { value: string } | undefined;
     if (row) return Buffer.from(row.value, 'hex');

@@ -1,7 +1,10 @@
 // The auto-mode login flow of the source article: a navigation lands on a login wall in the isolated browser,
 // the human is asked whether to use their logged-in Chrome for that site, and on yes the session attaches to
-// it and reopens the same URL in an agent-owned tab. A failed attach keeps the isolated session.
+// it and reopens the same URL in an agent-owned tab. A failed attach keeps the isolated session. The human is
+// asked only when their Chrome can be reached (its DevToolsActivePort file is there, or --browser-url answers):
+// otherwise a yes could not work, and the agent is told how the human turns remote debugging on instead.
 
+import { resolveEndpoint } from '../browser/connect.ts';
 import type { BrowserSession } from '../browser/session.ts';
 import type { Approver } from '../core/approvals.ts';
 import { isTabwardError } from '../core/errors.ts';
@@ -22,6 +25,14 @@ export async function maybeSwitchOnLoginWall(result: ToolResult, deps: SwitchDep
   const wall = result.loginWall;
   if (!wall || deps.session.mode !== 'isolated') return result;
   const origin = originOf(wall.url);
+  const unreachable = await whyUnreachable(deps.session);
+  if (unreachable) {
+    deps.audit(wall.url, 'not asked', 'error', unreachable);
+    return appendNote(
+      result,
+      `Login wall at ${origin} (${wall.verdict.evidence.join('; ')}). The user was not asked to switch to their Chrome: it cannot be reached. ${unreachable} Tell the user this; once it is on, call browser_connect.`,
+    );
+  }
   const choice = await deps.approver.ask({
     id: deps.nextId(),
     tool: 'browser_connect',
@@ -54,6 +65,16 @@ export async function maybeSwitchOnLoginWall(result: ToolResult, deps: SwitchDep
     `Login wall in the isolated browser (${evidence}). Switched to your Chrome; opened in a new agent tab:`,
     true,
   );
+}
+
+/** Why the user's Chrome cannot be attached to right now (with how to enable it), or undefined when it can. */
+export async function whyUnreachable(session: BrowserSession): Promise<string | undefined> {
+  try {
+    await resolveEndpoint(session.config.attach, 3000);
+    return undefined;
+  } catch (error) {
+    return isTabwardError(error) ? error.describe() : String(error);
+  }
 }
 
 function appendNote(result: ToolResult, note: string, first = false): ToolResult {

@@ -1,6 +1,7 @@
 // Browser-mode tools: status, attaching to the user's own Chrome, and going back to an isolated browser.
 
 import { z } from 'zod';
+import { resolveEndpoint } from '../browser/connect.ts';
 import { defineTool, text } from './tool.ts';
 
 export const browserStatus = defineTool({
@@ -28,13 +29,19 @@ export const browserStatus = defineTool({
 
 export const browserConnect = defineTool({
   name: 'browser_connect',
-  description: "Use the user's own Chrome and its logins (asks the user).",
+  description:
+    "Use the user's own Chrome and its logins (asks the user): for a login wall, a no-access page, a QR login.",
   kind: 'mode',
   schema: z.object({
     browserUrl: z.string().optional().describe('e.g. http://127.0.0.1:9222; default: auto-discover'),
     wsEndpoint: z.string().optional(),
   }),
-  target: async () => ({ frames: [] }),
+  // Before the user is asked: a Chrome that cannot be reached is an error saying how to enable it, not a question.
+  target: async (args, { session }) => {
+    const target = args.browserUrl || args.wsEndpoint ? { ...args } : session.config.attach;
+    if (session.mode !== 'shared') await resolveEndpoint(cleanTarget(target), 3000);
+    return { frames: [] };
+  },
   handle: async (args, { session }) => {
     const target = args.browserUrl || args.wsEndpoint ? { ...args } : session.config.attach;
     await session.attachShared(cleanTarget(target));

@@ -36,6 +36,32 @@ describe('login walls on fixture pages', () => {
       '/wiki/zh': (_req, _body, res) => redirect(res, '/passport/login?goto=%2Fwiki%2Fzh'),
       '/passport/login': (_req, _body, res) =>
         html(res, '<title>登录</title><p>请登录后继续访问</p><button>扫码登录</button>'),
+      // Status 200, no form: the pages PaiCLI's model read as "log in first".
+      '/document/d/1abc/edit': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Google Docs</title><h1>You need access</h1><p>Ask for access, or switch to an account with access.</p><button>Request access</button>',
+        ),
+      '/acme/Roadmap': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Notion</title><h1>No access to this page</h1><p>Log in with a different account, or ask the owner.</p>',
+        ),
+      '/docx/zh': (_req, _body, res) =>
+        html(
+          res,
+          '<title>飞书云文档</title><h1>你没有访问权限</h1><p>请联系文档所有者</p><button>申请权限</button>',
+        ),
+      '/qr': (_req, _body, res) =>
+        html(
+          res,
+          '<title>WhatsApp</title><h1>Steps to log in</h1><ol><li>Open WhatsApp on your phone</li><li>Scan the QR code</li></ol><canvas aria-label="Scan this QR code to link a device" width="200" height="200"></canvas>',
+        ),
+      '/qr/zh': (_req, _body, res) =>
+        html(
+          res,
+          '<title>微信网页版</title><p>使用手机微信扫一扫登录</p><img alt="二维码" width="160" height="160" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">',
+        ),
       '/search': (_req, _body, res) =>
         html(
           res,
@@ -65,11 +91,38 @@ describe('login walls on fixture pages', () => {
       '/forbidden': /HTTP 403/,
       '/doc/1': /Sign in to continue|login path/i,
       '/wiki/zh': /登录|login path/,
+      '/document/d/1abc/edit': /the page says "You need access"/,
+      '/acme/Roadmap': /the page says "No access"/,
+      '/docx/zh': /the page says "你没有访问权限"/,
+      '/qr': /log in by QR code.*a QR code is shown/,
+      '/qr/zh': /log in by QR code.*a QR code is shown/,
     };
     for (const [path, evidence] of Object.entries(walls)) {
       const text = await open(path);
       assert.match(text, /Login wall: /, `${path}: ${text}`);
       assert.match(text, evidence, path);
+    }
+  });
+
+  test("GitHub's 404 for a private repository, seen logged out, is a wall (github.com on a local TLS fixture)", async () => {
+    const github = await startFixture(
+      {
+        '/acme/private-repo': (_req, _body, res) =>
+          html(
+            res,
+            '<title>Page not found · GitHub</title><header><a href="/login">Sign in</a> <a href="/signup">Sign up</a></header><h1>404</h1><p>This is not the web page you are looking for.</p>',
+            404,
+          ),
+      },
+      { tls: true },
+    );
+    try {
+      const text = (await mcp.call('navigate_page', { url: github.url('github.com', '/acme/private-repo') }))
+        .text;
+      assert.match(text, /Login wall: /, text);
+      assert.match(text, /also for private repositories/);
+    } finally {
+      await github.close();
     }
   });
 

@@ -101,7 +101,7 @@ describe('shared and auto modes', { timeout: 300_000 }, () => {
     });
   });
 
-  test('a failed attach keeps the isolated session and says how to turn on remote debugging', async () => {
+  test('a Chrome that cannot be reached is never asked about: the agent is told how to turn on remote debugging', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-chrome-'));
     const mcp = await startMcp({
       args: ['--mode', 'auto', '--user-data-dir', empty, '--attach-timeout', '3000'],
@@ -109,11 +109,20 @@ describe('shared and auto modes', { timeout: 300_000 }, () => {
     try {
       mcp.human.will({ decision: 'approve' });
       const opened = await mcp.call('new_page', { url: privateUrl });
-      assert.match(opened.text, /Could not use your Chrome, staying isolated/);
-      assert.match(opened.text, /chrome:\/\/inspect\/#remote-debugging/);
-      const status = await mcp.call('browser_status');
-      assert.match(status.text, /mode: isolated/);
-      assert.match(status.text, /last attach error/);
+      assert.match(
+        opened.text,
+        /Login wall at .*The user was not asked to switch to their Chrome: it cannot be reached/s,
+      );
+      assert.match(
+        opened.text,
+        /No DevToolsActivePort file found in .*chrome:\/\/inspect\/#remote-debugging/s,
+      );
+      // browser_connect, which the agent may call itself, says the same before any question.
+      const connect = await mcp.call('browser_connect');
+      assert.ok(connect.isError);
+      assert.match(connect.text, /No DevToolsActivePort file found.*chrome:\/\/inspect\/#remote-debugging/s);
+      assert.deepEqual(mcp.human.questions, [], 'no yes was asked for that could not work');
+      assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
     } finally {
       await mcp.close();
     }

@@ -8,7 +8,7 @@
 // the relay gave up on, or asked over a link that dropped, is withdrawn (the popup says why): an approval never
 // outlives its call.
 
-import { SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
+import { distrustedHint, SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
 import type {
   CallOutcome,
   CallTarget,
@@ -213,7 +213,13 @@ async function ownVerdict(
   if (trustedReadOnly(tool)) return undefined;
   const { always } = await loadSettings();
   if (always.includes(`${message.site} ${message.tool}`)) return undefined;
-  return { reason: 'the site tool may change state (the page does not mark it read-only)', sensitive: false };
+  const distrusted = distrustedHint(tool);
+  return {
+    reason: distrusted
+      ? `${distrusted}: asked as a tool that may change state`
+      : 'the site tool may change state (the page does not mark it read-only)',
+    sensitive: false,
+  };
 }
 
 /** What a call came to here, and where its time went. */

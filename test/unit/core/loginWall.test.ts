@@ -84,3 +84,94 @@ test('a search box or a newsletter field is not a wall', () => {
   assert.ok(!classifyLoginWall(newsletter).isLoginWall);
   assert.deepEqual(classifyLoginWall(page({})).evidence, ['no login signals']);
 });
+
+// Pages a PaiCLI user's model would have read as "log in first", which answer 200 and carry no form.
+test('"you need access" pages at status 200 are walls, in English and Chinese', () => {
+  const walls: Record<string, Partial<LoginPageFacts>> = {
+    'Google Docs': {
+      finalUrl: 'https://docs.google.com/document/d/1abc/edit',
+      title: 'Google Docs',
+      text: 'You need access\nAsk for access, or switch to an account with access. Learn more\nRequest access',
+    },
+    Notion: {
+      finalUrl: 'https://www.notion.so/acme/Roadmap-0f1e',
+      title: 'Notion',
+      text: 'No access to this page\nLog in with a different account, or ask the owner to share it.\nRequest access',
+    },
+    飞书文档: {
+      finalUrl: 'https://acme.feishu.cn/docx/AbC',
+      title: '飞书云文档',
+      text: '你没有访问权限\n请联系文档所有者，或切换账号\n申请权限',
+    },
+    腾讯文档: {
+      finalUrl: 'https://docs.qq.com/doc/DAbc',
+      title: '腾讯文档',
+      text: '暂无权限访问此文档\n请求访问',
+    },
+  };
+  for (const [name, facts] of Object.entries(walls)) {
+    const verdict = classifyLoginWall(page(facts));
+    assert.ok(verdict.isLoginWall, `${name}: ${verdict.evidence.join('; ')}`);
+    assert.ok(
+      verdict.evidence.some((line) => line.startsWith('the page says')),
+      name,
+    );
+  }
+});
+
+test("GitHub's 404 for a private repository seen logged out is a wall; a 404 elsewhere is not", () => {
+  const github = page({
+    requestedUrl: 'https://github.com/acme/private-repo',
+    finalUrl: 'https://github.com/acme/private-repo',
+    status: 404,
+    title: 'Page not found · GitHub',
+    text: 'Skip to content\nSign in\nSign up\n404 "This is not the web page you are looking for"',
+  });
+  const verdict = classifyLoginWall(github);
+  assert.ok(verdict.isLoginWall, verdict.evidence.join('; '));
+  assert.ok(verdict.evidence.some((line) => line.includes('private repositories')));
+  const blog = page({
+    ...github,
+    finalUrl: 'https://blog.example/missing',
+    requestedUrl: 'https://blog.example/missing',
+  });
+  assert.ok(!classifyLoginWall(blog).isLoginWall);
+});
+
+test('QR-code-only logins are walls, in English and Chinese; a QR code for an app download is not', () => {
+  const walls = [
+    page({
+      finalUrl: 'https://web.whatsapp.com/',
+      title: 'WhatsApp',
+      text: 'Steps to log in\n1. Open WhatsApp on your phone\n2. Scan the QR code',
+      qrCodes: 1,
+    }),
+    page({
+      finalUrl: 'https://wx.qq.com/',
+      title: '微信网页版',
+      text: '使用手机微信扫一扫登录',
+      qrCodes: 1,
+    }),
+    page({
+      finalUrl: 'https://login.dingtalk.com/oauth2/challenge.htm',
+      title: '钉钉',
+      text: '扫码登录\n请使用钉钉扫描二维码',
+    }),
+  ];
+  for (const facts of walls) {
+    const verdict = classifyLoginWall(facts);
+    assert.ok(verdict.isLoginWall, `${facts.title}: ${verdict.evidence.join('; ')}`);
+    assert.ok(verdict.evidence.some((line) => line.includes('QR code')));
+  }
+  const download = page({ title: 'Get the app', text: 'Download our app for iOS and Android.', qrCodes: 1 });
+  assert.ok(!classifyLoginWall(download).isLoginWall);
+});
+
+test('a page that mentions access or a QR code in passing is not a wall', () => {
+  for (const text of [
+    'Pricing: no access fees, cancel any time.',
+    'Our QR code menu: point your camera at the table card.',
+    '本页介绍如何申请 API 的访问。',
+  ])
+    assert.ok(!classifyLoginWall(page({ text })).isLoginWall, text);
+});

@@ -2,8 +2,15 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { decide } from '../../../src/core/guard.ts';
+import { defaultRules, RuleSet } from '../../../src/core/sensitiveRules.ts';
 import { siteCallFacts } from '../../../src/core/siteCalls.ts';
-import { nameReadsDestructive, SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
+import {
+  distrustedHint,
+  nameReadsDestructive,
+  SiteRules,
+  trustedReadOnly,
+} from '../../../src/protocol/siteRules.ts';
 
 test('facts: the frame is the document that runs the call; kind from the trusted hint; standing permission', () => {
   const facts = siteCallFacts({
@@ -20,7 +27,10 @@ test('facts: the frame is the document that runs the call; kind from the trusted
     standingAllow: true,
   });
   assert.equal(write.kind, 'write');
-  assert.deepEqual(write.site, { standingPermission: 'always' });
+  assert.deepEqual(write.site, {
+    standingPermission: 'always',
+    distrustedHint: 'the page marks "wipeCart" read-only, but its name reads as destructive',
+  });
 });
 
 test('names that read destructive, in any case style; harmless ones keep their hint', () => {
@@ -46,4 +56,52 @@ test("the extension's rules: the shipped defaults plus what the relay sends; bad
   assert.equal(rules.match('https://shop.example/admin/users'), '*://shop.example/admin/*');
   assert.equal(rules.match('https://shop.example/'), undefined);
   assert.equal(rules.match('not a url'), undefined);
+});
+
+// AgentRQ trusted a site's readOnlyHint; here a hint the name or the description contradicts is not believed.
+test('a read-only hint is distrusted when the description reads destructive, in English or Chinese', () => {
+  const cases: [string, string, RegExp | undefined][] = [
+    ['tidyInbox', 'Permanently deletes messages older than a year', /its description says "deletes"/],
+    ['syncCart', 'Empties the cart and places order for everything in it', /description says "places order"/],
+    ['整理', '清空购物车', /description says "清空"/],
+    ['deleteAccount', 'Shows account details', /its name reads as destructive/],
+    ['searchProducts', 'Search the catalogue', undefined],
+    ['listOrders', 'Orders, newest first, with their refund status', /description says "refund"/],
+  ];
+  for (const [name, description, why] of cases) {
+    const reason = distrustedHint({ name, description, readOnly: true });
+    if (why) assert.match(reason ?? '', why, name);
+    else assert.equal(reason, undefined, name);
+    assert.equal(trustedReadOnly({ name, description, readOnly: true }), why === undefined, name);
+    assert.equal(
+      distrustedHint({ name, description, readOnly: false }),
+      undefined,
+      'no claim, nothing to distrust',
+    );
+  }
+});
+
+test("the guard's question says why a read-only hint was not believed", () => {
+  const facts = siteCallFacts({
+    tool: { name: 'tidyInbox', description: 'Permanently deletes old messages', readOnly: true },
+    documentUrl: 'https://mail.example.net/',
+    standingAllow: false,
+  });
+  assert.equal(facts.kind, 'write');
+  const verdict = decide(
+    {
+      ...facts,
+      mode: 'shared',
+      tab: { id: 'site', ownedByAgent: true },
+      taintedOrigins: [],
+      policy: 'default',
+      approveAll: false,
+    },
+    new RuleSet(defaultRules()),
+  );
+  assert.equal(verdict.verdict, 'ask');
+  assert.match(
+    verdict.verdict === 'ask' ? verdict.reason : '',
+    /marks "tidyInbox" read-only, but its description says "deletes"/,
+  );
 });
