@@ -51,7 +51,7 @@ async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Pr
  * playwright-core takes most of a second to load; loading it on first connection lets an MCP client see the
  * tool list before any browser work starts.
  */
-async function loadChromium() {
+export async function loadChromium() {
   return (await import('playwright-core')).chromium;
 }
 

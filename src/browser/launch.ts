@@ -1,7 +1,9 @@
-// Launching a Chromium of our own: a fresh temporary profile, remote debugging on a free port (found through
-// DevToolsActivePort, like the user's Chrome), spawned detached so that closing ends the whole process group,
-// and the profile deleted on close. Everything such a browser leaves on disk lives under its profile (its temp
-// folder too), and every way it can end (closed, crashed, killed, tabward exiting) removes that profile.
+// Launching a Chromium of tabward's own with remote debugging on a free port (found through DevToolsActivePort,
+// like the user's Chrome): the stand-in for "your Chrome" in the demo and the tests. The isolated browser is
+// launched over a pipe instead (launchIsolated.ts); both share what is here: a fresh temporary profile, the flags,
+// a process group ended as a whole, and the profile deleted on close. Everything such a browser leaves on disk lives
+// under its profile (its temp folder too), and every way it can end (closed, crashed, killed, tabward exiting)
+// removes that profile.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -49,29 +51,16 @@ export const baseChromeArgs = [
 
 export async function launchChrome(options: LaunchOptions): Promise<LaunchedChrome> {
   options.signal?.throwIfAborted();
-  const temporary = options.userDataDir === undefined;
-  const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), 'tabward-profile-'));
-  // Chromium's own temp folders (org.chromium.Chromium.*) go inside a profile we delete, even after a crash.
-  const ownTmp = join(userDataDir, '.tmp');
-  const artifactsDir = join(userDataDir, '.playwright-artifacts');
-  mkdirSync(ownTmp, { recursive: true });
-  mkdirSync(artifactsDir, { recursive: true });
-  const args = [
-    ...baseChromeArgs,
-    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    ...(options.headless ? ['--headless'] : []),
-    `--user-data-dir=${userDataDir}`,
-    '--remote-debugging-port=0',
-    ...(options.extraArgs ?? []),
-    'about:blank',
-  ];
+  const profile = prepareProfile(options.userDataDir);
+  const { userDataDir, artifactsDir } = profile;
+  const args = chromeArgs(options, userDataDir, '--remote-debugging-port=0');
   const child = spawn(options.executablePath, args, {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TMPDIR: ownTmp },
+    env: { ...process.env, TMPDIR: profile.ownTmp },
   });
-  const profileToDelete = temporary ? userDataDir : undefined;
-  const forget = remember(child, profileToDelete);
+  const profileToDelete = profile.temporary ? userDataDir : undefined;
+  const forget = rememberBrowser(() => child.pid, profileToDelete);
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < 200) stderr.push(chunk.toString());
@@ -100,21 +89,56 @@ export async function launchChrome(options: LaunchOptions): Promise<LaunchedChro
   }
 }
 
-/** Browsers still running, so that tabward exiting by any path (even process.exit) ends them and their profiles. */
-const running = new Map<ChildProcess, string | undefined>();
+export interface Profile {
+  readonly userDataDir: string;
+  /** Made by tabward (and removed with its browser), not given by the user. */
+  readonly temporary: boolean;
+  /** Chromium's own temp folders (org.chromium.Chromium.*) go here, inside a profile we delete, even after a crash. */
+  readonly ownTmp: string;
+  /** Where Playwright keeps its artifacts (downloads, traces) for this browser: inside the profile. */
+  readonly artifactsDir: string;
+}
 
-function remember(child: ChildProcess, profile: string | undefined): () => void {
+export function prepareProfile(given: string | undefined): Profile {
+  const userDataDir = given ?? mkdtempSync(join(tmpdir(), 'tabward-profile-'));
+  const ownTmp = join(userDataDir, '.tmp');
+  const artifactsDir = join(userDataDir, '.playwright-artifacts');
+  mkdirSync(ownTmp, { recursive: true });
+  mkdirSync(artifactsDir, { recursive: true });
+  return { userDataDir, temporary: given === undefined, ownTmp, artifactsDir };
+}
+
+/** tabward's flags for a browser of its own, with how it is to be driven (a port, or a pipe) before the page. */
+export function chromeArgs(options: LaunchOptions, userDataDir: string, debugging: string): string[] {
+  return [
+    ...baseChromeArgs,
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    ...(options.headless ? ['--headless'] : []),
+    `--user-data-dir=${userDataDir}`,
+    debugging,
+    ...(options.extraArgs ?? []),
+    'about:blank',
+  ];
+}
+
+/** Browsers still running, so that tabward exiting by any path (even process.exit) ends them and their profiles. */
+const running = new Map<symbol, { readonly pid: () => number | undefined; readonly profile?: string }>();
+
+/** Until the returned function is called, tabward's exit kills the browser's process group and removes its profile. */
+export function rememberBrowser(pid: () => number | undefined, profile: string | undefined): () => void {
   if (running.size === 0) process.once('exit', killAllSync);
-  running.set(child, profile);
+  const key = Symbol('browser');
+  running.set(key, { pid, ...(profile ? { profile } : {}) });
   return () => {
-    running.delete(child);
+    running.delete(key);
     if (running.size === 0) process.removeListener('exit', killAllSync);
   };
 }
 
 function killAllSync(): void {
-  for (const [child, profile] of running) {
-    if (child.pid) killGroup(child.pid, 'SIGKILL');
+  for (const { pid, profile } of running.values()) {
+    const id = pid();
+    if (id) killGroup(id, 'SIGKILL');
     if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
   }
 }
@@ -182,7 +206,7 @@ async function stopChrome(
   if (profileToDelete) await removeWithRetries(profileToDelete);
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
@@ -191,7 +215,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Chrome's helpers may still be writing for a moment after exit; ENOTEMPTY goes away on a retry. */
-async function removeWithRetries(dir: string): Promise<void> {
+export async function removeWithRetries(dir: string): Promise<void> {
   for (let attempt = 0; attempt < 10; attempt++) {
     try {
       rmSync(dir, { recursive: true, force: true });

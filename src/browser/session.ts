@@ -10,7 +10,7 @@ import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { findChrome } from './findChrome.ts';
-import { type LaunchedChrome, launchChrome } from './launch.ts';
+import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
 import { RecipePage } from './recipePage.ts';
@@ -32,7 +32,7 @@ interface Connection {
   readonly browser: Browser;
   readonly context: BrowserContext;
   readonly endpoint: string;
-  readonly launched?: LaunchedChrome;
+  readonly launched?: IsolatedBrowser;
 }
 
 export interface SessionStatus {
@@ -58,7 +58,7 @@ export class BrowserSession {
   /** Aborted by close(): a browser start in flight stops, and no new one begins. */
   private readonly stopping = new AbortController();
   /** Browsers launched whose connection is not installed yet. */
-  private readonly launching = new Set<LaunchedChrome>();
+  private readonly launching = new Set<IsolatedBrowser>();
   /** What changed under the agent since it was last told (see takeNotices). */
   private notices: string[] = [];
 
@@ -232,24 +232,16 @@ export class BrowserSession {
   }
 
   private async openIsolated(): Promise<Connection> {
-    const launched = await launchChrome({
+    // Over a pipe: nothing to attach to, nobody asked to allow the connection.
+    const launched = await launchIsolated({
       executablePath: findChrome(this.config.executablePath),
       headless: this.config.headless,
       extraArgs: withIsolatedFrames(this.config.chromeArgs),
       signal: this.stopping.signal,
     });
     this.launching.add(launched);
-    try {
-      // Our own browser asks nobody to allow the connection: no waiting message. Playwright's files for it go
-      // inside its profile, removed with it.
-      const browser = await connectCdp(launched.wsEndpoint, 30_000, () => undefined, launched.artifactsDir);
-      const context = browser.contexts()[0] ?? (await browser.newContext());
-      return { mode: 'isolated', browser, context, endpoint: launched.wsEndpoint, launched };
-    } catch (error) {
-      this.launching.delete(launched);
-      await launched.close();
-      throw error;
-    }
+    const { browser, context } = launched;
+    return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };
   }
 
   private async openShared(target: AttachTarget): Promise<Connection> {
@@ -320,12 +312,9 @@ export class BrowserSession {
     const connection = this.current;
     this.dropConnection('the browser was closed');
     if (!connection) return;
-    if (connection.launched) {
-      // CDP Browser.close first: Chromium then quits as it would for a user, removing its own temp files.
-      await connection.launched.close(() => closeOverCdp(connection.browser));
-      await connection.browser.close().catch(() => undefined);
-      return;
-    }
+    // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
+    // files), then its process group and profile.
+    if (connection.launched) return connection.launched.close();
     if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
     // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
     await connection.browser.close().catch(() => undefined);
@@ -334,12 +323,6 @@ export class BrowserSession {
   private emitMode(mode: BrowserMode): void {
     for (const listener of this.modeListeners) listener(mode);
   }
-}
-
-/** Asks a browser tabward launched to quit (CDP Browser.close); its answer may never come, the exit does. */
-async function closeOverCdp(browser: Browser): Promise<void> {
-  const cdp = await browser.newBrowserCDPSession();
-  await cdp.send('Browser.close');
 }
 
 /**

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { debuggingEndpoint, debuggingPortArgs } from '../helpers/debuggingPort.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 
@@ -58,7 +59,10 @@ describe('attacks on how actions are judged', () => {
           <button onclick="document.getElementById('f').contentWindow.postMessage('go', '*')">Say hello</button>`,
         ),
     });
-    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    // A debugging port besides tabward's pipe: one test changes a page behind tabward's back.
+    mcp = await startMcp({
+      args: ['--mode', 'isolated', ...debuggingPortArgs.flatMap((arg) => ['--chrome-arg', arg])],
+    });
     // Reading a page that embeds a sensitive frame taints the session: the human lets the agent open the next
     // test's page and act on other sites despite the taint, and refuses everything else unless a test says so.
     mcp.human.policy = (message) =>
@@ -138,8 +142,7 @@ describe('attacks on how actions are judged', () => {
     mcp.human.will({ decision: 'approve' });
     await mcp.call('new_page', { url: gh.url('github.com', '/settings/vault') });
     const snapshot = await mcp.call('take_snapshot');
-    const endpoint = /at (ws:\S+)/.exec((await mcp.call('browser_status')).text)?.[1] ?? '';
-    assert.ok(endpoint, 'browser_status names the browser endpoint');
+    const endpoint = await debuggingEndpoint((await mcp.call('browser_status')).text);
     const rename = async () => {
       const browser = await chromium.connectOverCDP(endpoint, { timeout: 10_000 });
       const page = browser

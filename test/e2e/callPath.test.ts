@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
+import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { type Fixture, html, redirect, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { type CallOutcome, refOf } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -351,21 +352,21 @@ describe('approve-all', { timeout: 120_000 }, () => {
   });
 });
 
-// "Your Chrome" here is the file's own Chromium, reached over CDP by a second in-process tabward: the tabs the
-// first one opened are the user's to it.
+// "Your Chrome" here is a second Chromium with a tab of its own, reached over CDP by a second in-process tabward
+// (the isolated browser is driven over a pipe and has no port to share).
 describe("in the user's Chrome", { timeout: 180_000 }, () => {
   let yours: InProcessBrowser;
+  let chrome: UserChrome;
   let userTab = '';
   before(async () => {
-    const owner = await tw.connect();
     // A URL only this tab has: the remote agent below opens /form too, in a context of its own.
-    await owner.call('new_page', { url: notes('/form?tab=user') });
-    await owner.close();
-    const endpoint = tw.browser.session.status().endpoint;
-    assert.ok(endpoint);
-    yours = await startInProcess({ mode: 'remote', wsEndpoint: endpoint, rules: [bankRule] });
+    chrome = await startUserChrome({ chromeArgs: testChromeArgs, openTab: notes('/form?tab=user') });
+    yours = await startInProcess({ mode: 'remote', wsEndpoint: chrome.wsEndpoint, rules: [bankRule] });
   });
-  after(() => yours?.close());
+  after(async () => {
+    await yours?.close();
+    await chrome?.close();
+  });
 
   test('approve-all in a remote browser is cleared by the switch to your Chrome', async () => {
     const mcp = await yours.connect();
@@ -406,6 +407,5 @@ describe("in the user's Chrome", { timeout: 180_000 }, () => {
     } finally {
       await mcp.close();
     }
-    assert.ok(tw.browser.session.pages.list().length > 0, 'the first tabward still has its tabs');
   });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { debuggingEndpoint, debuggingPortArgs } from '../helpers/debuggingPort.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -22,7 +23,16 @@ describe('isolated browser', { timeout: 180_000 }, () => {
         ),
       '/other': (_req, _body, res) => html(res, '<title>Other</title><h1>Other page</h1>'),
     });
-    mcp = await startMcp({ args: ['--mode', 'isolated', '--timeout', '5000'] });
+    // The browser is driven over a pipe; a debugging port of its own lets the test crash one of its tabs.
+    mcp = await startMcp({
+      args: [
+        '--mode',
+        'isolated',
+        '--timeout',
+        '5000',
+        ...debuggingPortArgs.flatMap((arg) => ['--chrome-arg', arg]),
+      ],
+    });
   });
   after(async () => {
     await mcp?.close();
@@ -97,7 +107,7 @@ describe('isolated browser', { timeout: 180_000 }, () => {
     assert.ok(!(await mcp.call('take_snapshot', { pageId: dialogTab })).isError);
 
     const status = (await mcp.call('browser_status')).text;
-    const endpoint = /at (ws:\S+)/.exec(status)?.[1] ?? '';
+    const endpoint = await debuggingEndpoint(status);
     const browser = await chromium.connectOverCDP(endpoint, { timeout: 10_000 });
     const victim = browser
       .contexts()[0]
