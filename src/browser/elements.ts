@@ -18,6 +18,10 @@ export interface ResolvedElement {
   readonly liveName: string;
   /** Live name, tag and effects in one string: what an approval is bound to. */
   readonly fingerprint: string;
+  /** Its tag name (e.g. SELECT), as the page shows it now. */
+  readonly tag: string;
+  /** Resolved with a key press in mind (a field's form counts as its effect). */
+  readonly keyPress: boolean;
 }
 
 interface LiveFacts {
@@ -119,9 +123,9 @@ export async function resolveRef(
   const locator = tracked.page.getByRef(info.target);
   const work = async () => {
     const handle = await locator.elementHandle({ timeout: timeoutMs });
-    const frame = await handle.ownerFrame();
-    const live = await handle.evaluate(liveFactsOf, keyPress);
-    await handle.dispose();
+    // Two round trips at once; releasing the handle is nobody's wait.
+    const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
+    void handle.dispose().catch(() => undefined);
     if (!frame)
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
     return { frames: frameChain(frame), live };
@@ -138,14 +142,18 @@ export async function resolveRef(
   try {
     const interrupt = Promise.race([tracked.interrupted, navigated.promise]);
     const { frames, live } = await withDeadline(work(), timeoutMs, `finding ${ref}`, interrupt);
-    return {
+    const element = {
       locator,
       frames,
       info,
       effects: live.effects,
       liveName: live.name || info.name,
       fingerprint: fingerprintOf(frames, live),
+      tag: live.tag,
+      keyPress,
     };
+    lookupsOf(tracked).set(ref, { element, documentSeq: tracked.documentSeq });
+    return element;
   } catch (error) {
     if (error instanceof TabwardError) throw error;
     throw new TabwardError(
@@ -156,6 +164,44 @@ export async function resolveRef(
   } finally {
     navigated.stop();
   }
+}
+
+/**
+ * The last lookup of each ref in a tab, while the tab neither navigated nor had an action run in it: the act that
+ * follows a call's look uses it instead of looking the element up again (about four round trips each time).
+ */
+const lookups = new WeakMap<TrackedPage, Map<string, { element: ResolvedElement; documentSeq: number }>>();
+
+function lookupsOf(tracked: TrackedPage): Map<string, { element: ResolvedElement; documentSeq: number }> {
+  let map = lookups.get(tracked);
+  if (!map) {
+    map = new Map();
+    lookups.set(tracked, map);
+  }
+  return map;
+}
+
+/**
+ * The element as the call's look found it, taken once: only if it is the very lookup that was judged (same
+ * fingerprint), in the same document, and nothing acted in the tab since (see forgetLookups).
+ */
+export function takeLookup(
+  tracked: TrackedPage,
+  ref: string,
+  fingerprint: string | undefined,
+  keyPress: boolean,
+): ResolvedElement | undefined {
+  const map = lookups.get(tracked);
+  const found = map?.get(ref);
+  map?.delete(ref);
+  if (!found || tracked.closed || found.documentSeq !== tracked.documentSeq) return undefined;
+  const { element } = found;
+  return element.fingerprint === fingerprint && element.keyPress === keyPress ? element : undefined;
+}
+
+/** An action is about to run in the tab: what was looked up before it must be looked up again after it. */
+export function forgetLookups(tracked: TrackedPage): void {
+  lookups.delete(tracked);
 }
 
 /** The frame, then its ancestors up to the top document. about:blank/srcdoc frames inherit their parent's origin. */

@@ -2,7 +2,13 @@
 // deadline, navigating with login-wall detection, and the short status line tools answer with.
 
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
-import { frameChain, type ResolvedElement, resolveRef } from '../browser/elements.ts';
+import {
+  forgetLookups,
+  frameChain,
+  type ResolvedElement,
+  resolveRef,
+  takeLookup,
+} from '../browser/elements.ts';
 import { collectLoginFacts } from '../browser/loginFacts.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { TabwardError } from '../core/errors.ts';
@@ -35,9 +41,10 @@ export async function elementTarget(
 }
 
 /**
- * Resolves a ref just before acting and checks it is still the element the guard judged (and the human
- * approved): same live name, tag, frame and effects. A page that renamed the button or changed its form's
- * action between the question and the click gets nothing done.
+ * The element the guard judged, checked to be still that element just before acting: same live name, tag, frame
+ * and effects. A page that renamed the button or changed its form's action between the question and the click
+ * gets nothing done. The call's last look (made after any approval) is used as it is when the tab has neither
+ * navigated nor run an action since; otherwise the ref is looked up again and compared.
  */
 export async function resolveJudged(
   tab: TrackedPage,
@@ -46,8 +53,10 @@ export async function resolveJudged(
   timeoutMs: number,
   keyPress = false,
 ): Promise<ResolvedElement> {
-  const element = await resolveRef(tab, ref, timeoutMs, keyPress);
   const judged = target.fingerprints?.[ref];
+  const looked = takeLookup(tab, ref, judged, keyPress);
+  if (looked) return looked;
+  const element = await resolveRef(tab, ref, timeoutMs, keyPress);
   if (judged !== undefined && judged !== element.fingerprint) {
     throw new TabwardError(
       'rejected',
@@ -74,6 +83,7 @@ export async function runOnPage(
   work: () => Promise<unknown>,
 ): Promise<string> {
   tab.assertUsable();
+  forgetLookups(tab);
   try {
     await withDeadline(work(), timeoutMs, what, tab.interrupted);
     return statusLine(tab);

@@ -217,7 +217,7 @@ async function fillOne(
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
   if (isSecret) tab.noteSecretField(element.info.target);
   return runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
-    if (isSelect && (await element.locator.evaluate((node) => node.nodeName === 'SELECT'))) {
+    if (isSelect && element.tag === 'SELECT') {
       await element.locator.selectOption(value, { timeout: timeoutMs });
     } else {
       await element.locator.fill(value, { timeout: timeoutMs });
