@@ -10,6 +10,7 @@ import { ActionPasses } from '../core/actionPasses.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { extractionModelFromEnv } from '../llm/modelClient.ts';
+import { checkRecipe, type StepCheck } from '../recipes/checkRecipe.ts';
 import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
 import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
@@ -90,6 +91,7 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
   if (!existsSync(file)) throw new TabwardError('bad_input', `No recipe file at ${file}.`);
   const recipe = parseRecipeText(readFileSync(file, 'utf8'), file);
   const runtime = recipeRuntime(flags, log);
+  if (flags.check) return checkRecipeFile(recipe, flags, runtime, log);
   try {
     const result = await runRecipe(recipe, {
       confirm: flags.confirm === true,
@@ -111,6 +113,36 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
   } finally {
     await runtime.close();
   }
+}
+
+/** --check: the report as JSON (stdout or --out), one line a step on stderr; exit 1 for an unmarked write. */
+async function checkRecipeFile(
+  recipe: Recipe,
+  flags: RunFlags,
+  runtime: ReturnType<typeof recipeRuntime>,
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    const result = await checkRecipe(recipe, runtime.runOptions('run --check'));
+    for (const step of result.steps) log(checkLine(step));
+    if (result.error) log(`✗ ${result.error.message}`);
+    const printed = JSON.stringify(result, null, 2);
+    if (flags.out) writeFileSync(flags.out, `${printed}\n`);
+    else process.stdout.write(`${printed}\n`);
+    process.exitCode = result.ok ? 0 : 1;
+  } finally {
+    await runtime.close();
+  }
+}
+
+function checkLine(step: StepCheck): string {
+  const { target } = step;
+  const what = target
+    ? ` → ${target.role} "${target.name}"${target.formAction ? `, submits to ${target.formAction}` : ''}${target.link ? `, leads to ${target.link}` : ''}`
+    : '';
+  const mark = step.problem ? '✗' : step.looksLikeWrite ? '!' : step.outcome === 'not reached' ? '·' : '✓';
+  const why = step.looksLikeWrite ? `; looks like a write: ${step.looksLikeWrite}` : '';
+  return `${mark} steps[${step.step}] ${step.detail}${what}${why} — ${step.problem ?? step.outcome}`;
 }
 
 export async function serveRecipes(flags: ServeFlags): Promise<void> {

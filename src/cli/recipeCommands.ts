@@ -6,6 +6,7 @@ import { collect, portNumber, positiveInt } from './options.ts';
 export type RunFlags = RecipeFlags & {
   confirm?: boolean;
   dryRun?: boolean;
+  check?: boolean;
   out?: string;
   screenshot?: string;
 };
@@ -71,6 +72,10 @@ export function runCommand(): Command {
     .argument('<recipe>', 'recipe JSON file (format: schema/recipe.v1.json)')
     .option('--confirm', 'allow the steps marked "write": true')
     .option('--dry-run', 'validate and print the plan; no browser')
+    .option(
+      '--check',
+      'walk it in a browser and report what each click, press and select would act on; writes nothing (exit 1: an unmarked write)',
+    )
     .option('--out <file>', 'write the JSON result here instead of stdout')
     .option('--screenshot <file>', 'save a PNG of the final page (password fields masked)');
   addRecipeOptions(command).action(async (file: string, flags: RunFlags) => {

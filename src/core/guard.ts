@@ -52,8 +52,11 @@ export interface GuardFacts {
 }
 
 export interface SiteCallFact {
-  /** The human's standing choice for this tool on this site, in this workspace. */
-  readonly standingPermission: 'always' | 'ask';
+  /**
+   * The human's standing choice for this tool on this site, in this workspace (relay). Absent (tabward's own MCP
+   * server, on the agent's tab): after sensitive pages, the call is judged like any write, by mode and grants.
+   */
+  readonly standingPermission?: 'always' | 'ask';
   /** Why the page's read-only hint was not believed (protocol/siteRules.ts), when it was not. */
   readonly distrustedHint?: string;
 }
@@ -137,7 +140,7 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     const where = facts.frames[0] ? originOf(facts.frames[0].url) : 'the page';
     return ask('local-files', `uploading local files hands them to ${where}`, true, false);
   }
-  if (facts.site) return standingSitePermission(facts.site);
+  if (facts.site?.standingPermission) return standingSitePermission(facts.site);
   return ordinaryWrite(facts);
 }
 

@@ -4,8 +4,10 @@
 // the call, never the URL the site last announced; the standing "always allow" of the workspace is a fact the
 // guard weighs after sensitive pages.
 
-import { distrustedHint, type HintedTool } from '../protocol/siteRules.ts';
+import { distrustedHint, type HintedTool, nameWords } from '../protocol/siteRules.ts';
 import type { ActionFacts } from './callPath.ts';
+import { destructiveReason } from './destructive.ts';
+import type { FrameFact } from './guard.ts';
 
 export interface SiteCallInput {
   /** The tool as the page declared it. */
@@ -29,5 +31,26 @@ export function siteCallFacts(input: SiteCallInput): ActionFacts {
       standingPermission: input.standingAllow ? 'always' : 'ask',
       ...(distrusted ? { distrustedHint: distrusted } : {}),
     },
+  };
+}
+
+/**
+ * The same call from tabward's own MCP server on the agent's tab (call_site_tool): judged on the tab's frames,
+ * with no standing choice, so after sensitive pages it is judged like a click (mode, policy, approve-all grants);
+ * a name or description that reads as destructive counts under --policy destructive-asks.
+ */
+export function tabSiteCallFacts(
+  tool: SiteCallInput['tool'] & { readonly description: string },
+  frames: readonly FrameFact[],
+): Pick<ActionFacts, 'kind' | 'frames' | 'carriesData' | 'site' | 'looksDestructive'> {
+  const judged = siteCallFacts({ tool, documentUrl: frames[0]?.url ?? '', standingAllow: false });
+  const { standingPermission: _none, ...site } = judged.site ?? {};
+  const destructive = destructiveReason(`${nameWords(tool.name)}: ${tool.description}`, []);
+  return {
+    kind: judged.kind,
+    frames,
+    carriesData: judged.carriesData,
+    site,
+    ...(destructive ? { looksDestructive: destructive } : {}),
   };
 }

@@ -288,7 +288,10 @@ async function shotOf(page: RecipePage, ms: number): Promise<string | null> {
 }
 
 /** Each run has a call path of its own (its own taint) under the recipes' policy: destructive-looking writes ask. */
-function runPath(session: BrowserSession, options: RunOptions): CallPath {
+export function runPath(
+  session: BrowserSession,
+  options: Pick<RunOptions, 'rules' | 'audit' | 'secrets' | 'timeoutMs'>,
+): CallPath {
   return new CallPath({
     rules: options.rules,
     audit: options.audit,

@@ -92,7 +92,8 @@ function stepArgs(step: RecipeStep): Record<string, unknown> {
   return { ...step, text: `(${step.text?.length ?? 0} characters)` };
 }
 
-async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext): Promise<ActionLook> {
+/** What a step would act on, as the guard sees it: also what `tabward run --check` reports. */
+export async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext): Promise<ActionLook> {
   const tool = `recipe ${step.action}`;
   switch (step.action) {
     case 'goto': {

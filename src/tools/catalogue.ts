@@ -5,6 +5,7 @@ import { browserConnect, browserDisconnect, browserStatus } from './modeTools.ts
 import { closePage, listPages, navigatePage, newPage, resizePage, selectPage } from './pageTools.ts';
 import { takeScreenshot, takeSnapshot, waitFor } from './readTools.ts';
 import { evaluateScript, handleDialog } from './scriptTools.ts';
+import { callSiteTool, listSiteTools } from './siteTools.ts';
 import type { Tool } from './tool.ts';
 
 export const browserTools: readonly Tool[] = [
@@ -25,6 +26,8 @@ export const browserTools: readonly Tool[] = [
   handleDialog,
   uploadFile,
   evaluateScript,
+  listSiteTools,
+  callSiteTool,
   resizePage,
   browserStatus,
   browserConnect,

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { RefInfo, TrackedPage } from '../browser/pages.ts';
 import type { BrowserSession } from '../browser/session.ts';
+import type { ActionFacts } from '../core/callPath.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import type { ToolKind } from '../core/kinds.ts';
 import type { LoginWallVerdict } from '../core/loginWall.ts';
@@ -36,6 +37,8 @@ export interface ToolTarget {
   readonly repostsForm?: boolean;
   /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
+  /** What a call of a page's own WebMCP tool is (call_site_tool): its kind comes from the tool, not the call. */
+  readonly siteCall?: Pick<ActionFacts, 'kind' | 'carriesData' | 'site' | 'looksDestructive'>;
 }
 
 export type ToolContent =
