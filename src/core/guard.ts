@@ -103,7 +103,13 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     const why = 'a secret was typed into this page: a script or a screenshot here could show it back';
     return ask('typed-secret', why, false, true);
   }
-  if (kind === 'read') return { verdict: 'allow', reason: 'read-only tool' };
+  if (kind === 'read') {
+    // A read that hands the page data (a read-only site tool's arguments) can carry what the agent read
+    // elsewhere to that page, whose own code may send it on.
+    const leak = facts.carriesData ? taintLeak(facts) : undefined;
+    if (leak) return ask('taint', leak, false, true);
+    return { verdict: 'allow', reason: 'read-only tool' };
+  }
   if (kind === 'mode') return modeChange(facts);
   if (userTab && mode !== 'isolated') {
     const sensitive = sensitiveFrame(facts, rules) !== undefined;

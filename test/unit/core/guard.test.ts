@@ -130,6 +130,7 @@ describe('guard', () => {
       ...tainted,
       kind: 'read',
       tool: 'take_snapshot',
+      carriesData: false,
       frames: [{ url: 'https://evil.example/' }],
     });
     assert.equal(read.verdict, 'allow', 'reading another page carries nothing');
@@ -293,4 +294,26 @@ test('a script on any page of an origin with a path rule is judged by that rule;
   assert.equal(moved.verdict, 'ask');
   assert.equal(decide({ ...facts, runsScript: false, tool: 'click' }, rules).verdict, 'allow');
   assert.equal(decide({ ...facts, frames: [{ url: 'https://notes.example/' }] }, rules).verdict, 'allow');
+});
+
+test("after a sensitive read, a read-only site tool's arguments toward another origin ask (they carry data)", () => {
+  const rules = new RuleSet(defaultRules());
+  const facts = {
+    tool: 'call_site_tool',
+    kind: 'read' as const,
+    mode: 'isolated' as const,
+    frames: [{ url: 'https://shop.example/search' }],
+    carriesData: true,
+    taintedOrigins: ['https://github.com'],
+    policy: 'default' as const,
+    approveAll: false,
+  };
+  const decision = decide(facts, rules);
+  assert.equal(decision.verdict, 'ask');
+  assert.match(
+    decision.reason,
+    /data read on sensitive https:\/\/github\.com could be sent to https:\/\/shop\.example/,
+  );
+  assert.equal(decide({ ...facts, taintedOrigins: [] }, rules).verdict, 'allow');
+  assert.equal(decide({ ...facts, carriesData: false }, rules).verdict, 'allow');
 });
