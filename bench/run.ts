@@ -15,6 +15,7 @@ import { measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
 import { measureRelay, relayReport, relaySection } from './relayLatency.ts';
 import { servers } from './servers.ts';
+import { measureStartAndActions } from './startAndActions.ts';
 
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const chrome = findChrome(process.env.TABWARD_CHROME);
@@ -44,6 +45,8 @@ const guard = await measureGuard(chrome, urlOf(firstPage));
 process.stderr.write('backstop overhead and breakdown\n');
 const backstop = await measureBackstop(chrome, firstPage);
 const breakdown = await measureBreakdown(chrome, benchPages);
+process.stderr.write('launch and input tools\n');
+const startAndActions = await measureStartAndActions(chrome);
 site.close();
 const relay = relayReport(await measureRelay());
 
@@ -143,7 +146,12 @@ const breakdownTable = [
       `| ${row.page} | ${ms(row.browserNavigationMs)} ms | ${ms(row.navigateOverheadMs)} ms | ${ms(row.firstSnapshotMs)} ms | ${ms(row.warmSnapshotMs)} ms |`,
   ),
 ].join('\n');
+const sa = startAndActions;
+const startLines = [
+  `Isolated browser, launch to first tab (in process, alternated, load average ${sa.load}): piped ${ms(sa.pipedFirstTabMs)} ms, spawned with a port and attached over CDP ${ms(sa.portFirstTabMs)} ms (ratio ${(sa.pipedFirstTabMs / sa.portFirstTabMs).toFixed(2)}).`,
+  `Input tools through the ToolRunner (backstop on) vs Playwright's bare locator call: click ${ms(sa.clickMs)} ms vs ${ms(sa.bareClickMs)} ms (${(sa.clickMs / sa.bareClickMs).toFixed(2)}), fill ${ms(sa.fillMs)} ms vs ${ms(sa.bareFillMs)} ms (${(sa.fillMs / sa.bareFillMs).toFixed(2)}).`,
+];
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
-const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\n${startLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
 writeFileSync(new URL('./results.md', import.meta.url), report);
 process.stdout.write(report);
