@@ -90,8 +90,14 @@ describe('guard verdicts through the call path', { timeout: 120_000 }, () => {
       assert.deepEqual(mcp.human.offered.at(-1), ['approve', 'reject', 'skip', 'modify']);
       assert.equal(posts('/account/close'), 0);
 
+      // A Chrome that cannot be reached is an error before anyone is asked; one given by its endpoint is asked
+      // about (the human says no, so it is never dialled).
+      const unreachable = await mcp.call('browser_connect');
+      assert.ok(unreachable.isError && unreachable.text.startsWith('attach_failed:'), unreachable.text);
       mcp.human.will({ decision: 'reject' });
-      const connect = await mcp.call('browser_connect');
+      const connect = await mcp.call('browser_connect', {
+        wsEndpoint: 'ws://127.0.0.1:9/devtools/browser/x',
+      });
       assert.ok(connect.isError && connect.text.startsWith('rejected:'), connect.text);
       assert.match(mcp.human.questions.at(-1) ?? '', /browser_connect/);
       assert.match((await mcp.call('browser_status')).text, /mode: isolated/);
@@ -103,6 +109,7 @@ describe('guard verdicts through the call path', { timeout: 120_000 }, () => {
         'new_page:ask',
         'take_snapshot:allow',
         'click:ask',
+        'browser_connect:allow',
         'browser_connect:ask',
         'browser_status:allow',
       ]);
