@@ -232,6 +232,7 @@ export class TrackedPage {
     const documentBefore = this.documentSeq;
     const stopped = () => this.closed || this.dialog !== undefined || Date.now() >= deadline;
     await this.pageTurn(deadline);
+    await this.quietWindow(deadline, stopped);
     const navigating = this.navigations.size > 0;
     while (this.navigations.size > 0 && !stopped()) await this.activity.changed(deadline - Date.now());
     if (navigating || this.documentSeq !== documentBefore)
@@ -244,6 +245,21 @@ export class TrackedPage {
     }
     // The answers' handlers update the page in a task of their own.
     if (waited) await this.pageTurn(deadline);
+  }
+
+  /**
+   * A request the action set off (a click handler's fetch, a beacon) can still be on its way to the network
+   * backstop when the page's next task has run: wait until no new request has started for a short while, so it is
+   * held and asked about as this action's doing rather than refused as a late one. Bounded.
+   */
+  private async quietWindow(deadline: number, stopped: () => boolean): Promise<void> {
+    const cap = Math.min(deadline, Date.now() + settleRequestsMs);
+    let quietUntil = Math.min(cap, Date.now() + quietMs);
+    while (Date.now() < quietUntil && !stopped()) {
+      const seen = this.activity.mark();
+      await this.activity.changed(quietUntil - Date.now());
+      if (this.activity.mark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
+    }
   }
 
   /** One task of the page's event loop (bounded: a page may have replaced setTimeout, or be navigating). */
@@ -296,6 +312,8 @@ function goneWithBrowser(id: string, why: string): string {
 
 /** How long the requests an action sent may keep the agent waiting after it (a stream never finishes). */
 const settleRequestsMs = 500;
+/** How long no new request must start after an action before it counts as settled. */
+const quietMs = 60;
 /** The bound on one turn of the page's event loop. */
 const pageTurnMs = 1_000;
 
