@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { binPath } from '../helpers/mcpClient.ts';
+import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 let server: ChildProcess;
@@ -40,28 +41,8 @@ after(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const post = (body: string, session?: string) =>
-  fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
-    },
-    body,
-  });
-const initialize = (padding = '') =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1', padding },
-    },
-  });
+const post = (body: string, session?: string) => postMcp(mcpUrl, token, body, session);
+const initialize = initializeBody;
 const over = 'x'.repeat(4 * 1024 * 1024 + 10);
 
 test('an unknown session id is 404 (initialize again), for POST and GET', async () => {

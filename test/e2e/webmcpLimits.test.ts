@@ -9,6 +9,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { Page } from 'playwright-core';
 import { startWebmcpSite } from '../fixtures/webmcpSite.ts';
 import type { Fixture } from '../helpers/fixtureServer.ts';
+import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 import {
   callTool,
@@ -32,28 +33,8 @@ describe('WebMCP relay limits', () => {
     callTool(rig.agent, 'callSiteTool', { site: origin, tool, arguments: args });
 
   /** POSTs raw JSON-RPC to the relay's /mcp with the agent's token. */
-  const post = (body: string, session?: string) =>
-    fetch(`${rig.relay.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${rig.token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
-      },
-      body,
-    });
-  const initialize = (padding = '') =>
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1', padding },
-      },
-    });
+  const post = (body: string, session?: string) => postMcp(`${rig.relay.url}/mcp`, rig.token, body, session);
+  const initialize = initializeBody;
   const listCall = (padding: string) =>
     JSON.stringify({
       jsonrpc: '2.0',
