@@ -9,14 +9,13 @@
 import {
   type CallOutcome,
   callPortName,
-  encodedBytes,
-  maxResultBytes,
   type ObserverMessage,
   type SiteTool,
   type TabPortMessage,
   type TabReply,
   type TabToWorker,
   type WorkerToTab,
+  withinResultCap,
 } from '../../src/protocol/siteTools.ts';
 import { resultText, toSiteTool, withdrawnMessage } from './toolDescriptor.ts';
 
@@ -218,22 +217,12 @@ class TabBridge {
   }
 }
 
-/** The cap counts what the result costs as JSON, as it travels (a control character is 6 bytes, not 1). */
+/** Error texts are cut; results are capped on the bytes they cost as JSON, as they travel. */
 function bounded(outcome: CallOutcome): CallOutcome {
-  if (!outcome.ok) {
-    const { message } = outcome.error;
-    if (message.length <= maxErrorChars) return outcome;
-    return { ok: false, error: { ...outcome.error, message: `${message.slice(0, maxErrorChars)}… (cut)` } };
-  }
-  const bytes = encodedBytes(outcome.result);
-  if (bytes <= maxResultBytes) return outcome;
-  return {
-    ok: false,
-    error: {
-      code: 'too_large',
-      message: `The result is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap; ask the tool for less.`,
-    },
-  };
+  if (outcome.ok) return withinResultCap(outcome);
+  const { message } = outcome.error;
+  if (message.length <= maxErrorChars) return outcome;
+  return { ok: false, error: { ...outcome.error, message: `${message.slice(0, maxErrorChars)}… (cut)` } };
 }
 
 const marker = '__tabwardBridge';

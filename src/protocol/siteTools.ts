@@ -241,6 +241,24 @@ export function utf8Bytes(text: string): number {
   return bytes;
 }
 
+/** The outcome that replaces a result too large to send: its size as it travels, and what to do about it. */
+export function tooLargeOutcome(bytes: number): CallOutcome {
+  return {
+    ok: false,
+    error: {
+      code: 'too_large',
+      message: `The result is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap. Ask the tool for less (a narrower query, a page of results).`,
+    },
+  };
+}
+
+/** A result within the cap as it travels (a control character costs 6 bytes as JSON, not 1), else why not. */
+export function withinResultCap(outcome: CallOutcome): CallOutcome {
+  if (!outcome.ok) return outcome;
+  const bytes = encodedBytes(outcome.result);
+  return bytes <= maxResultBytes ? outcome : tooLargeOutcome(bytes);
+}
+
 /** What a value costs on the wire: the UTF-8 bytes of its JSON text. Every cap is measured this way. */
 export function encodedBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? '');

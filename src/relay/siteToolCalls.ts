@@ -18,11 +18,10 @@ import { siteCallFacts } from '../core/siteCalls.ts';
 import { trustedReadOnly } from '../protocol/siteRules.ts';
 import {
   type ActivityEntry,
-  type CallOutcome,
   type CallTarget,
   encodedBytes,
-  maxResultBytes,
   type SiteTool,
+  withinResultCap,
 } from '../protocol/siteTools.ts';
 import { answerForEarlier, keySettlement } from './callKeys.ts';
 import { callErrorCodes, type ExtensionHub, type LateAnswer, newTaskId } from './extensionHub.ts';
@@ -299,7 +298,7 @@ export class SiteToolCalls {
           call.signal,
         );
         Object.assign(call.times, { callMs: answer.roundTripMs, ...answer.timing });
-        const outcome = this.withinCap(answer.outcome);
+        const outcome = withinResultCap(answer.outcome);
         if (call.reused && !outcome.ok && stale(outcome.error)) {
           hub.forgetTarget(taskId, origin, tool.name);
           call.stale = true;
@@ -313,20 +312,6 @@ export class SiteToolCalls {
         return outcome.result;
       },
       skipped: () => '',
-    };
-  }
-
-  /** The cap is on the bytes the result costs as JSON (a control character is 6 of them), as on the wire. */
-  private withinCap(outcome: CallOutcome): CallOutcome {
-    if (!outcome.ok) return outcome;
-    const bytes = encodedBytes(outcome.result);
-    if (bytes <= maxResultBytes) return outcome;
-    return {
-      ok: false,
-      error: {
-        code: 'too_large',
-        message: `The result is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap. Ask the tool for less (a narrower query, a page of results).`,
-      },
     };
   }
 

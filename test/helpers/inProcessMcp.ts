@@ -21,7 +21,7 @@ import { ScriptedHuman } from '../../src/demo/scriptedHuman.ts';
 import { type ApprovalMode, createMcpServer } from '../../src/mcp/mcpServer.ts';
 import { ToolRunner } from '../../src/tools/runner.ts';
 import { testChromeArgs } from './fixtureServer.ts';
-import type { CallOutcome } from './mcpClient.ts';
+import { type CallOutcome, callThrough } from './mcpClient.ts';
 
 export interface InProcessOptions {
   readonly mode?: GuardedBrowserOptions['mode'];
@@ -129,15 +129,7 @@ async function connect(
     human,
     runner,
     auditPath,
-    call: async (name, args = {}) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-      const parts = result.content as { type: string; text?: string }[];
-      return {
-        text: parts.map((part) => part.text ?? '').join('\n'),
-        isError: result.isError === true,
-        images: parts.filter((part) => part.type === 'image').length,
-      };
-    },
+    call: (name, args = {}) => callThrough(client, name, args, 60_000),
     audit: () =>
       (existsSync(auditPath) ? readFileSync(auditPath, 'utf8') : '')
         .split('\n')

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { testChromeArgs } from './fixtureServer.ts';
-import { binPath, type CallOutcome } from './mcpClient.ts';
+import { binPath, type CallOutcome, callThrough } from './mcpClient.ts';
 import { waitFor } from './waitFor.ts';
 
 export interface Place {
@@ -151,15 +151,7 @@ export async function startIn(place: Place, extra: readonly string[] = []): Prom
     client,
     pid,
     stderr: () => stderr,
-    call: async (name, args = {}) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-      const parts = result.content as { type: string; text?: string }[];
-      return {
-        text: parts.map((part) => part.text ?? '').join('\n'),
-        isError: result.isError === true,
-        images: parts.filter((part) => part.type === 'image').length,
-      };
-    },
+    call: (name, args = {}) => callThrough(client, name, args, 60_000),
     close: () => client.close(),
   };
 }

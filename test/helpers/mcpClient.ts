@@ -71,19 +71,27 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
     home,
     auditPath,
     stderr: () => stderr,
-    call: async (name, callArgs = {}) => {
-      const result = await client.callTool({ name, arguments: callArgs }, undefined, { timeout: 120_000 });
-      const parts = result.content as { type: string; text?: string }[];
-      return {
-        text: parts.map((part) => part.text ?? '').join('\n'),
-        isError: result.isError === true,
-        images: parts.filter((part) => part.type === 'image').length,
-      };
-    },
+    call: (name, callArgs = {}) => callThrough(client, name, callArgs, 120_000),
     close: async () => {
       await client.close();
       rmSync(home, { recursive: true, force: true });
     },
+  };
+}
+
+/** One tool call through an SDK client, as the tests read it: the text parts, the error flag, the image count. */
+export async function callThrough(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<CallOutcome> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const parts = result.content as { type: string; text?: string }[];
+  return {
+    text: parts.map((part) => part.text ?? '').join('\n'),
+    isError: result.isError === true,
+    images: parts.filter((part) => part.type === 'image').length,
   };
 }
 

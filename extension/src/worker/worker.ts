@@ -6,16 +6,15 @@
 
 import {
   type ActivityEntry,
-  type CallOutcome,
   type ExtensionToRelay,
   encodedBytes,
-  maxResultBytes,
   maxSocketMessageBytes,
   type PopupRequest,
   type RelayToExtension,
   type SharedSiteState,
   type SiteTool,
   type TabToWorker,
+  tooLargeOutcome,
 } from '../../../src/protocol/siteTools.ts';
 import {
   askFromRelay,
@@ -88,19 +87,9 @@ function sendOutcome(message: Extract<ExtensionToRelay, { t: 'outcome' }>): void
   const fitting =
     encodedBytes(message) <= maxSocketMessageBytes - 1024
       ? message
-      : { ...message, outcome: tooLarge(encodedBytes(message.outcome)) };
+      : { ...message, outcome: tooLargeOutcome(encodedBytes(message.outcome)) };
   if (link.send(fitting)) return;
   unsent = [...unsent, { ...fitting, late: true }].slice(-20);
-}
-
-function tooLarge(bytes: number): CallOutcome {
-  return {
-    ok: false,
-    error: {
-      code: 'too_large',
-      message: `The answer is ${bytes} bytes as JSON, over the ${maxResultBytes}-byte cap; ask the tool for less.`,
-    },
-  };
 }
 
 function onLinkOpen(): void {
