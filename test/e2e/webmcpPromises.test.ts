@@ -139,8 +139,13 @@ describe('WebMCP bridge: promises kept across drops, deadlines and retries', () 
           rig.relay.stderr(),
         ) ?? undefined,
     );
-    const audit = readFileSync(join(rig.home, 'audit.jsonl'), 'utf8');
-    assert.match(audit, new RegExp(`"task":"${logged[1]}","site":"[^"]+","late":"outcome"`));
+    // The stderr line and the audit record are written one after the other: wait for the record too.
+    const lateRecord = new RegExp(`"task":"${logged[1]}","site":"[^"]+","late":"outcome"`);
+    const audit = await waitFor('the late outcome in the audit log', () => {
+      const text = readFileSync(join(rig.home, 'audit.jsonl'), 'utf8');
+      return lateRecord.test(text) ? text : undefined;
+    }).catch(() => readFileSync(join(rig.home, 'audit.jsonl'), 'utf8'));
+    assert.match(audit, lateRecord);
 
     const replayed = await call('placeOrder', {}, 'order-1');
     assert.equal(replayed.isError, false, replayed.text);
