@@ -1,8 +1,11 @@
-// The agent's slash commands: /browser status|connect|disconnect|tabs, /audit, /help, /clear, /exit.
+// The agent's slash commands: /browser status|connect|disconnect|tabs, /grants [revoke N|all], /mcp, /audit, /help,
+// /clear, /exit.
 
 import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
 import type { Approver } from '../core/approvals.ts';
 import { isTabwardError } from '../core/errors.ts';
+import type { SiteGrant } from '../core/siteGrants.ts';
+import type { ToolRunner } from '../tools/runner.ts';
 import type { AgentSession } from './agentSession.ts';
 import type { McpHost } from './mcpHost.ts';
 
@@ -10,6 +13,7 @@ export const slashHelp = `/browser status       mode, your Chrome, tabs and owne
 /browser connect [port|url]   use your logged-in Chrome (default: find it)
 /browser disconnect   leave your Chrome as it is and go back to an isolated browser
 /browser tabs         open tabs
+/grants               site grants in force ([t]/[h] when asked); /grants revoke N|all ends them
 /mcp                  your external MCP servers
 /mcp restart NAME [args...]   restart one, with these arguments in place of its configured ones
 /audit                the last entries of the audit log
@@ -60,6 +64,9 @@ export async function runSlashCommand(
         return;
       case '/browser':
         return await browserCommand(sub, arg, call, print);
+      case '/grants':
+        grantsCommand(sub, arg, runner, print);
+        return;
       default:
         print(`Unknown command ${command}. ${slashHelp}`);
     }
@@ -90,6 +97,47 @@ async function browserCommand(
     await call('browser_connect', target, typedByHuman);
   } else print(`Unknown: /browser ${sub}. Try /help.`);
   return undefined;
+}
+
+/** Lists the site grants in force, or revokes one (by its number in the list) or all; a revocation is audited. */
+function grantsCommand(
+  sub: string | undefined,
+  arg: string | undefined,
+  runner: ToolRunner,
+  print: (text: string) => void,
+): void {
+  const grants = runner.path.siteGrants;
+  if (sub === undefined) {
+    print(grants.lines()?.join('\n') ?? 'No site grants in force.');
+    return;
+  }
+  if (sub !== 'revoke' || !arg || !/^(all|\d+)$/.test(arg)) {
+    print('Usage: /grants, /grants revoke N (its number in /grants), /grants revoke all.');
+    return;
+  }
+  const revoked: SiteGrant[] =
+    arg === 'all' ? grants.list() : [grants.revoke(Number(arg))].flatMap((g) => g ?? []);
+  if (arg === 'all') grants.clear();
+  if (revoked.length === 0) {
+    print(arg === 'all' ? 'No site grants in force.' : `No site grant ${arg}; /grants lists them.`);
+    return;
+  }
+  for (const grant of revoked) {
+    print(`Revoked: ${grant.tool} on ${grant.origin}.`);
+    runner.path.recordEvent({
+      tool: 'site_grant_revoke',
+      kind: 'mode',
+      frontEnd: 'agent',
+      args: { tool: grant.tool, origin: grant.origin },
+      mode: runner.options.context.session.mode,
+      decision: 'allow',
+      url: grant.origin,
+      approver: typedByHuman.name,
+      choice: 'revoke',
+      outcome: 'ok',
+      durationMs: 0,
+    });
+  }
 }
 
 const typedByHuman: Approver = {

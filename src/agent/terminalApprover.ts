@@ -1,4 +1,5 @@
-// Approvals in the terminal: `[y/Enter] approve  [a] approve all  [n] reject  [s] skip  [m] modify`. On sensitive
+// Approvals in the terminal: `[y/Enter] approve  [a] approve all  [n] reject  [s] skip  [m] modify`, and
+// `[t] this site 15 min  [h] 1 h` where a site grant may be given. On sensitive
 // pages the prompt says so, shows the URL and rule, offers no approve-all, and only a typed `y` approves (a
 // stray Enter must not). Everything the page chose is sanitised before it reaches the terminal. Unknown input
 // asks again; end of input rejects; a withdrawn call (its signal aborted) stops the question.
@@ -8,6 +9,7 @@ import {
   argsLine,
   displayRequest,
   elementPhrase,
+  siteGrantLines,
   whereLines,
 } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
@@ -28,7 +30,8 @@ export class TerminalApprover implements Approver {
     if (signal?.aborted) return withdrawn;
     this.write(describe(request));
     const approve = request.sensitive ? '[y] approve' : '[y/Enter] approve';
-    const options = `${approve}  ${request.approveAllAllowed ? '[a] approve all  ' : ''}[n] reject  [s] skip  [m] modify > `;
+    const site = request.siteGrant ? '[t] this site 15 min  [h] 1 h  ' : '';
+    const options = `${approve}  ${request.approveAllAllowed ? '[a] approve all  ' : ''}${site}[n] reject  [s] skip  [m] modify > `;
     for (;;) {
       const answer = await this.reader.next(options, signal);
       if (signal?.aborted) return this.withdraw();
@@ -43,6 +46,8 @@ export class TerminalApprover implements Approver {
         continue;
       }
       if (key === 'a' && request.approveAllAllowed) return this.approveAll(request, signal);
+      if ((key === 't' || key === 'h') && request.siteGrant)
+        return { choice: 'site-grant', minutes: key === 'h' ? 60 : 15 };
       if (key === 'n' || key === 'no') return this.reject(signal);
       if (key === 's') return { choice: 'skip' };
       if (key === 'm') {
@@ -106,6 +111,7 @@ function describe(request: ApprovalRequest): string {
     `   why:  ${shown.reason}${request.sensitive ? ` (rule ${shown.rule})` : ''}`,
     `   args: ${argsLine(request)}`,
     ...[approveAllNote(request)].flatMap((note) => (note ? [`   ${note}`] : [])),
+    ...siteGrantLines(request).map((line) => `   ${line}`),
     '',
   ];
   return lines.join('\n');

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { approveAllNote, displayRequest } from '../core/approvalDisplay.ts';
+import { approveAllNote, displayRequest, siteGrantLines } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
@@ -118,12 +118,14 @@ export class ApprovalPage implements Approver {
       c.header('X-Frame-Options', 'DENY');
     });
     app.get(`/${this.token}/`, (c) => c.html(approvalPageHtml));
-    // Each with the note that says why approve-all is missing, when it is: the page shows it under the buttons.
+    // Each with the note that says why approve-all is missing, when it is, and what a site grant would allow: the
+    // page shows them under the buttons.
     app.get(`/${this.token}/pending`, (c) =>
       c.json(
         [...this.pending.values()].map((entry) => ({
           ...displayRequest(entry.request),
           approveAllNote: approveAllNote(entry.request) ?? null,
+          siteGrantLines: siteGrantLines(entry.request),
         })),
       ),
     );
@@ -136,7 +138,13 @@ export class ApprovalPage implements Approver {
       if (!entry) return c.json({ error: 'no such pending approval (already answered or expired)' }, 404);
       const choice = toChoice(body?.decision, entry.request);
       if (!choice)
-        return c.json({ error: 'decision must be approve, approve-all, reject, skip or modify' }, 400);
+        return c.json(
+          {
+            error:
+              'decision must be approve, approve-all, site-grant, revoke-site-grants, reject, skip or modify',
+          },
+          400,
+        );
       this.pending.delete(entry.request.id);
       entry.resolve(choice);
       return c.json({ ok: true });
@@ -147,7 +155,13 @@ export class ApprovalPage implements Approver {
 
 function toChoice(raw: unknown, request: ApprovalRequest): ApprovalChoice | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
-  const decision = raw as { choice?: unknown; reason?: unknown; scope?: unknown; args?: unknown };
+  const decision = raw as {
+    choice?: unknown;
+    reason?: unknown;
+    scope?: unknown;
+    args?: unknown;
+    minutes?: unknown;
+  };
   switch (decision.choice) {
     case 'approve':
     case 'skip':
@@ -157,6 +171,13 @@ function toChoice(raw: unknown, request: ApprovalRequest): ApprovalChoice | unde
       return request.approveAllAllowed
         ? { choice: 'approve-all', scope: decision.scope === 'server' ? 'server' : 'tool' }
         : { choice: 'approve' };
+    case 'site-grant':
+      // Only where one was offered; the call path checks again before granting.
+      return request.siteGrant
+        ? { choice: 'site-grant', minutes: decision.minutes === 60 ? 60 : 15 }
+        : { choice: 'approve' };
+    case 'revoke-site-grants':
+      return { choice: 'revoke-site-grants' };
     case 'reject':
       return typeof decision.reason === 'string' && decision.reason
         ? { choice: 'reject', reason: decision.reason }

@@ -38,6 +38,10 @@ function card(r) {
   const add = (label, fn) => { const b = el('button', {}, label); b.onclick = fn; buttons.append(b); };
   add('Approve', () => decide(r.id, { choice: 'approve' }));
   if (r.approveAllAllowed) add('Approve all ' + r.tool, () => decide(r.id, { choice: 'approve-all', scope: 'tool' }));
+  if (r.siteGrant) {
+    add(r.tool + ' on this site, 15 min', () => decide(r.id, { choice: 'site-grant', minutes: 15 }));
+    add('1 h', () => decide(r.id, { choice: 'site-grant', minutes: 60 }));
+  }
   add('Reject', () => decide(r.id, { choice: 'reject', reason: prompt('Reason for the agent (optional)') || undefined }));
   add('Skip', () => decide(r.id, { choice: 'skip' }));
   add('Modify', () => {
@@ -46,6 +50,12 @@ function card(r) {
   });
   c.append(buttons);
   if (r.approveAllNote) c.append(el('p', { className: 'note' }, r.approveAllNote));
+  (r.siteGrantLines || []).forEach((line) => c.append(el('p', { className: 'note' }, line)));
+  if ((r.siteGrantsInForce || []).length) {
+    const revoke = el('button', {}, 'Revoke site grants (and reject this)');
+    revoke.onclick = () => decide(r.id, { choice: 'revoke-site-grants' });
+    c.append(revoke);
+  }
   return c;
 }
 async function refresh() {

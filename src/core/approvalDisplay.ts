@@ -37,6 +37,17 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
         }
       : {}),
     args: displayValue(request.args) as Record<string, unknown>,
+    ...(request.siteGrant
+      ? {
+          siteGrant: {
+            origin: forDisplay(request.siteGrant.origin, limits.url),
+            tool: forDisplay(request.siteGrant.tool, limits.name),
+          },
+        }
+      : {}),
+    ...(request.siteGrantsInForce
+      ? { siteGrantsInForce: request.siteGrantsInForce.map((line) => forDisplay(line, limits.url)) }
+      : {}),
   };
 }
 
@@ -82,4 +93,19 @@ function displayValue(value: unknown): unknown {
       Object.entries(value).map(([key, inner]) => [visibleText(key, limits.name), displayValue(inner)]),
     );
   return value;
+}
+
+/**
+ * What a site grant would allow, where one is offered, and the grants already in force (which the human may
+ * revoke), for every approver alike.
+ */
+export function siteGrantLines(request: ApprovalRequest): string[] {
+  const lines: string[] = [];
+  const { siteGrant, siteGrantsInForce = [] } = displayRequest(request);
+  if (siteGrant)
+    lines.push(
+      `Site grant available: ${siteGrant.tool} on ${siteGrant.origin} unasked for 15 min or 1 h (this tool, this exact origin; sensitive pages still ask).`,
+    );
+  if (siteGrantsInForce.length > 0) lines.push(`Site grants in force: ${siteGrantsInForce.join('; ')}`);
+  return lines;
 }

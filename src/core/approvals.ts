@@ -21,6 +21,13 @@ export interface ApprovalRequest {
   /** Arguments with secrets masked. */
   readonly args: Readonly<Record<string, unknown>>;
   readonly frontEnd: string;
+  /**
+   * Present only when a site grant may be given for this action (an ordinary write, every frame on one origin):
+   * "allow writes like this" = this tool on this exact origin, for 15 min or 1 h.
+   */
+  readonly siteGrant?: { readonly origin: string; readonly tool: string };
+  /** Site grants in force, as listed in browser_status: with any, the human may revoke them all. */
+  readonly siteGrantsInForce?: readonly string[];
 }
 
 export type ApprovalChoice =
@@ -28,7 +35,11 @@ export type ApprovalChoice =
   | { readonly choice: 'approve-all'; readonly scope: 'tool' | 'server' }
   | { readonly choice: 'reject'; readonly reason?: string }
   | { readonly choice: 'skip' }
-  | { readonly choice: 'modify'; readonly args: Readonly<Record<string, unknown>> };
+  | { readonly choice: 'modify'; readonly args: Readonly<Record<string, unknown>> }
+  /** Approve, and allow this tool on the request's origin unasked for that long (only where siteGrant is offered). */
+  | { readonly choice: 'site-grant'; readonly minutes: 15 | 60 }
+  /** Revoke every site grant and reject this call. */
+  | { readonly choice: 'revoke-site-grants' };
 
 export interface Approver {
   /** Shown in the audit log and in browser_status: "elicitation", "page http://127.0.0.1:PORT/...", ... */

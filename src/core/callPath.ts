@@ -9,7 +9,7 @@ import type { ApprovalChoice, ApprovalRequest, Approver } from './approvals.ts';
 import type { AuditEntry, AuditSink } from './audit.ts';
 import { asTabwardError, TabwardError } from './errors.ts';
 import { ApproveAllGrants } from './grants.ts';
-import { type Decision, decide, type GuardFacts, originOf } from './guard.ts';
+import { coveredBySiteGrant, type Decision, decide, type GuardFacts, originOf } from './guard.ts';
 import type { BrowserMode, WritePolicy } from './kinds.ts';
 import {
   type Attendant,
@@ -20,10 +20,11 @@ import {
 } from './networkHolds.ts';
 import type { Redactor } from './redact.ts';
 import type { RuleSet } from './sensitiveRules.ts';
+import { type SiteGrant, SiteGrants, siteGrantChoice, siteGrantOrigin } from './siteGrants.ts';
 import { Taint } from './taint.ts';
 
 /** What the guard needs to know about an action, less what the call path knows itself. */
-export type ActionFacts = Omit<GuardFacts, 'taintedOrigins' | 'approveAll' | 'policy' | 'mode'>;
+export type ActionFacts = Omit<GuardFacts, 'taintedOrigins' | 'approveAll' | 'siteGrant' | 'policy' | 'mode'>;
 
 /** An action as the browser (or the relay) reports it right now. */
 export interface ActionLook {
@@ -89,6 +90,8 @@ export interface CallPathOptions {
   readonly redactor: () => Redactor;
   readonly backstop?: Backstop;
   readonly approveAllTtlMs?: number;
+  /** The clock site grants expire by (tests move it forward). */
+  readonly clock?: () => number;
   /** How long an approval's network pass may stay open while its action runs. */
   readonly passMaxMs: number;
 }
@@ -110,6 +113,8 @@ type Trail = { -readonly [K in keyof AuditEntry]?: AuditEntry[K] };
 
 export class CallPath {
   readonly grants: ApproveAllGrants;
+  /** "Allow writes like this on this site for a while" (core/siteGrants.ts). */
+  readonly siteGrants: SiteGrants;
   readonly taint = new Taint();
   /** Where each tab's last action ended, in the backstop's sequence: what it stopped later is told next. */
   private readonly tabMarks = new Map<string, number>();
@@ -122,6 +127,7 @@ export class CallPath {
 
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
+    this.siteGrants = new SiteGrants(options.clock);
     options.backstop?.watchTaint(() => ({ tainted: this.taint.list(), allowed: this.allowedHosts }));
   }
 
@@ -198,11 +204,20 @@ export class CallPath {
     let approved: string | undefined;
     for (let round = 0; round < 3; round++) {
       const look = await action.look();
-      const decision = this.decide(action, look);
+      // Judged on the facts just read: a grant never covers a page that moved to another origin meanwhile.
+      const siteGrant = this.siteGrants.covering(action.name, look.facts);
+      const decision = this.decide(action, look, siteGrant);
       this.note(trail, action, look, decision);
       if (decision.verdict === 'block')
         throw new TabwardError('blocked', decision.reason, 'No approval can override this.');
-      if (decision.verdict === 'allow') return this.act(action, look, undefined, trail, caller);
+      if (decision.verdict === 'allow') {
+        // A call the grant answered for is audited as the grant's; the call that gave it keeps its human.
+        if (siteGrant && decision.reason.startsWith(coveredBySiteGrant)) {
+          trail.approver ??= `site grant (given through ${siteGrant.givenThrough})`;
+          trail.choice = siteGrantChoice(siteGrant);
+        }
+        return this.act(action, look, undefined, trail, caller);
+      }
       if (approved === look.binding) {
         action.onApproved?.(look);
         return this.act(action, look, passFor(look.facts, decision), trail, caller);
@@ -227,6 +242,15 @@ export class CallPath {
         trail.outcome = 'skipped';
         return { value: action.skipped(), stopped: [] };
       }
+      if (choice.choice === 'revoke-site-grants') {
+        const revoked = this.siteGrants.clear();
+        throw new TabwardError(
+          'rejected',
+          `The user revoked the site grants (${revoked}) and rejected ${action.name}.`,
+        );
+      }
+      if (choice.choice === 'site-grant')
+        trail.choice = this.giveSiteGrant(action, look, decision, choice, caller);
       if (choice.choice === 'approve-all' && decision.approveAllAllowed)
         this.grants.grant(
           choice.scope === 'server' ? { kind: 'server' } : { kind: 'tool', tool: action.name },
@@ -246,7 +270,7 @@ export class CallPath {
     );
   }
 
-  private decide(action: GuardedAction<unknown>, look: ActionLook): Decision {
+  private decide(action: GuardedAction<unknown>, look: ActionLook, siteGrant?: SiteGrant): Decision {
     return decide(
       {
         ...look.facts,
@@ -254,9 +278,33 @@ export class CallPath {
         taintedOrigins: this.taint.list(),
         policy: this.options.policy,
         approveAll: this.grants.covers(action.name),
+        ...(siteGrant ? { siteGrant: this.siteGrants.describe(siteGrant) } : {}),
       },
       this.options.rules,
     );
+  }
+
+  /**
+   * The origin a site grant may be offered for: only where the guard asks under rule 6 (an ordinary write,
+   * approve-all allowed, not sensitive) and the action stays on one origin (core/siteGrants.ts).
+   */
+  private siteGrantOffer(look: ActionLook, decision: Decision): string | undefined {
+    if (decision.verdict !== 'ask' || decision.rule !== 'write') return undefined;
+    if (!decision.approveAllAllowed || decision.sensitive) return undefined;
+    return siteGrantOrigin(look.facts);
+  }
+
+  /** Grants what the human chose where it was offered; elsewhere the answer counts as one approval. */
+  private giveSiteGrant(
+    action: GuardedAction<unknown>,
+    look: ActionLook,
+    decision: Decision,
+    choice: ApprovalChoice & { choice: 'site-grant' },
+    caller: Caller,
+  ): string {
+    const origin = this.siteGrantOffer(look, decision);
+    if (!origin) return 'approve';
+    return siteGrantChoice(this.siteGrants.grant(origin, action.name, choice.minutes, caller.approver.name));
   }
 
   private async act<R>(
@@ -427,6 +475,8 @@ export class CallPath {
     caller: Caller,
   ): Promise<ApprovalChoice> {
     const url = look.url ?? '';
+    const siteGrantOrigin = this.siteGrantOffer(look, decision);
+    const inForce = this.siteGrants.list().map((grant) => this.siteGrants.describe(grant));
     return caller.approver.ask(
       this.redacted({
         id: this.nextApprovalId(),
@@ -443,6 +493,8 @@ export class CallPath {
         ...(look.element ? { element: look.element } : {}),
         args: action.args,
         frontEnd: caller.frontEnd,
+        ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
+        ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
       }),
       caller.signal,
     );
@@ -473,6 +525,12 @@ export class CallPath {
           }
         : {}),
       args: redact.value(request.args) as Record<string, unknown>,
+      ...(request.siteGrant
+        ? { siteGrant: { origin: redact.text(request.siteGrant.origin), tool: request.siteGrant.tool } }
+        : {}),
+      ...(request.siteGrantsInForce
+        ? { siteGrantsInForce: request.siteGrantsInForce.map((line) => redact.text(line)) }
+        : {}),
     };
   }
 

@@ -47,6 +47,8 @@ export interface GuardFacts {
   readonly policy: WritePolicy;
   /** An approve-all grant (this tool or the whole server) is in force. */
   readonly approveAll: boolean;
+  /** A site grant covers this write (core/siteGrants.ts judged its scope): what it is, for the reason. */
+  readonly siteGrant?: string;
   /** A WebMCP site tool call through the relay (core/siteCalls.ts builds these facts): see siteCallRule. */
   readonly site?: SiteCallFact;
 }
@@ -179,6 +181,9 @@ function modeChange(facts: GuardFacts): Decision {
   return ask('use-your-chrome', 'the agent asks to use your own Chrome and the logins in it', false, false);
 }
 
+/** The start of the reason given when a site grant allowed a write (the call path audits the grant by it). */
+export const coveredBySiteGrant = 'covered by a site grant';
+
 function ordinaryWrite(facts: GuardFacts): Decision {
   if (facts.policy === 'sensitive-only')
     return { verdict: 'allow', reason: 'policy: only sensitive pages ask' };
@@ -191,6 +196,7 @@ function ordinaryWrite(facts: GuardFacts): Decision {
     return { verdict: 'allow', reason: 'isolated profile: no account to harm' };
   }
   if (facts.approveAll) return { verdict: 'allow', reason: 'covered by an approve-all grant' };
+  if (facts.siteGrant) return { verdict: 'allow', reason: `${coveredBySiteGrant}: ${facts.siteGrant}` };
   const why =
     facts.mode === 'isolated' ? 'policy strict: every write asks' : `writes in ${facts.mode} mode ask`;
   return ask('write', why, true, false);

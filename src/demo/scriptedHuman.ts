@@ -5,7 +5,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export interface HumanAnswer {
-  readonly decision: 'approve' | 'approve-all' | 'approve-all-server' | 'reject' | 'skip' | 'modify';
+  readonly decision:
+    | 'approve'
+    | 'approve-all'
+    | 'approve-all-server'
+    | 'site-15m'
+    | 'site-1h'
+    | 'revoke-site-grants'
+    | 'reject'
+    | 'skip'
+    | 'modify';
   readonly reason?: string;
   readonly args?: string;
   /** Runs while the human is "thinking", before the answer is given (tests use it to move the page). */

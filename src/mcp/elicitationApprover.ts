@@ -7,6 +7,7 @@ import {
   argsLine,
   displayRequest,
   elementPhrase,
+  siteGrantLines,
   whereLines,
 } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
@@ -27,9 +28,11 @@ export class ElicitationApprover implements Approver {
     const decisions = [
       'approve',
       ...(request.approveAllAllowed ? ['approve-all', 'approve-all-server'] : []),
+      ...(request.siteGrant ? ['site-15m', 'site-1h'] : []),
       'reject',
       'skip',
       'modify',
+      ...(request.siteGrantsInForce?.length ? ['revoke-site-grants'] : []),
     ];
     const shown = displayRequest(request);
     const message = [
@@ -39,6 +42,7 @@ export class ElicitationApprover implements Approver {
       `Why asked: ${shown.reason} (rule ${shown.rule})`,
       `Arguments: ${argsLine(request)}`,
       ...[approveAllNote(request)].flatMap((note) => (note ? [note] : [])),
+      ...siteGrantLines(request),
     ].join('\n');
     try {
       const result = await this.server.elicitInput(
@@ -50,7 +54,9 @@ export class ElicitationApprover implements Approver {
               decision: {
                 type: 'string',
                 title: 'Decision',
-                description: 'approve-all: this tool from now on; approve-all-server: every tool of tabward',
+                description:
+                  'approve-all: this tool from now on; approve-all-server: every tool of tabward; site-15m/site-1h: ' +
+                  'this tool on this site for 15 min / 1 h; revoke-site-grants: end them all and reject this call',
                 enum: decisions,
               },
               reason: { type: 'string', title: 'Reason for the agent (when rejecting)' },
@@ -81,6 +87,13 @@ function toChoice(content: Record<string, unknown>, request: ApprovalRequest): A
     case 'approve-all-server':
       if (!request.approveAllAllowed) return { choice: 'approve' };
       return { choice: 'approve-all', scope: content.decision === 'approve-all' ? 'tool' : 'server' };
+    case 'site-15m':
+    case 'site-1h':
+      // Offered only where a site grant may be given; the call path checks again before granting.
+      if (!request.siteGrant) return { choice: 'approve' };
+      return { choice: 'site-grant', minutes: content.decision === 'site-1h' ? 60 : 15 };
+    case 'revoke-site-grants':
+      return { choice: 'revoke-site-grants' };
     case 'skip':
       return { choice: 'skip' };
     case 'modify':

@@ -29,6 +29,8 @@ export interface RunnerOptions {
   /** auto mode: on a login wall, offer to switch to the user's Chrome. */
   readonly autoSwitch: boolean;
   readonly approveAllTtlMs?: number;
+  /** The clock site grants expire by (tests move it forward). */
+  readonly clock?: () => number;
   /** The network backstop: approvals open passes in it, and what it stopped is reported with the result. */
   readonly network?: NetworkGuard;
   /** The call path to share with other front ends of this process (the agent's external tools); made if absent. */
@@ -62,10 +64,14 @@ export class ToolRunner {
         redactor: () => secrets.redactor,
         ...(options.network ? { backstop: options.network } : {}),
         ...(options.approveAllTtlMs ? { approveAllTtlMs: options.approveAllTtlMs } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
         passMaxMs: timeoutMs * 4,
       });
     session.onModeChange((mode) => {
       if (mode === 'shared') this.path.grants.clear();
+      // Any switch (connect, disconnect, the login-wall switch, a new browser): the pages a grant was given for
+      // are another browser's now.
+      this.path.siteGrants.clear();
     });
   }
 
@@ -202,6 +208,7 @@ export class ToolRunner {
     const { session } = this.options.context;
     const lines = [
       `approve-all grants: ${this.path.grants.list().join(', ') || 'none'}`,
+      `site grants: ${this.path.siteGrants.lines()?.join('; ') ?? 'none'}`,
       `tainted by reading: ${this.path.taint.list().join(', ') || 'nothing sensitive'}`,
       `write policy: ${this.options.policy}${this.options.autoSwitch ? '; auto-switch to your Chrome on login walls' : ''}`,
       `approver: ${caller.approver.name}`,

@@ -130,6 +130,8 @@ describe('guard verdicts through the call path', { timeout: 120_000 }, () => {
         'approve',
         'approve-all',
         'approve-all-server',
+        'site-15m',
+        'site-1h',
         'reject',
         'skip',
         'modify',

@@ -49,6 +49,8 @@ export interface ConnectOptions {
   /** Declare elicitation so the scripted human is asked (default true). */
   readonly elicitation?: boolean;
   readonly approveAllTtlMs?: number;
+  /** The clock site grants expire by. */
+  readonly clock?: () => number;
 }
 
 export type AuditRecord = (AuditEntry | AuditStart) & { readonly call?: string };
@@ -112,6 +114,7 @@ async function connect(
     audit: new AuditLog(auditPath),
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.approveAllTtlMs ? { approveAllTtlMs: options.approveAllTtlMs } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const server = createMcpServer({ runner, approval: options.approval ?? 'auto', version: 'test' });
   const elicits = options.elicitation !== false;

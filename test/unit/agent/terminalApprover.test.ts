@@ -158,3 +158,22 @@ test('a withdrawn call stops the question, and the next line goes to whoever ask
   });
   reader.close();
 });
+
+test('t and h give a site grant of 15 min or 1 h, only where one is offered', async () => {
+  const offered = request({ siteGrant: { origin: 'https://shop.example', tool: 'click' } });
+  for (const [key, minutes] of [
+    ['t', 15],
+    ['h', 60],
+  ] as const) {
+    const { approver, shown, reader } = approverWith([key]);
+    assert.deepEqual(await approver.ask(offered), { choice: 'site-grant', minutes });
+    assert.match(shown.join(''), /\[t\] this site 15 min {2}\[h\] 1 h/);
+    assert.match(shown.join(''), /Site grant available: click on https:\/\/shop\.example unasked/);
+    reader.close();
+  }
+  const { approver, shown, reader } = approverWith(['t', 'h', 'n', '']);
+  assert.deepEqual(await approver.ask(request()), { choice: 'reject' });
+  assert.doesNotMatch(shown.join(''), /\[t\] this site/);
+  assert.equal(shown.join('').match(/Unknown choice/g)?.length, 2, 'not offered: t and h ask again');
+  reader.close();
+});

@@ -84,3 +84,34 @@ test('what /pending serves is sanitised: page-chosen text cannot carry controls 
   call.abort();
   await within('the withdrawn question settling', asking);
 });
+
+test('a site grant is chosen on the page only where offered; revoking is a choice of its own', async () => {
+  const answer = async (id: string, overrides: Partial<ApprovalRequest>, decision: object) => {
+    const asking = page.ask(request(id, overrides));
+    await waitFor('the question on the page', async () => (await pending()).some((r) => r.id === id));
+    const response = await fetch(`${url}decide`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id, decision }),
+    });
+    assert.equal(response.status, 200);
+    return asking;
+  };
+  const offered = { sensitive: false, siteGrant: { origin: 'https://shop.example', tool: 'click' } };
+  const asking = page.ask(request('q5', offered));
+  const [shown] = await waitFor('the question on the page', async () => {
+    const list = (await pending()) as (ApprovalRequest & { siteGrantLines?: string[] })[];
+    return list.length ? list : undefined;
+  });
+  assert.match(shown?.siteGrantLines?.[0] ?? '', /Site grant available: click on https:\/\/shop\.example/);
+  await fetch(`${url}decide`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'q5', decision: { choice: 'site-grant', minutes: 60 } }),
+  });
+  assert.deepEqual(await asking, { choice: 'site-grant', minutes: 60 });
+  assert.deepEqual(await answer('q6', {}, { choice: 'site-grant', minutes: 15 }), { choice: 'approve' });
+  assert.deepEqual(await answer('q7', {}, { choice: 'revoke-site-grants' }), {
+    choice: 'revoke-site-grants',
+  });
+});
