@@ -9,6 +9,7 @@ import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
+import { DevtoolsRecorder } from './devtoolsLog.ts';
 import { findChrome } from './findChrome.ts';
 import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
@@ -25,6 +26,8 @@ export interface BrowserConfig {
   readonly notify: (message: string) => void;
   /** The network backstop over the agent's pages; without it requests are not policed (recipes, tests). */
   readonly network?: NetworkGuard;
+  /** Record what each tab logs and requests, for the devtools tools. */
+  readonly devtools?: boolean;
 }
 
 interface Connection {
@@ -61,11 +64,19 @@ export class BrowserSession {
   private readonly launching = new Set<IsolatedBrowser>();
   /** What changed under the agent since it was last told (see takeNotices). */
   private notices: string[] = [];
+  /** What each tab logged and requested (devtools tools on), else undefined. */
+  readonly devtools: DevtoolsRecorder | undefined;
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
     const { network } = config;
-    if (network) this.pages.onTrack = (tracked) => network.label(tracked.page, tracked.id);
+    if (config.devtools) this.devtools = new DevtoolsRecorder();
+    const { devtools } = this;
+    this.pages.onTrack = (tracked) => {
+      network?.label(tracked.page, tracked.id);
+      // From the moment a tab is tracked: a user's tab as tabward attaches, a new tab before it navigates.
+      devtools?.attach(tracked);
+    };
   }
 
   get mode(): BrowserMode {

@@ -6,8 +6,8 @@ import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import { noApprover } from '../core/approvals.ts';
-import type { BrowserMode, WritePolicy } from '../core/kinds.ts';
-import { browserTools } from '../tools/catalogue.ts';
+import type { BrowserMode, ToolCategory, WritePolicy } from '../core/kinds.ts';
+import { toolsFor } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
 import { checkAppendable, homeAuditPath } from './home.ts';
@@ -25,6 +25,8 @@ export interface GuardedBrowserOptions extends BrowserFlags {
   readonly timeout: number;
   /** Start the local approval page. */
   readonly approvalPage: boolean;
+  /** The tool categories offered (`--tools`); default core only. */
+  readonly tools?: readonly ToolCategory[] | undefined;
 }
 
 export interface GuardedBrowser {
@@ -49,9 +51,12 @@ export async function assembleGuardedBrowser(
   );
   // tabward's own servers join protectedPorts as they start: the agent's browser can never reach them.
   const network = new NetworkGuard(rules, new ActionPasses(), new Set());
+  const categories = options.tools ?? ['core'];
   const session = new BrowserSession({
     ...browserConfig(options.mode === 'auto' ? 'isolated' : options.mode, options, log),
     network,
+    // What tabs log and request is recorded only when a tool can read it.
+    ...(categories.includes('devtools') ? { devtools: true } : {}),
   });
   // Started by the front end once it is serving (see LazyApprovalPage). Its token is a secret: nothing the
   // agent reads may show it.
@@ -65,7 +70,7 @@ export async function assembleGuardedBrowser(
   const auditPath = options.auditLog ?? homeAuditPath(log);
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
   const runner = new ToolRunner({
-    tools: browserTools,
+    tools: toolsFor(categories),
     context: { session, secrets, timeoutMs: options.timeout },
     network,
     rules,

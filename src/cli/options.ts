@@ -1,7 +1,7 @@
 // Command-line options shared by the commands that drive a browser, declared once.
 
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { writePolicies } from '../core/kinds.ts';
+import { type ToolCategory, toolCategories, writePolicies } from '../core/kinds.ts';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -29,8 +29,30 @@ export function portOption(flag: string) {
 
 export const portNumber = portOption('--port');
 
+/** `--tools core,devtools`: the tool categories to offer; core is always on. */
+export function toolCategoryList(value: string): ToolCategory[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(toolCategories as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0)
+    throw new InvalidArgumentError(
+      `--tools takes a comma list of ${toolCategories.join(', ')}${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+    );
+  return ['core', ...toolCategories.filter((name) => name !== 'core' && names.includes(name))];
+}
+
 export function addBrowserOptions(command: Command): Command {
   return command
+    .addOption(
+      new Option(
+        '--tools <categories>',
+        'tool categories, comma-separated: core (always) and devtools (console, network requests, emulate)',
+      )
+        .argParser(toolCategoryList)
+        .default(['core'], 'core'),
+    )
     .addOption(
       new Option(
         '--mode <mode>',

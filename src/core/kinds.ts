@@ -13,3 +13,10 @@ export type BrowserMode = (typeof browserModes)[number];
  */
 export const writePolicies = ['default', 'strict', 'sensitive-only', 'destructive-asks'] as const;
 export type WritePolicy = (typeof writePolicies)[number];
+
+/**
+ * The tool categories `--tools` turns on: core (always; the browser tools every agent needs) and devtools
+ * (console, network requests, emulation: off by default, since every tool listed costs tokens on every turn).
+ */
+export const toolCategories = ['core', 'devtools'] as const;
+export type ToolCategory = (typeof toolCategories)[number];

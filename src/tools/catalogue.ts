@@ -1,5 +1,8 @@
-// The browser tool catalogue: every tool, once, in the order agents see them.
+// The browser tool catalogue: every tool, once, in the order agents see them: the core set always, the devtools
+// set with `--tools core,devtools`.
 
+import type { ToolCategory } from '../core/kinds.ts';
+import { devtoolsTools } from './devtoolsTools.ts';
 import { click, drag, fill, fillForm, hover, pressKey, uploadFile } from './inputTools.ts';
 import { browserConnect, browserDisconnect, browserStatus } from './modeTools.ts';
 import { closePage, listPages, navigatePage, newPage, resizePage, selectPage } from './pageTools.ts';
@@ -33,3 +36,8 @@ export const browserTools: readonly Tool[] = [
   browserConnect,
   browserDisconnect,
 ];
+
+/** The tools of the categories turned on (`--tools`): core always, then devtools when asked for. */
+export function toolsFor(categories: readonly ToolCategory[]): readonly Tool[] {
+  return categories.includes('devtools') ? [...browserTools, ...devtoolsTools] : browserTools;
+}

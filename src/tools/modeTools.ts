@@ -21,6 +21,7 @@ export const browserStatus = defineTool({
           ]
         : []),
       ...(status.profile ? [`temporary profile: ${status.profile}`] : []),
+      `tool categories: core${session.devtools ? ', devtools' : ''} (--tools)`,
       ...status.tabs.map((tab) => `${tab.selected ? '*' : ' '}${tab.id} [${tab.owner}] ${tab.url}`),
     ];
     return { content: [text(lines.join('\n'))] };

@@ -192,7 +192,7 @@ export class ToolRunner {
     });
   }
 
-  /** Every sensitive frame of every tab the result shows taints the session by that frame's origin. */
+  /** Every sensitive frame of every tab (and page) the result shows taints the session by that frame's origin. */
   private recordReads(result: ToolResult): void {
     for (const tab of result.readFrom ?? []) {
       for (const frame of tab.page.frames()) {
@@ -201,6 +201,8 @@ export class ToolRunner {
           if (url && this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
       }
     }
+    for (const url of result.readUrls ?? [])
+      if (this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
   }
 
   /** browser_status also shows what the guard holds: grants, taint, policy and who approves. */

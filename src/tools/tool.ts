@@ -55,6 +55,11 @@ export interface ToolResult {
   };
   /** The tabs whose content (text, titles, URLs) this result shows; every sensitive frame of them taints. */
   readonly readFrom?: readonly TrackedPage[];
+  /**
+   * The pages whose content this result shows that may no longer be open (a console message or a request of an
+   * earlier page of a tab): each a sensitive rule matches taints by its origin.
+   */
+  readonly readUrls?: readonly string[];
 }
 
 export interface Tool<Schema extends z.ZodObject = z.ZodObject> {

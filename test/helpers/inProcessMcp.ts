@@ -16,7 +16,7 @@ import {
   type GuardedBrowserOptions,
 } from '../../src/cli/assemble.ts';
 import type { AuditEntry, AuditStart } from '../../src/core/audit.ts';
-import type { WritePolicy } from '../../src/core/kinds.ts';
+import type { ToolCategory, WritePolicy } from '../../src/core/kinds.ts';
 import { ScriptedHuman } from '../../src/demo/scriptedHuman.ts';
 import { type ApprovalMode, createMcpServer } from '../../src/mcp/mcpServer.ts';
 import { ToolRunner } from '../../src/tools/runner.ts';
@@ -32,6 +32,8 @@ export interface InProcessOptions {
   readonly wsEndpoint?: string;
   /** Deadline of one browser step (--timeout). */
   readonly timeoutMs?: number;
+  /** --tools: the tool categories offered (default core). */
+  readonly tools?: readonly ToolCategory[];
 }
 
 export interface InProcessBrowser {
@@ -87,6 +89,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       chromeArg: testChromeArgs,
       attachTimeout: 10_000,
       ...(options.wsEndpoint ? { wsEndpoint: options.wsEndpoint } : {}),
+      ...(options.tools ? { tools: options.tools } : {}),
     },
     () => undefined,
   );
