@@ -11,18 +11,34 @@ import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { extractionModelFromEnv } from '../llm/modelClient.ts';
 import { checkRecipe, type StepCheck } from '../recipes/checkRecipe.ts';
+import { EndpointPool } from '../recipes/endpointPool.ts';
+import { type EndpointSpec, parseEndpoint } from '../recipes/endpointSpec.ts';
+import { GridRunBrowser } from '../recipes/gridBrowser.ts';
 import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
-import { type RecipeResult, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
+import { isRefusal, type Refusal } from '../recipes/runGate.ts';
+import { type RecipeResult, type RunBrowser, runRecipe, type StepLog } from '../recipes/runRecipe.ts';
 import { startRecipeServer } from '../recipes/server.ts';
+import { Slots } from '../recipes/slots.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
 import { bearerToken, checkAppendable, homeAuditPath } from './home.ts';
 import { listenError } from './listenError.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
-/** What every run shares: rules, secrets, audit, model, and a browser started only when a live run needs one. */
-function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
+/** How many runs at once, how many waiting, and for how long. */
+interface Admission {
+  readonly concurrency: number;
+  readonly queue: number;
+  readonly queueWaitMs: number;
+}
+
+/**
+ * What every run shares: rules, secrets, audit, model, and where runs get a browser — one tabward starts (or the
+ * user's Chrome) only when a live run needs it, or the endpoints of a browser grid (one or more --ws-endpoint) —
+ * behind a gate that admits a bounded number of runs.
+ */
+function recipeRuntime(flags: RecipeFlags, log: (line: string) => void, admission: Admission) {
   const { rules, secrets } = loadRulesAndSecrets(
     flags.rules,
     flags.secrets,
@@ -30,13 +46,19 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
     flags.secretEnv,
     flags.ignoreBadRules === true,
   );
-  const mode: BrowserMode = flags.shared ? 'shared' : flags.wsEndpoint ? 'remote' : 'isolated';
+  // Recipes' pages are policed like the agent's: no unapproved write reaches a sensitive page.
+  const network = new NetworkGuard(rules, new ActionPasses(), new Set());
+  const endpoints = gridEndpoints(flags, admission.concurrency);
+  const mode: BrowserMode = flags.shared ? 'shared' : endpoints ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;
-  const browser = () => {
+  const ownBrowser = () => {
     session ??= new BrowserSession({
-      ...browserConfig(mode, { ...flags, headless: !flags.headed, attachTimeout: 60_000 }, log),
-      // Recipes' pages are policed like the agent's: no unapproved write reaches a sensitive page.
-      network: new NetworkGuard(rules, new ActionPasses(), new Set()),
+      ...browserConfig(
+        mode,
+        { ...flags, wsEndpoint: flags.wsEndpoint[0], headless: !flags.headed, attachTimeout: 60_000 },
+        log,
+      ),
+      network,
     });
     return session;
   };
@@ -44,24 +66,73 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void) {
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
   const audit = new AuditLog(auditPath);
   const model = extractionModelFromEnv();
-  return {
+  /** What every run of this command shares, with the browser it runs in. */
+  const runOptions = (frontEnd: string, browser: () => RunBrowser = ownBrowser) => ({
     browser,
+    secrets,
+    rules,
+    audit,
+    model,
+    timeoutMs: flags.timeout,
+    deadlineMs: flags.deadline,
+    frontEnd,
+    mode: () => session?.mode ?? mode,
+  });
+  const pool = endpoints ? new EndpointPool(endpoints, admission) : undefined;
+  // Used without a grid only.
+  const slots = new Slots(admission.concurrency, admission.queue, admission.queueWaitMs);
+  const grid = { network, connectTimeoutMs: flags.timeout, log };
+  return {
+    gate: pool ?? slots,
+    endpoints,
+    /** A bare browser-less run (a dry run): no slot, no browser. */
+    runOptions,
+    /**
+     * One run in a slot of the gate, with its browser: tabward's own, or an endpoint of the grid on which the run
+     * gets a connection of its own (its start moved to another endpoint when that one's browser will not start).
+     */
+    inSlot: <T>(
+      frontEnd: string,
+      work: (options: ReturnType<typeof runOptions>, onGrid?: GridRunBrowser) => Promise<T>,
+    ): Promise<T | Refusal> => {
+      if (!pool) return slots.run(() => work(runOptions(frontEnd)));
+      return pool.run(async (lease) => {
+        const browser = new GridRunBrowser(lease, grid);
+        try {
+          return await work(
+            runOptions(frontEnd, () => browser),
+            browser,
+          );
+        } finally {
+          await browser.close();
+        }
+      });
+    },
+    /** Starts tabward's own browser ahead of the first run (a grid has nothing to start). */
+    warm: () =>
+      pool
+        ? Promise.resolve()
+        : ownBrowser()
+            .ensure()
+            .then(() => undefined),
     close: async () => {
       if (session) await closeBrowserSession(session, log);
     },
-    /** What every run of this command shares. */
-    runOptions: (frontEnd: string) => ({
-      browser,
-      secrets,
-      rules,
-      audit,
-      model,
-      timeoutMs: flags.timeout,
-      deadlineMs: flags.deadline,
-      frontEnd,
-      mode: () => session?.mode ?? mode,
-    }),
   };
+}
+
+/** The --ws-endpoint values as a grid's endpoints; none (own browser), or the user's Chrome with --shared. */
+function gridEndpoints(flags: RecipeFlags, concurrency: number): EndpointSpec[] | undefined {
+  if (flags.shared) {
+    if (flags.wsEndpoint.length > 1)
+      throw new TabwardError(
+        'bad_input',
+        '--shared takes one --ws-endpoint (your Chrome); several are for a browser grid, without --shared.',
+      );
+    return undefined;
+  }
+  if (flags.wsEndpoint.length === 0) return undefined;
+  return flags.wsEndpoint.map((given) => parseEndpoint(given, concurrency));
 }
 
 function progressLine(entry: StepLog): string {
@@ -90,16 +161,25 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
   const log = (line: string) => process.stderr.write(`${line}\n`);
   if (!existsSync(file)) throw new TabwardError('bad_input', `No recipe file at ${file}.`);
   const recipe = parseRecipeText(readFileSync(file, 'utf8'), file);
-  const runtime = recipeRuntime(flags, log);
+  // One run: a slot of its own; on a grid, the first endpoint whose browser starts.
+  const runtime = recipeRuntime(flags, log, { concurrency: 1, queue: 0, queueWaitMs: flags.deadline });
   if (flags.check) return checkRecipeFile(recipe, flags, runtime, log);
   try {
-    const result = await runRecipe(recipe, {
+    const request = {
       confirm: flags.confirm === true,
       dryRun: flags.dryRun === true,
-      ...runtime.runOptions('run'),
       screenshot: flags.screenshot !== undefined,
       ...(process.stderr.isTTY ? { onStep: (entry: StepLog) => log(progressLine(entry)) } : {}),
-    });
+    };
+    const result = request.dryRun
+      ? await runRecipe(recipe, { ...request, ...runtime.runOptions('run') })
+      : admitted(
+          runtime,
+          await runtime.inSlot('run', async (options, onGrid) => {
+            const done = await runRecipe(recipe, { ...request, ...options });
+            return onGrid ? onGrid.finish(done) : done;
+          }),
+        );
     const printed = JSON.stringify(withScreenshotFile(result, flags.screenshot), null, 2);
     if (flags.out) writeFileSync(flags.out, `${printed}\n`);
     else process.stdout.write(`${printed}\n`);
@@ -123,7 +203,10 @@ async function checkRecipeFile(
   log: (line: string) => void,
 ): Promise<void> {
   try {
-    const result = await checkRecipe(recipe, runtime.runOptions('run --check'));
+    const result = admitted(
+      runtime,
+      await runtime.inSlot('run --check', (options) => checkRecipe(recipe, options)),
+    );
     for (const step of result.steps) log(checkLine(step));
     if (result.error) log(`✗ ${result.error.message}`);
     const printed = JSON.stringify(result, null, 2);
@@ -133,6 +216,12 @@ async function checkRecipeFile(
   } finally {
     await runtime.close();
   }
+}
+
+/** A command-line run is alone in its gate; should it still be turned away (every endpoint down), say why. */
+function admitted<T>(runtime: ReturnType<typeof recipeRuntime>, outcome: T | Refusal): T {
+  if (!isRefusal(outcome)) return outcome;
+  throw new TabwardError('browser_unavailable', runtime.gate.answer(outcome).message);
 }
 
 function checkLine(step: StepCheck): string {
@@ -151,30 +240,40 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     log(`tabward: internal error (please report it): ${String(error)}`),
   );
   const token = serveToken(flags.token, log);
-  const runtime = recipeRuntime(flags, log);
-  const run = (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
-    runRecipe(recipe, {
-      ...request,
-      ...runtime.runOptions('serve'),
-    });
+  const runtime = recipeRuntime(flags, log, {
+    concurrency: flags.concurrency,
+    queue: flags.queue,
+    queueWaitMs: flags.queueWait,
+  });
+  // A dry run needs no browser: it takes no slot. A live one runs in a slot of the gate.
+  const run = async (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
+    request.dryRun
+      ? runRecipe(recipe, { ...request, ...runtime.runOptions('serve') })
+      : runtime.inSlot('serve', async (options, onGrid) => {
+          const result = await runRecipe(recipe, { ...request, ...options });
+          return onGrid ? onGrid.finish(result) : result;
+        });
   const server = await startRecipeServer({
     port: flags.port,
     host: flags.host,
     token,
-    concurrency: flags.concurrency,
-    queue: flags.queue,
+    allowedHosts: flags.allowedHost,
     maxBodyBytes: flags.maxBody,
     allowPrivate: flags.allowPrivate === true,
+    gate: runtime.gate,
     run,
   }).catch(async (error: unknown) => {
     await runtime.close();
     throw listenError(error, '--port', flags.port);
   });
   log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);
+  if (runtime.endpoints)
+    log(
+      `tabward: runs spread over ${runtime.endpoints.length} browser endpoint${runtime.endpoints.length > 1 ? 's' : ''}: ${runtime.endpoints.map((each) => `${each.label} (${each.concurrency} at a time)`).join(', ')}`,
+    );
   // Start the browser now, so that the first run's deadline is not spent launching it.
   runtime
-    .browser()
-    .ensure()
+    .warm()
     .catch((error: unknown) =>
       log(
         `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,

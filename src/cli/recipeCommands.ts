@@ -16,6 +16,8 @@ export type ServeFlags = RecipeFlags & {
   token?: string;
   concurrency: number;
   queue: number;
+  queueWait: number;
+  allowedHost: string[];
   maxBody: number;
   allowPrivate?: boolean;
   grace: number;
@@ -23,7 +25,8 @@ export type ServeFlags = RecipeFlags & {
 
 export interface RecipeFlags {
   readonly shared?: boolean;
-  readonly wsEndpoint?: string;
+  /** Browser endpoints of a grid (or, with --shared, the user's Chrome): empty when none is given. */
+  readonly wsEndpoint: readonly string[];
   readonly userDataDir?: string;
   readonly browserUrl?: string;
   readonly executablePath?: string;
@@ -41,7 +44,12 @@ export interface RecipeFlags {
 function addRecipeOptions(command: Command): Command {
   return command
     .option('--shared', 'use your running Chrome and its logins (see tabward doctor)')
-    .option('--ws-endpoint <url>', 'a remote browser service (CDP WebSocket)')
+    .option(
+      '--ws-endpoint <url>',
+      'a remote browser service (CDP WebSocket); repeatable: runs are spread over them (URL#concurrency=N: its share)',
+      collect,
+      [],
+    )
     .option('--user-data-dir <dir>', "with --shared: your Chrome's profile dir")
     .option('--browser-url <url>', "with --shared: your Chrome's debugging URL")
     .option('--executable-path <path>', 'the Chrome/Chromium to launch')
@@ -97,12 +105,29 @@ export function serveCommand(): Command {
       '--token <token>',
       'bearer token (else TABWARD_SERVE_TOKEN, else one generated and kept in ~/.tabward/serve-token)',
     )
-    .option('--concurrency <n>', 'runs at the same time', positiveInt('--concurrency'), 2)
+    .option(
+      '--concurrency <n>',
+      'runs at the same time (with --ws-endpoint: on each endpoint without its own #concurrency=N)',
+      positiveInt('--concurrency'),
+      2,
+    )
     .option(
       '--queue <n>',
       'runs waiting for a slot before new ones get 429',
       (value) => (value === '0' ? 0 : positiveInt('--queue')(value)),
       8,
+    )
+    .option(
+      '--queue-wait <ms>',
+      'how long a queued run waits for a slot before it gets 503',
+      positiveInt('--queue-wait'),
+      60_000,
+    )
+    .option(
+      '--allowed-host <host>',
+      "a Host header to accept besides this server's own, e.g. a load balancer's name (repeatable)",
+      collect,
+      [],
     )
     .option('--max-body <bytes>', 'largest request body', positiveInt('--max-body'), 256 * 1024)
     .option(

@@ -19,7 +19,7 @@ export interface RunOptions {
   readonly confirm: boolean;
   readonly dryRun: boolean;
   /** The browser, started only when a live run needs it. */
-  readonly browser: () => BrowserSession;
+  readonly browser: () => RunBrowser;
   readonly secrets: Secrets;
   readonly rules: RuleSet;
   readonly audit: AuditSink;
@@ -33,6 +33,9 @@ export interface RunOptions {
   /** The browser mode the run used, for the audit (the session's, once started). */
   readonly mode?: () => string;
 }
+
+/** What a run needs of its browser: a tab of its own, and the mode and backstop its call path reads. */
+export type RunBrowser = Pick<BrowserSession, 'mode' | 'config' | 'openRunPage'>;
 
 export interface StepLog {
   readonly step: number | 'extract' | 'start';
@@ -56,6 +59,8 @@ export interface RecipeResult {
     readonly message: string;
     readonly step?: number | 'extract' | 'start';
   } | null;
+  /** On a browser grid: the endpoint the run's browser started on (its credentials shown as ***). */
+  readonly endpoint?: string;
 }
 
 export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<RecipeResult> {
@@ -289,7 +294,7 @@ async function shotOf(page: RecipePage, ms: number): Promise<string | null> {
 
 /** Each run has a call path of its own (its own taint) under the recipes' policy: destructive-looking writes ask. */
 export function runPath(
-  session: BrowserSession,
+  session: RunBrowser,
   options: Pick<RunOptions, 'rules' | 'audit' | 'secrets' | 'timeoutMs'>,
 ): CallPath {
   return new CallPath({

@@ -19,6 +19,8 @@ export interface ServeResponse {
   readonly errorStep: StepLog['step'] | null;
   readonly stepLog: StepLog[];
   readonly warnings: string[];
+  /** On a browser grid: the endpoint the run's browser started on, its credentials shown as ***. */
+  readonly endpoint?: string;
 }
 
 export function serveResponse(result: RecipeResult): ServeResponse {
@@ -33,6 +35,7 @@ export function serveResponse(result: RecipeResult): ServeResponse {
     errorStep: result.error?.step ?? null,
     stepLog: result.steps,
     warnings: result.warnings,
+    ...(result.endpoint ? { endpoint: result.endpoint } : {}),
   };
 }
 

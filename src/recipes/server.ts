@@ -2,7 +2,9 @@
 // → the result, in a shape Webhands' clients read as theirs (serveResponse.ts).
 // Bearer token (or Webhands' x-webhands-token header) required (16 characters at least), Host and Origin headers checked, JSON bodies only (a web
 // page's form or text/plain post is refused before it is read), body size capped, a bounded number of
-// concurrent runs with a bounded queue, each run under its deadline. GET /health and GET /schema need no token.
+// concurrent runs with a bounded queue (a RunGate: tabward's own browser, or the endpoints of a browser grid), each
+// run under its deadline. GET /health and GET /schema need no token. Nothing a run needs is kept between requests,
+// so several serve processes can stand behind one load balancer (--allowed-host names it).
 
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -14,9 +16,9 @@ import { parseRecipe } from './parseRecipe.ts';
 import { refusePrivateTargets } from './privateAddress.ts';
 import type { Recipe } from './recipeSchema.ts';
 import { recipeJsonSchema } from './recipeSchema.ts';
+import { isRefusal, type Refusal, type RunGate } from './runGate.ts';
 import type { RecipeResult } from './runRecipe.ts';
 import { serveResponse } from './serveResponse.ts';
-import { Slots } from './slots.ts';
 
 export interface ServeOptions {
   /** Run recipes that reach private or loopback addresses (the bundled demo, tests). */
@@ -24,13 +26,15 @@ export interface ServeOptions {
   readonly port: number;
   readonly host: string;
   readonly token: string;
-  readonly concurrency: number;
-  readonly queue: number;
+  /** Host headers to accept besides this server's own: the names a load balancer in front sends. */
+  readonly allowedHosts?: readonly string[];
   readonly maxBodyBytes: number;
+  /** Who may run now; `run` goes through it (a dry run needs no browser, and no slot). */
+  readonly gate: Pick<RunGate<unknown>, 'running' | 'queued' | 'close' | 'idle' | 'health' | 'answer'>;
   readonly run: (
     recipe: Recipe,
     request: { confirm: boolean; dryRun: boolean; screenshot: boolean },
-  ) => Promise<RecipeResult>;
+  ) => Promise<RecipeResult | Refusal>;
 }
 
 export interface RecipeServer {
@@ -45,7 +49,9 @@ export interface RecipeServer {
 export async function startRecipeServer(options: ServeOptions): Promise<RecipeServer> {
   if (options.token.trim().length < 16)
     throw new TabwardError('bad_input', 'The serve token must have at least 16 characters.');
-  const slots = new Slots(options.concurrency, options.queue);
+  const { gate } = options;
+  // Once shutting down, every run is turned away, a dry run (which takes no slot) included.
+  let stopping = false;
   let allowedHosts: string[] = [];
   const app = new Hono();
   app.use('*', async (c, next) => {
@@ -59,7 +65,7 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
     await next();
   });
   app.get('/health', (c) =>
-    c.json({ ok: true, running: slots.running, queued: slots.queued, concurrency: options.concurrency }),
+    c.json({ ok: true, running: gate.running, queued: gate.queued, ...gate.health() }),
   );
   app.get('/schema', (c) => c.json(recipeJsonSchema()));
   app.post(
@@ -98,14 +104,12 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
         dryRun: wrapped && body.dryRun === true,
         screenshot: wrapped && body.screenshot === true,
       };
-      const result = await slots.run(() => options.run(recipe, request));
-      if (result === 'closed')
-        return c.json({ error: 'tabward serve is shutting down and takes no more runs. Retry later.' }, 503);
-      if (result === 'full')
-        return c.json(
-          { error: `Busy: ${options.concurrency} runs and ${options.queue} queued. Retry later.` },
-          429,
-        );
+      const result = stopping ? 'closed' : await options.run(recipe, request);
+      if (isRefusal(result)) {
+        const answer = gate.answer(result);
+        if (answer.retryAfterS !== undefined) c.header('retry-after', String(answer.retryAfterS));
+        return c.json({ error: answer.message }, answer.status);
+      }
       return c.json(serveResponse(result), statusOf(result));
     },
   );
@@ -117,11 +121,17 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
     started.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
-  allowedHosts = localHosts(options.host, port);
+  allowedHosts = [
+    ...localHosts(options.host, port),
+    ...(options.allowedHosts ?? []).map((host) => host.toLowerCase()),
+  ];
   return {
     url: `http://${options.host}:${port}`,
-    stopTaking: () => ({ running: slots.running, dropped: slots.close() }),
-    idle: () => slots.idle(),
+    stopTaking: () => {
+      stopping = true;
+      return { running: gate.running, dropped: gate.close() };
+    },
+    idle: () => gate.idle(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -144,10 +154,12 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
-function statusOf(result: RecipeResult): 200 | 403 | 422 | 504 | 502 {
+function statusOf(result: RecipeResult): 200 | 403 | 422 | 503 | 504 | 502 {
   if (result.ok) return 200;
   if (result.error?.code === 'not_allowed') return 403;
   if (result.error?.code === 'timeout') return 504;
   if (result.error?.code === 'bad_input') return 422;
+  // No browser could be started for it (a grid's endpoints down): nothing ran, a retry later is safe.
+  if (result.error?.code === 'browser_unavailable') return 503;
   return 502;
 }

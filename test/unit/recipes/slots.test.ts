@@ -24,3 +24,16 @@ test('closing drops the queue, refuses new runs, and lets the running one finish
   await idled;
   assert.equal(slots.running, 0);
 });
+
+test('a queued run waits at most --queue-wait, then is turned away; the slot goes on to the next', async () => {
+  const slots = new Slots(1, 2, 20);
+  let finish: () => void = () => undefined;
+  const running = slots.run(() => new Promise<string>((resolve) => (finish = () => resolve('done'))));
+  assert.equal(await slots.run(async () => 'never'), 'waited');
+  assert.equal(slots.queued, 0);
+  assert.equal(slots.answer('waited').status, 503);
+  assert.match(slots.answer('waited').message, /within 20 ms \(--queue-wait\)/);
+  finish();
+  assert.equal(await running, 'done');
+  assert.equal(await slots.run(async () => 'next'), 'next');
+});
