@@ -5,21 +5,30 @@
 // when tabward exits, crashes, or is killed with SIGKILL, nor when its browser crashes; only the machine itself
 // going down (power, kernel) can lose the lines not yet flushed to disk, as with any log that does not fsync.
 // Other processes may append to the same file (call ids say whose); a log moved or deleted is opened afresh.
+// Every record carries the session of the process that wrote it: `tabward audit --recipe` saves one session.
 
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditEntry, AuditSink, AuditStart } from '../core/audit.ts';
 
+/** This process's session id: one per tabward process, on every record it writes. */
+export const processSession = `s${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+
 export class AuditLog implements AuditSink {
   private fd: number | undefined;
   private inode = -1;
+  readonly session = processSession;
 
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
   }
 
   record(entry: AuditEntry | AuditStart): void {
-    const line = Buffer.from(`${JSON.stringify(entry)}\n`);
+    const { time, ...rest } = entry;
+    const line = Buffer.from(
+      `${JSON.stringify({ time, session: entry.session ?? this.session, ...rest })}\n`,
+    );
     const fd = this.descriptor();
     let written = 0;
     while (written < line.length) written += writeSync(fd, line, written);

@@ -2,9 +2,11 @@
 // its frame, each ancestor frame, and the top document, as the browser reports them now.
 
 import type { Frame, Locator, Page } from 'playwright-core';
+import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
+import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
 
@@ -22,6 +24,8 @@ export interface ResolvedElement {
   readonly tag: string;
   /** Resolved with a key press in mind (a field's form counts as its effect). */
   readonly keyPress: boolean;
+  /** What a selector that survives a reload can be made of (test id, id, field name; not in the fingerprint). */
+  readonly hooks: ElementHooks;
 }
 
 interface LiveFacts {
@@ -123,12 +127,16 @@ export async function resolveRef(
   const locator = tracked.page.getByRef(info.target);
   const work = async () => {
     const handle = await locator.elementHandle({ timeout: timeoutMs });
-    // Two round trips at once; releasing the handle is nobody's wait.
-    const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
+    // Three round trips at once; releasing the handle is nobody's wait.
+    const [frame, live, hooks] = await Promise.all([
+      handle.ownerFrame(),
+      handle.evaluate(liveFactsOf, keyPress),
+      handle.evaluate(hooksOf),
+    ]);
     void handle.dispose().catch(() => undefined);
     if (!frame)
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
-    return { frames: frameChain(frame), live };
+    return { frames: frameChain(frame), live, hooks };
   };
   // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
   const navigated = tracked.nextDocument(
@@ -141,7 +149,7 @@ export async function resolveRef(
   );
   try {
     const interrupt = Promise.race([tracked.interrupted, navigated.promise]);
-    const { frames, live } = await withDeadline(work(), timeoutMs, `finding ${ref}`, interrupt);
+    const { frames, live, hooks } = await withDeadline(work(), timeoutMs, `finding ${ref}`, interrupt);
     const element = {
       locator,
       frames,
@@ -151,6 +159,7 @@ export async function resolveRef(
       fingerprint: fingerprintOf(frames, live),
       tag: live.tag,
       keyPress,
+      hooks,
     };
     lookupsOf(tracked).set(ref, { element, documentSeq: tracked.documentSeq });
     return element;

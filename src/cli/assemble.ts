@@ -1,16 +1,18 @@
 // Assembling a guarded browser from command-line options: rules, secrets, browser session, approver, audit
 // log and the ToolRunner that ties them together. Shared by `tabward mcp` and `tabward demo`.
 
-import { AuditLog } from '../audit/auditLog.ts';
+import { join } from 'node:path';
+import { AuditLog, processSession } from '../audit/auditLog.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import { noApprover } from '../core/approvals.ts';
 import type { BrowserMode, ToolCategory, WritePolicy } from '../core/kinds.ts';
+import { saveSessionRecipe } from '../recipes/savedRecipes.ts';
 import { toolsFor } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
-import { checkAppendable, homeAuditPath } from './home.ts';
+import { checkAppendable, ensureHome, homeAuditPath } from './home.ts';
 import { LazyApprovalPage } from './lazyApprovalPage.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
@@ -71,7 +73,14 @@ export async function assembleGuardedBrowser(
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
   const runner = new ToolRunner({
     tools: toolsFor(categories),
-    context: { session, secrets, timeoutMs: options.timeout },
+    context: {
+      session,
+      secrets,
+      timeoutMs: options.timeout,
+      // The agent's save_recipe: this process's session, from the log it writes, into the home's recipes folder.
+      saveRecipe: (name) =>
+        saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), processSession, name),
+    },
     network,
     rules,
     approver: page ?? noApprover,

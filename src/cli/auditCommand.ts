@@ -1,14 +1,20 @@
-// `tabward audit`: read the audit log.
+// `tabward audit`: read the audit log, or save one session's browsing as a recipe (--recipe).
 
 import { Command } from 'commander';
 import { formatAuditEntry, formatUnfinished, readAuditLog } from '../audit/auditLog.ts';
+import { recipeFromLog, recipeText } from '../recipes/savedRecipes.ts';
+import { writeSteps } from '../recipes/writeGate.ts';
 import { defaultAuditPath } from './config.ts';
+import { writePrivateFile } from './home.ts';
 import { positiveInt } from './options.ts';
 
 interface AuditFlags {
   readonly json?: boolean;
   readonly tail?: number;
   readonly auditLog?: string;
+  readonly recipe?: boolean;
+  readonly session?: string;
+  readonly out?: string;
 }
 
 export function auditCommand(): Command {
@@ -17,8 +23,12 @@ export function auditCommand(): Command {
     .option('--json', 'print the records as a JSON array')
     .option('--tail <n>', 'only the last N records', positiveInt('--tail'))
     .option('--audit-log <file>', 'audit log path (default: ~/.tabward/audit.jsonl)')
+    .option('--recipe', "print a session's successful steps as a recipe for tabward run")
+    .option('--session <id>', 'with --recipe: the session to save (default: the latest that browsed)')
+    .option('--out <file>', 'with --recipe: write the recipe to this file (mode 600) instead of stdout')
     .action((flags: AuditFlags) => {
       const path = flags.auditLog ?? defaultAuditPath();
+      if (flags.recipe) return printRecipe(path, flags);
       const { entries, unfinished, badLines } = readAuditLog(path, flags.tail);
       if (flags.json) process.stdout.write(`${JSON.stringify([...entries, ...unfinished], null, 2)}\n`);
       else if (entries.length + unfinished.length === 0)
@@ -30,4 +40,19 @@ export function auditCommand(): Command {
       if (badLines.length > 0)
         process.stderr.write(`tabward: ${path}: unreadable lines ${badLines.join(', ')}\n`);
     });
+}
+
+/** The recipe on stdout (or in --out), what it holds and what was left out on stderr. */
+function printRecipe(path: string, flags: AuditFlags): void {
+  const saved = recipeFromLog(path, { session: flags.session });
+  const text = recipeText(saved);
+  if (flags.out) writePrivateFile(flags.out, text);
+  else process.stdout.write(text);
+  const writes = writeSteps(saved.recipe).length;
+  const where = flags.out ? ` to ${flags.out}` : '';
+  process.stderr.write(
+    `tabward: saved session ${saved.session}${where}: ${saved.recipe.steps.length} steps, ${writes} marked write` +
+      `${writes > 0 ? ' (tabward run needs --confirm)' : ''}.\n`,
+  );
+  for (const note of saved.notes) process.stderr.write(`tabward: note: ${note}.\n`);
 }

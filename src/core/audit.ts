@@ -2,6 +2,8 @@
 
 export interface AuditEntry {
   readonly time: string;
+  /** The tabward process that wrote the record: one agent session, whose steps can be saved as a recipe. */
+  readonly session?: string;
   /** Pairs this record with the call's start record (absent on events recorded outside a call). */
   readonly call?: string;
   readonly frontEnd: string;
@@ -14,6 +16,8 @@ export interface AuditEntry {
   readonly url?: string;
   /** The element acted on, by role and the name the page showed at action time. */
   readonly element?: string;
+  /** The elements acted on, by the ref the call gave, as selectors that find them again after a reload. */
+  readonly targets?: Readonly<Record<string, AuditTarget>>;
   /** What else names the action: a recipe step, a site tool, the agent token that called. */
   readonly subject?: Readonly<Record<string, string | number>>;
   readonly rule?: string;
@@ -31,11 +35,28 @@ export interface AuditEntry {
 }
 
 /**
+ * An element an action reached, as a recipe can find it again: a test id, an id that does not look generated, a
+ * form field's name, or role and accessible name; each checked to match that element alone when it was acted on.
+ */
+export interface AuditTarget {
+  /** Absent when no such selector exists (then `unreplayable` says why). */
+  readonly selector?: string;
+  readonly unreplayable?: string;
+  /** The element's tag name (SELECT: a fill chose an option). */
+  readonly tag?: string;
+  /** A typed literal value that is a declared secret's: by the secret's name (the value never reaches the log). */
+  readonly secret?: string;
+  /** Why the action on it reads as destructive (its label, or where it sends), when it does. */
+  readonly destructive?: string;
+}
+
+/**
  * Written when a call starts, before anything can fail or hang, so that a call cut short (tabward shut down or
  * killed mid-call) is still on record. Its completion record (an AuditEntry) carries the same `call` id.
  */
 export interface AuditStart {
   readonly time: string;
+  readonly session?: string;
   readonly call: string;
   readonly frontEnd: string;
   readonly tool: string;

@@ -55,6 +55,8 @@ export interface GuardedAction<R> {
   withArgs?(args: Readonly<Record<string, unknown>>): GuardedAction<R>;
   /** Runs once a human approved, just before acting (e.g. remember the origin a secret was approved for). */
   onApproved?(look: ActionLook): void;
+  /** What the completion record keeps of the result: the elements acted on, as a saved recipe finds them. */
+  auditTargets?(value: R): AuditEntry['targets'];
 }
 
 /** The network backstop, as the call path uses it. */
@@ -335,6 +337,8 @@ export class CallPath {
     };
     try {
       const value = await action.act(look);
+      const targets = action.auditTargets?.(value);
+      if (targets) trail.targets = this.options.redactor().value(targets);
       await attendance?.settled();
       return { value, stopped: [...earlier, ...stoppedNow()] };
     } catch (error) {
@@ -570,6 +574,7 @@ export class CallPath {
         'owner',
         'url',
         'element',
+        'targets',
         'subject',
         'rule',
         'reason',

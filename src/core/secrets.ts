@@ -49,6 +49,12 @@ export class Secrets {
     return secret.value;
   }
 
+  /** The declared secret whose value this is, exactly: a literal the agent typed that must be saved by name. */
+  nameOf(value: string): string | undefined {
+    for (const [name, secret] of this.declared) if (secret.value === value) return name;
+    return undefined;
+  }
+
   /** Whether typing the secret on `origin` is what the user declared (or already approved). */
   placement(
     name: string,

@@ -131,8 +131,9 @@ export function describeTool(tool: Tool) {
     string,
     unknown
   >;
-  const annotations =
-    tool.kind === 'read'
+  const annotations = tool.createsOwnFile
+    ? { readOnlyHint: false, destructiveHint: false }
+    : tool.kind === 'read'
       ? { readOnlyHint: true }
       : tool.kind === 'write'
         ? { destructiveHint: true }

@@ -6,6 +6,11 @@
 import { z } from 'zod';
 
 const selector = z.string().min(1).describe('CSS selector');
+/** Steps find elements through Playwright, which also takes its role selector (what saved recipes use). */
+const stepSelector = z
+  .string()
+  .min(1)
+  .describe('CSS selector, or a Playwright role selector such as role=button[name="Save"]');
 /** The shortest literal secret tabward can mask (core/redact.ts leaves shorter values alone). */
 export const minSecretLength = 3;
 const timeoutMs = z.number().int().min(1).max(120_000).optional().describe('milliseconds, default 15000');
@@ -28,7 +33,7 @@ const goto = z.strictObject({
 const type = z
   .strictObject({
     action: z.literal('type'),
-    selector,
+    selector: stepSelector,
     text: z.string().optional().describe('literal text'),
     secret: z
       .union([z.string().min(1), z.boolean()])
@@ -56,25 +61,30 @@ const type = z
   });
 const click = z.strictObject({
   action: z.literal('click'),
-  selector,
+  selector: stepSelector,
   write,
 });
 const waitFor = z.strictObject({
   action: z.literal('waitFor'),
-  selector,
+  selector: stepSelector,
   state: z.enum(['visible', 'attached', 'hidden']).optional(),
   timeoutMs,
 });
-const select = z.strictObject({ action: z.literal('select'), selector, value: z.string(), write });
+const select = z.strictObject({
+  action: z.literal('select'),
+  selector: stepSelector,
+  value: z.string(),
+  write,
+});
 const press = z.strictObject({
   action: z.literal('press'),
   key: z.string().min(1).describe('e.g. Enter, Tab, Control+A'),
-  selector: selector.optional(),
+  selector: stepSelector.optional(),
   write,
 });
 const scroll = z.strictObject({
   action: z.literal('scroll'),
-  selector: selector.optional(),
+  selector: stepSelector.optional(),
   to: z.enum(['top', 'bottom']).optional(),
 });
 const waitForUrl = z.strictObject({
@@ -191,6 +201,10 @@ export const recipeSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1).optional(),
   name: z.string().optional(),
+  description: z
+    .string()
+    .optional()
+    .describe('for people: what the recipe does, where it came from (tabward does not act on it)'),
   url: z.string().min(1).describe('where the run starts'),
   allowHttpError: allowHttpError.describe(
     'the start page may answer with an HTTP status of 400 or more (else the run fails)',

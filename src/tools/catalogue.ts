@@ -7,6 +7,7 @@ import { click, drag, fill, fillForm, hover, pressKey, uploadFile } from './inpu
 import { browserConnect, browserDisconnect, browserStatus } from './modeTools.ts';
 import { closePage, listPages, navigatePage, newPage, resizePage, selectPage } from './pageTools.ts';
 import { takeScreenshot, takeSnapshot, waitFor } from './readTools.ts';
+import { saveRecipe } from './recipeTools.ts';
 import { evaluateScript, handleDialog } from './scriptTools.ts';
 import { callSiteTool, listSiteTools } from './siteTools.ts';
 import type { Tool } from './tool.ts';
@@ -32,6 +33,7 @@ export const browserTools: readonly Tool[] = [
   listSiteTools,
   callSiteTool,
   resizePage,
+  saveRecipe,
   browserStatus,
   browserConnect,
   browserDisconnect,

@@ -1,7 +1,9 @@
 // Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
 
 import { z } from 'zod';
+import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/elements.ts';
+import type { AuditTarget } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
 import { elementTarget, pageTarget, requireTab, resolveJudged, runAction } from './common.ts';
@@ -22,12 +24,15 @@ export const click = defineTool({
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
-    const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
+    const element = await resolveJudged(tab, args.ref, target, timeoutMs);
+    const { locator } = element;
+    // Before the click can change the page: how a saved recipe finds this element again.
+    const targets = { [args.ref]: await durableTarget(element, false, timeoutMs) };
     const options = { timeout: timeoutMs };
     const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
     );
-    return { content: [text(`Clicked ${describe(target)}. ${line}`)] };
+    return { content: [text(`Clicked ${describe(target)}. ${line}`)], targets };
   },
 });
 
@@ -83,17 +88,20 @@ export const fill = defineTool({
   secretsUsed: (args) => (args.secret ? [{ name: args.secret, ref: args.ref }] : []),
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, context, target) => {
+    const targets: Record<string, AuditTarget> = {};
     const line = await fillOne(
       context,
       target,
       args.ref,
       resolveValue(args, context),
       args.secret !== undefined,
+      targets,
     );
     return {
       content: [
         text(`Filled ${describe(target)}${args.secret ? ` with secret ${args.secret}` : ''}. ${line}`),
       ],
+      targets,
     };
   },
 });
@@ -132,14 +140,17 @@ export const fillForm = defineTool({
   },
   handle: async (args, context, target) => {
     const lines: string[] = [];
+    const targets: Record<string, AuditTarget> = {};
     for (const field of args.fields) {
-      await fillOne(context, target, field.ref, resolveValue(field, context), field.secret !== undefined);
+      const value = resolveValue(field, context);
+      await fillOne(context, target, field.ref, value, field.secret !== undefined, targets);
       lines.push(field.secret ? `${field.ref} (secret ${field.secret})` : field.ref);
     }
     return {
       content: [
         text(`Filled ${lines.join(', ')}. Tab ${requireTab(target).id}: ${requireTab(target).page.url()}`),
       ],
+      targets,
     };
   },
 });
@@ -163,14 +174,15 @@ export const pressKey = defineTool({
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
+    const element = args.ref ? await resolveJudged(tab, args.ref, target, timeoutMs, true) : undefined;
+    const targets =
+      args.ref && element ? { [args.ref]: await durableTarget(element, false, timeoutMs) } : undefined;
     const work = async () => {
-      if (args.ref) {
-        const element = await resolveJudged(tab, args.ref, target, timeoutMs, true);
-        await element.locator.press(args.key, { timeout: timeoutMs });
-      } else await tab.page.keyboard.press(args.key);
+      if (element) await element.locator.press(args.key, { timeout: timeoutMs });
+      else await tab.page.keyboard.press(args.key);
     };
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
-    return { content: [text(`Pressed ${args.key}. ${line}`)] };
+    return { content: [text(`Pressed ${args.key}. ${line}`)], ...(targets ? { targets } : {}) };
   },
 });
 
@@ -210,12 +222,17 @@ async function fillOne(
   elementRef: string,
   value: string,
   isSecret: boolean,
+  /** Where the field's lasting selector is recorded, by ref (with a literal that is a secret's value, its name). */
+  targets: Record<string, AuditTarget>,
 ): Promise<string> {
   const tab = requireTab(target);
   const { timeoutMs } = context;
   const element = await resolveJudged(tab, elementRef, target, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
   if (isSecret) tab.noteSecretField(element.info.target);
+  const secretNamed = isSecret ? undefined : context.secrets.nameOf(value);
+  const found = await durableTarget(element, true, timeoutMs);
+  targets[elementRef] = secretNamed ? { ...found, secret: secretNamed } : found;
   return runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
     if (isSelect && element.tag === 'SELECT') {
       await element.locator.selectOption(value, { timeout: timeoutMs });

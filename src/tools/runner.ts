@@ -154,6 +154,7 @@ export class ToolRunner {
         };
       },
       act: async () => tool.handle(current(), context, requireTarget(target)),
+      auditTargets: (result) => result.targets,
       skipped: () => ({
         content: [text(`The user skipped ${tool.name}; nothing was done. Carry on without it.`)],
       }),

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { RefInfo, TrackedPage } from '../browser/pages.ts';
 import type { BrowserSession } from '../browser/session.ts';
+import type { AuditTarget } from '../core/audit.ts';
 import type { ActionFacts } from '../core/callPath.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import type { ToolKind } from '../core/kinds.ts';
@@ -16,6 +17,17 @@ export interface ToolContext {
   readonly secrets: Secrets;
   /** Deadline for one browser step; navigations get twice as long. */
   readonly timeoutMs: number;
+  /** Saves this session's successful steps as a recipe file (save_recipe); absent where no audit log is kept. */
+  readonly saveRecipe?: (name: string | undefined) => SavedRecipe;
+}
+
+export interface SavedRecipe {
+  readonly path: string;
+  readonly steps: number;
+  /** Steps marked `write`: the saved recipe runs only with --confirm. */
+  readonly writes: number;
+  /** Calls that could not be saved, and why. */
+  readonly notes: readonly string[];
 }
 
 /** What the call will act on, as the browser reports it right now. */
@@ -47,6 +59,8 @@ export type ToolContent =
 
 export interface ToolResult {
   readonly content: ToolContent[];
+  /** For the audit: each element acted on (by ref), as a selector a saved recipe finds it by. */
+  readonly targets?: Readonly<Record<string, AuditTarget>>;
   /** Set by navigating tools when the page they reached looks like a login wall. */
   readonly loginWall?: {
     readonly url: string;
@@ -77,6 +91,11 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   readonly revealsTypedValues?: boolean;
   /** The call runs the agent's own script in the page: it can reach any page of the origin. */
   readonly runsScript?: boolean;
+  /**
+   * The call creates a file of tabward's own (save_recipe): no page, account or origin is touched, so the guard
+   * judges it by its kind, but MCP clients are not told it only reads.
+   */
+  readonly createsOwnFile?: boolean;
   readonly target: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolTarget>;
   readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
 }

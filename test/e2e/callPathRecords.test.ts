@@ -146,7 +146,14 @@ describe('the audit log', { timeout: 120_000 }, () => {
       const [, rejected, approved] = byTool('click');
       assert.match(rejected?.error ?? '', /^The user rejected click: wait/);
       assert.deepEqual(
-        { ...rejected, time: undefined, durationMs: undefined, call: undefined, error: undefined },
+        {
+          ...rejected,
+          time: undefined,
+          durationMs: undefined,
+          call: undefined,
+          error: undefined,
+          targets: undefined,
+        },
         {
           ...approved,
           time: undefined,
@@ -155,9 +162,12 @@ describe('the audit log', { timeout: 120_000 }, () => {
           choice: 'reject',
           outcome: 'rejected',
           error: undefined,
+          // Recorded as it acts: how a saved recipe finds the button again.
+          targets: undefined,
         },
         'the same action, refused then approved',
       );
+      assert.equal(approved?.targets?.[button]?.selector, 'role=button[name="Close account"]');
       assert.ok(approved && 'decision' in approved);
       assert.deepEqual(
         {
