@@ -32,6 +32,22 @@ export async function withDeadline<T>(
   }
 }
 
+/**
+ * Waits for `work` to settle, at most `ms`; what it resolved to, else `undefined` (a failure counts as settled).
+ * The timer goes with the wait: a bounded wait that ended early must not keep a finished CLI run alive.
+ */
+export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work.catch(() => undefined), elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Translates Playwright's failures into tabward's error codes, once, here. */
 export function translateBrowserError(error: unknown, what: string): TabwardError {
   if (error instanceof TabwardError) return error;

@@ -300,10 +300,10 @@ export async function describeLocator(
   timeoutMs: number,
 ): Promise<FocusTarget & { fingerprint: string }> {
   const work = async () => {
+    // elementHandle waits for the element to be attached; the frame and the facts are read side by side.
     const handle = await locator.elementHandle({ timeout: timeoutMs });
-    const frame = await handle.ownerFrame();
-    const live = await handle.evaluate(liveFactsOf, keyPress);
-    await handle.dispose();
+    const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
+    void handle.dispose().catch(() => undefined);
     const frames = frame ? frameChain(frame) : [];
     return { frames, ...live, fingerprint: fingerprintOf(frames, live) };
   };

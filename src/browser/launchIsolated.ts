@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { loadChromium } from './connect.ts';
+import { settledWithin } from './deadline.ts';
 import {
   chromeArgs,
   killGroup,
@@ -52,7 +53,7 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
       executablePath: options.executablePath,
       headless: options.headless,
       ignoreDefaultArgs: true,
-      args: chromeArgs(options, profile.userDataDir, '--remote-debugging-pipe'),
+      args: chromeArgs(options, profile.userDataDir, '--remote-debugging-pipe', false),
       env: { ...process.env, TMPDIR: profile.ownTmp },
       artifactsDir: profile.artifactsDir,
       // As a browser attached over CDP: the window's own size, no emulated viewport.
@@ -149,9 +150,11 @@ async function stop(
   profileToDelete: string | undefined,
 ): Promise<void> {
   if (browser?.isConnected()) {
-    // Browser.close lets Chromium quit as it would for a user (its temp files removed); its answer may never come.
-    await Promise.race([closeOverCdp(browser).catch(() => undefined), sleep(2000)]);
-    await until(() => !alive(pid), 2000);
+    // Browser.close lets Chromium quit as it would for a user (its temp files removed). Its answer may never come
+    // (the pipe closes as the browser exits), so with the process known, its exit is what is waited for.
+    const asked = closeOverCdp(browser);
+    if (pid) await until(() => !alive(pid), 2000);
+    else await settledWithin(asked, 2000);
   }
   if (alive(pid)) {
     killGroup(pid, 'SIGTERM');
@@ -163,7 +166,7 @@ async function stop(
   // Helpers (renderers, the GPU process) may outlive a browser process that crashed or was killed.
   if (pid) killGroup(pid, 'SIGKILL');
   // With its process gone, Playwright's side ends at once (a pid unknown: Playwright closes it the slow way).
-  await Promise.race([context.close().catch(() => undefined), sleep(pid ? 2000 : 10_000)]);
+  await settledWithin(context.close(), pid ? 2000 : 10_000);
   if (profileToDelete) await removeWithRetries(profileToDelete);
 }
 

@@ -9,7 +9,6 @@
 //   sensitive site to another site (core/networkHolds.ts); refused or unanswered, it fails;
 // - a request with no action behind it (the page on its own) that a rule stops is stopped and reported.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BrowserContext,
   CDPSession,
@@ -23,6 +22,7 @@ import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts
 import type { Attendance, Backstop, TaintView } from '../core/callPath.ts';
 import { type Attendant, type RequestFacts, taintReason, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
+import { settledWithin } from './deadline.ts';
 
 export interface BlockedRequest {
   readonly seq: number;
@@ -441,7 +441,7 @@ export class NetworkGuard implements Backstop {
     if (!page) return;
     const frame = request.frame();
     const watches = [this.ready(page), ...(frame === page.mainFrame() ? [] : [this.watchFrame(page, frame)])];
-    await Promise.race([Promise.all(watches).catch(() => undefined), sleep(2_000)]);
+    await settledWithin(Promise.all(watches), 2_000);
   }
 
   /** A cross-site iframe runs in a process of its own, with requests its tab's session never sees. */

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import { withDeadline } from './deadline.ts';
+import { settledWithin, withDeadline } from './deadline.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
 
@@ -278,10 +278,7 @@ export class TrackedPage {
   async waitForDocument(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && !this.closed && !this.dialog) {
-      const state = await Promise.race([
-        this.page.evaluate('document.readyState').catch(() => 'navigating'),
-        sleep(1_000).then(() => 'slow'),
-      ]);
+      const state = await settledWithin(this.page.evaluate('document.readyState'), 1_000);
       if (state === 'interactive' || state === 'complete') return;
       await sleep(50);
     }

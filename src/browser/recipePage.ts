@@ -49,9 +49,7 @@ export class RecipePage {
   /** The element a step acts on, as the page shows it now: frames, name, tag and where it sends data. */
   element(selector: string, keyPress: boolean): Promise<FocusTarget & { fingerprint: string }> {
     return this.step(`find ${selector}`, this.timeoutMs, async () => {
-      const locator = this.page.locator(selector).first();
-      await locator.waitFor({ state: 'attached', timeout: this.timeoutMs });
-      return describeLocator(locator, keyPress, this.timeoutMs);
+      return describeLocator(this.page.locator(selector).first(), keyPress, this.timeoutMs);
     });
   }
 
