@@ -13,6 +13,7 @@ import { measureBreakdown } from './breakdown.ts';
 import { measureGuard } from './guardOverhead.ts';
 import { measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
+import { measureRecipeRun } from './recipeRun.ts';
 import { measureRelay, relayReport, relaySection } from './relayLatency.ts';
 import { servers } from './servers.ts';
 import { measureStartAndActions } from './startAndActions.ts';
@@ -48,6 +49,8 @@ const breakdown = await measureBreakdown(chrome, benchPages);
 process.stderr.write('launch and input tools\n');
 const startAndActions = await measureStartAndActions(chrome);
 site.close();
+process.stderr.write('a recipe run against a hand-written Playwright script\n');
+const recipeRun = await measureRecipeRun(chrome, repeats + 2);
 const relay = relayReport(await measureRelay());
 
 const median = (values: number[]) => {
@@ -151,7 +154,11 @@ const startLines = [
   `Isolated browser, launch to first tab (in process, alternated, load average ${sa.load}): piped ${ms(sa.pipedFirstTabMs)} ms, spawned with a port and attached over CDP ${ms(sa.portFirstTabMs)} ms (ratio ${(sa.pipedFirstTabMs / sa.portFirstTabMs).toFixed(2)}).`,
   `Input tools through the ToolRunner (backstop on) vs Playwright's bare locator call: click ${ms(sa.clickMs)} ms vs ${ms(sa.bareClickMs)} ms (${(sa.clickMs / sa.bareClickMs).toFixed(2)}), fill ${ms(sa.fillMs)} ms vs ${ms(sa.bareFillMs)} ms (${(sa.fillMs / sa.bareFillMs).toFixed(2)}).`,
 ];
+const recipeRatio = recipeRun.tabwardMs / recipeRun.playwrightMs;
+const recipeLines = [
+  `Recipe run (the demo's acme-orders: sign in, 12 orders over 3 pages; whole processes, alternated, ${recipeRun.rounds} rounds, load average ${recipeRun.load}): \`tabward run\` ${ms(recipeRun.tabwardMs)} ms, the same steps written against playwright-core ${ms(recipeRun.playwrightMs)} ms (ratio ${recipeRatio.toFixed(2)}, target ≤ 1.2 ${recipeRatio <= 1.2 ? '✓' : '✗'}).`,
+];
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
-const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\n${startLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\n${startLines.join('\n')}\n\n${recipeLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
 writeFileSync(new URL('./results.md', import.meta.url), report);
 process.stdout.write(report);
