@@ -25,6 +25,7 @@ export function guardFacts(tool: Tool, args: Args, target: ToolTarget, secrets: 
     repostsForm: target.repostsForm === true,
     ...(uses.length > 0 ? { secrets: uses } : {}),
     touchesTypedSecret: tool.revealsTypedValues === true && target.tab?.holdsTypedSecret === true,
+    ...(target.looksDestructive ? { looksDestructive: target.looksDestructive } : {}),
     ...target.siteCall,
   };
 }

@@ -11,6 +11,7 @@ import {
 } from '../browser/elements.ts';
 import { collectLoginFacts } from '../browser/loginFacts.ts';
 import type { TrackedPage } from '../browser/pages.ts';
+import { destructiveReason } from '../core/destructive.ts';
 import { TabwardError } from '../core/errors.ts';
 import { classifyLoginWall } from '../core/loginWall.ts';
 import type { ToolContext, ToolResult, ToolTarget } from './tool.ts';
@@ -38,6 +39,22 @@ export async function elementTarget(
     fingerprints: { [ref]: element.fingerprint },
     ...(element.frames[0] ? { refFrames: { [ref]: element.frames[0] } } : {}),
   };
+}
+
+/** Roles of fields a key goes into: their label says what the value is, not what pressing there does. */
+export const typingRoles = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'spinbutton']);
+
+/**
+ * The target with the guard's destructive fact: the label a person reads on what the action activates (none when
+ * it types into a field) or a place it sends to that reads as delete, pay, refund... A site grant given for "Add
+ * to cart" must not answer for "Delete my account" on the same origin.
+ */
+export function judgedDestructive(target: ToolTarget, label: string): ToolTarget {
+  const reason = destructiveReason(
+    label,
+    (target.effects ?? []).map((effect) => effect.url),
+  );
+  return reason ? { ...target, looksDestructive: reason } : target;
 }
 
 /**

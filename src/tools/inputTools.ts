@@ -6,7 +6,15 @@ import { focusedTarget } from '../browser/elements.ts';
 import type { AuditTarget } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
-import { elementTarget, pageTarget, requireTab, resolveJudged, runAction } from './common.ts';
+import {
+  elementTarget,
+  judgedDestructive,
+  pageTarget,
+  requireTab,
+  resolveJudged,
+  runAction,
+  typingRoles,
+} from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -21,7 +29,10 @@ export const click = defineTool({
   description: 'Click an element.',
   kind: 'write',
   schema: z.object({ ref, doubleClick: z.boolean().optional(), pageId }),
-  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  target: async (args, context) => {
+    const target = await elementTarget(context, args.pageId, args.ref);
+    return judgedDestructive(target, target.element?.name ?? '');
+  },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const element = await resolveJudged(tab, args.ref, target, timeoutMs);
@@ -60,12 +71,13 @@ export const drag = defineTool({
   target: async (args, context) => {
     const from = await elementTarget(context, args.pageId, args.fromRef);
     const to = await elementTarget(context, args.pageId, args.toRef);
-    return {
+    const both = {
       ...from,
       frames: [...from.frames, ...to.frames],
       effects: [...(from.effects ?? []), ...(to.effects ?? [])],
       fingerprints: { ...to.fingerprints, ...from.fingerprints },
     };
+    return judgedDestructive(both, `${from.element?.name ?? ''} ${to.element?.name ?? ''}`);
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -166,11 +178,19 @@ export const pressKey = defineTool({
   schema: z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
   carriesData: () => true,
   target: async (args, context) => {
-    if (args.ref) return elementTarget(context, args.pageId, args.ref, true);
+    if (args.ref) {
+      const target = await elementTarget(context, args.pageId, args.ref, true);
+      const { role = '', name = '' } = target.element ?? {};
+      return judgedDestructive(target, typingRoles.has(role) ? '' : name);
+    }
     // Without a ref the key goes to whatever has the focus, however deep in frames and shadow roots.
     const target = await pageTarget(context, args.pageId);
     const focus = await focusedTarget(requireTab(target), context.timeoutMs);
-    return { ...target, frames: focus.frames, effects: focus.effects };
+    const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(focus.tag);
+    return judgedDestructive(
+      { ...target, frames: focus.frames, effects: focus.effects },
+      field ? '' : focus.name,
+    );
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

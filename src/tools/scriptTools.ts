@@ -7,7 +7,7 @@ import { allFrames } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
-import { pageTarget, requireTab, runAction, runOnPage, statusLine } from './common.ts';
+import { judgedDestructive, pageTarget, requireTab, runAction, runOnPage, statusLine } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -58,7 +58,10 @@ export const handleDialog = defineTool({
   // a page embedding a sensitive frame is judged as sensitive.
   target: async (args, context) => {
     const target = await pageTarget(context, args.pageId);
-    return { ...target, frames: allFrames(requireTab(target).page) };
+    const tab = requireTab(target);
+    const all = { ...target, frames: allFrames(tab.page) };
+    // Accepting "Delete your account?" is the destructive act itself: judged by what the dialog says.
+    return args.action === 'accept' && tab.dialog ? judgedDestructive(all, tab.dialog.message()) : all;
   },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

@@ -49,6 +49,11 @@ export interface ToolTarget {
   readonly repostsForm?: boolean;
   /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
+  /**
+   * Why the action reads as destructive (what a person reads on the element or dialog it answers, where it sends),
+   * when it does: a site grant never covers it, and it asks under --policy destructive-asks.
+   */
+  readonly looksDestructive?: string;
   /** What a call of a page's own WebMCP tool is (call_site_tool): its kind comes from the tool, not the call. */
   readonly siteCall?: Pick<ActionFacts, 'kind' | 'carriesData' | 'site' | 'looksDestructive'>;
 }
