@@ -13,8 +13,11 @@ export class Redactor {
     for (const value of secretValues) {
       if (value.length < 3) continue; // too short to hide without mangling ordinary text
       forms.add(value);
-      forms.add(encodeURIComponent(value));
-      forms.add(encodeURIComponent(value).replace(/%20/g, '+'));
+      for (const encoded of percentEncodings(value))
+        for (const spaced of [encoded, encoded.replace(/%20/g, '+')]) {
+          forms.add(spaced);
+          forms.add(spaced.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        }
       forms.add(JSON.stringify(value).slice(1, -1));
       // A page that has the value can hand it back in another shape: reversed, encoded, spaced out.
       if (value.length < 6) continue;
@@ -50,6 +53,15 @@ export class Redactor {
     }
     return input;
   }
+}
+
+/**
+ * The value as URLs and forms carry it: encodeURIComponent's, a browser's form encoding (which also escapes
+ * `!'()~`, so a password with a `!` submitted by a form was shown as typed-in-the-clear), and encodeURI's (a path).
+ */
+function percentEncodings(value: string): string[] {
+  const form = new URLSearchParams([['', value]]).toString().slice(1).replace(/\+/g, '%20');
+  return [encodeURIComponent(value), form, encodeURI(value)];
 }
 
 /**

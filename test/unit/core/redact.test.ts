@@ -11,6 +11,17 @@ test('secret values are redacted raw, URL-encoded, form-encoded and JSON-escaped
   assert.equal(redactor.text('ab stays: too short to redact safely'), 'ab stays: too short to redact safely');
 });
 
+test("a browser's form encoding (! ' ( ) ~ escaped), lower-case escapes and a path's encoding are redacted", () => {
+  const redactor = new Redactor(["Pa55!w'ord(9)~ x/y"]);
+  const leaks = [
+    'Pa55%21w%27ord%289%29%7E+x%2Fy',
+    'Pa55%21w%27ord%289%29%7E%20x%2Fy',
+    'pa55%21w%27ord%289%29%7e%20x%2fy'.replace('pa55', 'Pa55'),
+    "Pa55!w'ord(9)~%20x/y",
+  ];
+  for (const leak of leaks) assert.equal(redactor.text(`q=${leak}&n=1`), `q=${redactionMark}&n=1`, leak);
+});
+
 test('deep redaction of JSON values leaves non-strings alone', () => {
   const redactor = new Redactor(['hunter22']);
   assert.deepEqual(redactor.value({ a: ['hunter22!', 3], b: { c: 'ok', d: null } }), {
