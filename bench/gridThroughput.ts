@@ -16,6 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { findChrome } from '../src/browser/findChrome.ts';
 import { type LaunchedChrome, launchChrome } from '../src/browser/launch.ts';
 import { startDemoSite } from '../src/demo/demoSite.ts';
+import { writeResultsSection } from './resultsFile.ts';
 
 const token = 'bench-grid-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
@@ -226,5 +227,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     findChrome(process.env.TABWARD_CHROME),
     Number(process.env.GRID_RUNS ?? 24),
   );
-  process.stdout.write(`${gridSection(figures)}\n`);
+  const section = gridSection(figures);
+  if (process.env.BENCH_WRITE !== '0') writeResultsSection('grid-throughput', section);
+  process.stdout.write(`${section}\n`);
 }

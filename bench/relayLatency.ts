@@ -5,11 +5,11 @@
 // subtract cleanly: MCP HTTP (client + SDK + HTTP), the relay itself, the WebSocket legs, the service worker,
 // chrome.tabs messaging to the content script, the bridge, and the page.
 
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { CallTimes } from '../src/relay/siteToolCalls.ts';
 import { startWebmcpSite } from '../test/fixtures/webmcpSite.ts';
 import { openAndShare, startRig, waitForTools } from '../test/helpers/webmcpRig.ts';
+import { writeResultsSection } from './resultsFile.ts';
 
 /** The relay's `_meta["tabward/timing"]`: where the call's time went, plus the relay's own total. */
 type Timing = CallTimes & { relayMs: number };
@@ -117,30 +117,9 @@ export function relayReport(figures: RelayFigures): string {
   ].join('\n');
 }
 
-const start = '<!-- relay-latency -->';
-const end = '<!-- /relay-latency -->';
-
-/** The relay section as it sits in bench/results.md, between its markers. */
-export function relaySection(report: string): string {
-  return `${start}\n${report}\n${end}`;
-}
-
-/** Puts the section into bench/results.md, replacing the one there (the peers' table is left as it is). */
-export function writeRelaySection(report: string): void {
-  const file = new URL('./results.md', import.meta.url);
-  const current = readFileSync(file, 'utf8');
-  const from = current.indexOf(start);
-  const to = current.indexOf(end);
-  const next =
-    from >= 0 && to > from
-      ? `${current.slice(0, from)}${relaySection(report)}${current.slice(to + end.length)}`
-      : `${current.trimEnd()}\n\n${relaySection(report)}\n`;
-  writeFileSync(file, next);
-}
-
 // `node --import tsx bench/relayLatency.ts`: measures the relay alone (no peers needed) and updates its section.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const report = relayReport(await measureRelay(Number(process.env.BENCH_CALLS ?? 200)));
-  if (process.env.BENCH_WRITE !== '0') writeRelaySection(report);
+  if (process.env.BENCH_WRITE !== '0') writeResultsSection('relay-latency', report);
   process.stdout.write(`${report}\n`);
 }

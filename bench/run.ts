@@ -3,7 +3,6 @@
 // tabward to the better peer, then the guard's cost and the WebMCP relay's latency by hop, and writes it all to
 // bench/results.md.
 
-import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
@@ -14,7 +13,8 @@ import { measureGuard } from './guardOverhead.ts';
 import { measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
 import { measureRecipeRun } from './recipeRun.ts';
-import { measureRelay, relayReport, relaySection } from './relayLatency.ts';
+import { measureRelay, relayReport } from './relayLatency.ts';
+import { writeResultsSection } from './resultsFile.ts';
 import { servers } from './servers.ts';
 import { measureStartAndActions } from './startAndActions.ts';
 
@@ -159,6 +159,8 @@ const recipeLines = [
   `Recipe run (the demo's acme-orders: sign in, 12 orders over 3 pages; whole processes, alternated, ${recipeRun.rounds} rounds, load average ${recipeRun.load}): \`tabward run\` ${ms(recipeRun.tabwardMs)} ms, the same steps written against playwright-core ${ms(recipeRun.playwrightMs)} ms (ratio ${recipeRatio.toFixed(2)}, target ≤ 1.2 ${recipeRatio <= 1.2 ? '✓' : '✗'}).`,
 ];
 const machine = `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${repeats} rounds, medians [spread]`;
-const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\n${startLines.join('\n')}\n\n${recipeLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}\n\n${relaySection(relay)}\n`;
-writeFileSync(new URL('./results.md', import.meta.url), report);
-process.stdout.write(report);
+const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstopLines.join('\n')}\n\n${startLines.join('\n')}\n\n${recipeLines.join('\n')}\n\nWhere the milliseconds go (in process, backstop on, medians):\n\n${breakdownTable}`;
+// The notes written by hand between the sections (what a run showed, before and after a change) are kept.
+writeResultsSection('bench-run', report, true);
+writeResultsSection('relay-latency', relay);
+process.stdout.write(`${report}\n\n${relay}\n`);
