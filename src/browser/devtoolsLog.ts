@@ -16,7 +16,7 @@ export interface ConsoleEntry {
   readonly text: string;
   /** Where it was logged from: script URL, line and column. */
   readonly source?: string;
-  /** The pages the message came from (the tab's document, the script), for taint. */
+  /** The pages the message may have come from (every document of the tab then, the script), for taint. */
   readonly from: readonly string[];
 }
 
@@ -154,7 +154,9 @@ export class TabLog {
     source?: string;
     script?: string;
   }): void {
-    const from = [...documentUrls(this.page.mainFrame()), ...(script ? [script] : [])];
+    // Playwright does not say which frame logged it: every document of the tab counts, so a message a sensitive
+    // frame logged (from a script served elsewhere, before the frame went away) taints like a read of that frame.
+    const from = [...this.page.frames().flatMap(documentUrls), ...(script ? [script] : [])];
     const text =
       message.text.length > maxConsoleChars
         ? `${message.text.slice(0, maxConsoleChars)}… (${message.text.length} characters)`

@@ -45,9 +45,13 @@ export function isCredentialName(name: string): boolean {
   return words.some((word) => credentialTokens.has(word));
 }
 
-/** A header as it may be shown: the value of a credential header is replaced, its name kept. */
+/**
+ * A header as it may be shown: the value of a credential header is replaced, its name kept. A URL inside another
+ * header (Referer, Location, Content-Location, Refresh, HTTP/2's :path) loses its credential parameters as the
+ * request's own URL does: a redirect to `/cb?access_token=…` showed the token in its Location.
+ */
 export function redactHeader(name: string, value: string): string {
-  return isCredentialName(name) ? redactionMark : value;
+  return isCredentialName(name) ? redactionMark : redactUrl(value);
 }
 
 /** A URL with the values of credential parameters (query and fragment) replaced. */
@@ -78,17 +82,27 @@ function redactJsonMembers(text: string): string {
   const member =
     /"((?:[^"\\]|\\.)*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|\{[^{}]*\}|\[[^[\]]*\]|[^,{}[\]\s"][^,}\]\s]*)/g;
   return text.replace(member, (_whole, name: string, colon: string, value: string) => {
-    if (isCredentialName(name)) return `"${name}"${colon}"${redactionMark}"`;
+    if (isCredentialName(jsonString(name))) return `"${name}"${colon}"${redactionMark}"`;
     const nested = value.startsWith('{') || value.startsWith('[');
     return `"${name}"${colon}${nested ? redactJsonMembers(value) : value}`;
   });
 }
 
 function redactMultipart(text: string): string {
-  const part = /(name="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([\s\S]*?)(?=\r?\n--|$)/g;
+  const part = /(name="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([\s\S]*?)(?=\r?\n--|$)/gi;
   return text.replace(part, (whole, head: string, name: string) =>
     isCredentialName(name) ? `${head}${redactionMark}` : whole,
   );
+}
+
+/** A JSON member name as the reader gets it (`"p\\u0061ssword"` is "password"). */
+function jsonString(raw: string): string {
+  try {
+    const decoded: unknown = JSON.parse(`"${raw}"`);
+    return typeof decoded === 'string' ? decoded : raw;
+  } catch {
+    return raw;
+  }
 }
 
 function safeDecode(text: string): string {

@@ -46,7 +46,7 @@ export const listConsoleMessages = defineTool({
     const clip = clipper(context.secrets);
     const lines = shown.map(
       (entry) =>
-        `msgid=${entry.id}${earlier(log, entry)} [${entry.type}] ${clip(entry.text)}${entry.source ? ` (${clip(entry.source)})` : ''}`,
+        `msgid=${entry.id}${earlier(log, entry)} [${entry.type}] ${clip(redactBody(entry.text))}${entry.source ? ` (${clip(redactUrl(entry.source))})` : ''}`,
     );
     return listed(header, lines, shown);
   },
@@ -62,7 +62,8 @@ export const getConsoleMessage = defineTool({
     const tab = requireTab(target);
     const entry = logOf(context, tab).consoleEntry(args.msgid);
     if (!entry) throw gone('Console message', args.msgid);
-    const body = `[${entry.type}] ${entry.text}${entry.source ? `\nat ${entry.source}` : ''}`;
+    // A page logging document.cookie or a request's parameters: credential pairs go as in a request body.
+    const body = `[${entry.type}] ${redactBody(entry.text)}${entry.source ? `\nat ${redactUrl(entry.source)}` : ''}`;
     return {
       content: [text(`Console message ${entry.id} of tab ${tab.id}:\n${untrusted('', body)}`)],
       readUrls: entry.from,

@@ -38,6 +38,23 @@ test('headers: a credential header loses its value, others keep theirs', () => {
   assert.equal(redactHeader('content-type', 'application/json'), 'application/json');
 });
 
+test('headers: a URL in a header keeps its credential parameters out (Location, Referer, :path)', () => {
+  assert.equal(redactHeader('location', '/cb?access_token=abc&state=s'), `/cb?access_token=${R}&state=s`);
+  assert.equal(
+    redactHeader('referer', 'https://x.test/cb#id_token=def&state=s'),
+    `https://x.test/cb#id_token=${R}&state=s`,
+  );
+  assert.equal(redactHeader(':path', '/api?api_key=k&page=2'), `/api?api_key=${R}&page=2`);
+  assert.equal(redactHeader('refresh', '0; url=/next?token=t'), `0; url=/next?token=${R}`);
+  assert.equal(redactHeader('accept', 'text/html;q=0.9'), 'text/html;q=0.9');
+});
+
+test('bodies: a JSON name written with escapes, a multipart name in capitals', () => {
+  assert.equal(redactBody('{"p\\u0061ssword":"x1"}'), `{"p\\u0061ssword":"${R}"}`);
+  const shown = redactBody('--b\r\nContent-Disposition: form-data; NAME="password"\r\n\r\nhunter22\r\n--b--');
+  assert.ok(!shown.includes('hunter22'), shown);
+});
+
 test('URLs: credential parameters of the query and the fragment', () => {
   assert.equal(
     redactUrl('https://x.test/cb?code2=1&access_token=abc#id_token=def&state=s'),
