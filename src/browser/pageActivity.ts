@@ -4,14 +4,24 @@
 
 import type { Page, Request } from 'playwright-core';
 
+/** Methods that only read: anything else may change state on the server. */
+const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** How many of the latest state-changing requests are remembered (an action asks about its own, just sent). */
+const keptWrites = 20;
+
 export class PageActivity {
   private seq = 0;
   private readonly inFlight = new Map<Request, number>();
   private readonly waiters = new Set<() => void>();
+  private readonly writes: { readonly seq: number; readonly what: string }[] = [];
 
   constructor(page: Page) {
     page.on('request', (request) => {
       this.inFlight.set(request, ++this.seq);
+      if (!readingMethods.has(request.method())) {
+        this.writes.push({ seq: this.seq, what: `${request.method()} ${withoutQuery(request.url())}` });
+        if (this.writes.length > keptWrites) this.writes.shift();
+      }
       this.wake();
     });
     const done = (request: Request) => {
@@ -30,6 +40,14 @@ export class PageActivity {
   /** A marker: the requests started after it are the ones an action sent. */
   mark(): number {
     return this.seq;
+  }
+
+  /**
+   * The first request started after `mark` that may change state (a form's POST, a fetch PUT...), as "METHOD
+   * origin/path": what a saved recipe marks as a write, whatever the element's label says.
+   */
+  writeSince(mark: number): string | undefined {
+    return this.writes.find((write) => write.seq > mark)?.what;
   }
 
   /** How many requests started after `mark` are still unanswered. */
@@ -54,5 +72,15 @@ export class PageActivity {
 
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+/** A URL without its query and fragment: where a request went, without what it carried. */
+function withoutQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url.replace(/[?#].*$/s, '');
   }
 }

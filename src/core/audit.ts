@@ -48,7 +48,12 @@ export interface AuditTarget {
   readonly secret?: string;
   /** Why the action on it reads as destructive (its label, or where it sends), when it does. */
   readonly destructive?: string;
+  /** A request that may change state (not GET, HEAD, OPTIONS) the page sent while the action ran: "POST origin/path". */
+  readonly sent?: string;
 }
+
+/** The key under which a key press without a ref records the element it reached. */
+export const focusedTargetKey = '(focused)';
 
 /**
  * Written when a call starts, before anything can fail or hang, so that a call cut short (tabward shut down or

@@ -6,7 +6,7 @@
 // follows each navigation. A call that cannot be replayed ends the recipe there (a prefix of what happened is
 // safe to run; a sequence with a hole in it is not), and the notes say why.
 
-import type { AuditEntry, AuditTarget } from '../core/audit.ts';
+import { type AuditEntry, type AuditTarget, focusedTargetKey } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import { redactionMark } from '../core/redact.ts';
 import { parseRecipe } from './parseRecipe.ts';
@@ -119,7 +119,8 @@ function stepsOf(entry: AuditEntry): Converted {
     case 'press_key': {
       const key = typeof args.key === 'string' ? args.key : '';
       if (args.ref === undefined) {
-        const step: RecipeStep = { action: 'press', key, ...writeFlag(writes(entry)) };
+        const reached = entry.targets?.[focusedTargetKey];
+        const step: RecipeStep = { action: 'press', key, ...writeFlag(writes(entry, reached)) };
         return { steps: [{ step, page }] };
       }
       const target = targetOf(entry, args.ref);
@@ -152,7 +153,7 @@ function fillSteps(entry: AuditEntry, fields: readonly Record<string, unknown>[]
   for (const field of fields) {
     const target = targetOf(entry, field.ref);
     if ('stop' in target) return target;
-    const write = writeFlag(writes(entry));
+    const write = writeFlag(writes(entry, target));
     const secret = typeof field.secret === 'string' ? field.secret : target.secret;
     const value = typeof field.value === 'string' ? field.value : '';
     let step: RecipeStep;
@@ -179,10 +180,16 @@ function targetOf(entry: AuditEntry, ref: unknown): (AuditTarget & { selector: s
 
 /**
  * Whether a replay must be confirmed: the guard asked a human, the write happened outside the isolated browser
- * (an account was reachable), or the element reads as destructive (the runner refuses those unmarked).
+ * (an account was reachable), the element reads as destructive (the runner refuses those unmarked), or the page
+ * sent a request that may change state while it ran (a form's POST, Enter in a form, a field that saves itself).
  */
 function writes(entry: AuditEntry, target?: AuditTarget): boolean {
-  return entry.decision === 'ask' || entry.mode !== 'isolated' || target?.destructive !== undefined;
+  return (
+    entry.decision === 'ask' ||
+    entry.mode !== 'isolated' ||
+    target?.destructive !== undefined ||
+    target?.sent !== undefined
+  );
 }
 
 function writeFlag(write: boolean): { write?: true } {

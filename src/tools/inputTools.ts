@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/elements.ts';
-import type { AuditTarget } from '../core/audit.ts';
+import type { TrackedPage } from '../browser/pages.ts';
+import { type AuditTarget, focusedTargetKey } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
 import {
@@ -38,11 +39,13 @@ export const click = defineTool({
     const element = await resolveJudged(tab, args.ref, target, timeoutMs);
     const { locator } = element;
     // Before the click can change the page: how a saved recipe finds this element again.
-    const targets = { [args.ref]: await durableTarget(element, false, timeoutMs) };
+    const found = await durableTarget(element, false, timeoutMs);
     const options = { timeout: timeoutMs };
+    const mark = tab.activity.mark();
     const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
     );
+    const targets = { [args.ref]: withSent(found, tab, mark) };
     return { content: [text(`Clicked ${describe(target)}. ${line}`)], targets };
   },
 });
@@ -195,13 +198,21 @@ export const pressKey = defineTool({
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const element = args.ref ? await resolveJudged(tab, args.ref, target, timeoutMs, true) : undefined;
-    const targets =
-      args.ref && element ? { [args.ref]: await durableTarget(element, false, timeoutMs) } : undefined;
+    const found = args.ref && element ? await durableTarget(element, false, timeoutMs) : {};
     const work = async () => {
       if (element) await element.locator.press(args.key, { timeout: timeoutMs });
       else await tab.page.keyboard.press(args.key);
     };
+    const mark = tab.activity.mark();
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
+    const reached = withSent(found, tab, mark);
+    // Without a ref there is no selector to keep, only whether the key made the page post (Enter in a form).
+    const targets =
+      args.ref !== undefined
+        ? { [args.ref]: reached }
+        : reached.sent
+          ? { [focusedTargetKey]: reached }
+          : undefined;
     return { content: [text(`Pressed ${args.key}. ${line}`)], ...(targets ? { targets } : {}) };
   },
 });
@@ -251,15 +262,29 @@ async function fillOne(
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
   if (isSecret) tab.noteSecretField(element.info.target);
   const secretNamed = isSecret ? undefined : context.secrets.nameOf(value);
-  const found = await durableTarget(element, true, timeoutMs);
-  targets[elementRef] = secretNamed ? { ...found, secret: secretNamed } : found;
-  return runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
+  const durable = await durableTarget(element, true, timeoutMs);
+  const found = secretNamed ? { ...durable, secret: secretNamed } : durable;
+  targets[elementRef] = found;
+  const mark = tab.activity.mark();
+  const line = await runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
     if (isSelect && element.tag === 'SELECT') {
       await element.locator.selectOption(value, { timeout: timeoutMs });
     } else {
       await element.locator.fill(value, { timeout: timeoutMs });
     }
   });
+  // A field that saves as it is typed into (or a select that submits its form) writes when replayed.
+  targets[elementRef] = withSent(found, tab, mark);
+  return line;
+}
+
+/**
+ * The element's audit record, with the first request that may change state the page sent since `mark` (the
+ * action's doing, or the page's meanwhile): a saved recipe marks that step `write`, whatever its label says.
+ */
+function withSent(found: AuditTarget, tab: TrackedPage, mark: number): AuditTarget {
+  const sent = tab.activity.writeSince(mark);
+  return sent ? { ...found, sent } : found;
 }
 
 function describe(target: ToolTarget): string {

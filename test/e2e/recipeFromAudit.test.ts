@@ -101,7 +101,7 @@ test("the demo's MCP story, saved as a recipe, replays to the same data", async 
       recipe.steps,
       'the tool and the CLI agree',
     );
-    assert.match(printed.stderr, /saved session s\w+: \d+ steps, 3 marked write/);
+    assert.match(printed.stderr, /saved session s\w+: \d+ steps, 4 marked write/);
 
     // Secrets by name, never by value: not in the recipe, not in the log it came from.
     for (const text of [printed.stdout, readFileSync(file, 'utf8'), readFileSync(mcp.auditPath, 'utf8')])
@@ -116,12 +116,13 @@ test("the demo's MCP story, saved as a recipe, replays to the same data", async 
         ['input[name="name"]', 'Acme Corp'],
       ],
     );
-    // Selectors that survive a reload, and writes marked from the guard's own decisions.
+    // Selectors that survive a reload, and writes marked from the guard's own decisions and from what the page
+    // sent (signing in posts a form).
     const clicks = steps.filter((step) => step.action === 'click');
     assert.deepEqual(
       clicks.map((step) => [step.selector, step.write ?? false]),
       [
-        ['role=button[name="Sign in"]', false],
+        ['role=button[name="Sign in"]', true],
         ['role=button[name="Save"]', true],
       ],
     );
@@ -226,14 +227,16 @@ test('selectors that survive a reload: test ids, role and name for made-up ids; 
         'type role=textbox[name="Search"]',
       ],
     );
+    // The click made the page post, though nothing in its label says so: a write step, refused unconfirmed.
+    assert.equal((printed.json.steps as Record<string, unknown>[])[1]?.write, true);
     // A fresh browser, a fresh load: the saved selectors find the same elements, and the click happens again.
     const recipeFile = join(work, 'capture.json');
     writeFileSync(recipeFile, printed.stdout);
     const before = fixture.seen.filter((seen) => seen.path === '/started').length;
-    const replayed = await runCli(
-      ['run', recipeFile, ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg])],
-      env,
-    );
+    const runArgs = ['run', recipeFile, ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg])];
+    const refused = await runCli(runArgs, env);
+    assert.equal(refused.json.error?.code, 'not_allowed', refused.stdout);
+    const replayed = await runCli([...runArgs, '--confirm'], env);
     assert.equal(replayed.code, 0, replayed.stdout);
     assert.equal(fixture.seen.filter((seen) => seen.path === '/started').length, before + 1);
   } finally {

@@ -184,6 +184,30 @@ describe('recipes from the audit log', () => {
     ]);
   });
 
+  test('a call that made the page post is marked write, whatever its label: click, Enter without a ref, a field', () => {
+    const page = `${site}/comments`;
+    const posted = { sent: `POST ${site}/comment` };
+    const { recipe } = recipeFromAudit([
+      call('new_page', 'navigate', { url: page }, { url: page }),
+      call(
+        'fill',
+        'write',
+        { ref: 'e1', value: 'hi' },
+        { url: page, targets: { e1: at('#text', { tag: 'INPUT', ...posted }) } },
+      ),
+      call('click', 'write', { ref: 'e2' }, { url: page, targets: { e2: at('#post', posted) } }),
+      call('press_key', 'write', { key: 'Enter' }, { url: page, targets: { '(focused)': posted } }),
+      call('press_key', 'write', { key: 'Tab' }, { url: page }),
+    ]);
+    assert.deepEqual(recipe.steps, [
+      { action: 'waitFor', selector: '#text' },
+      { action: 'type', selector: '#text', text: 'hi', write: true },
+      { action: 'click', selector: '#post', write: true },
+      { action: 'press', key: 'Enter', write: true },
+      { action: 'press', key: 'Tab' },
+    ]);
+  });
+
   test('a click that changed the page is followed by a wait for the next element', () => {
     const { recipe } = recipeFromAudit([
       call('new_page', 'navigate', {}, { url: `${site}/a` }),
