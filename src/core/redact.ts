@@ -16,7 +16,7 @@ export class Redactor {
       for (const encoded of percentEncodings(value))
         for (const spaced of [encoded, encoded.replace(/%20/g, '+')]) {
           forms.add(spaced);
-          forms.add(spaced.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+          forms.add(spaced.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()));
         }
       forms.add(JSON.stringify(value).slice(1, -1));
       // A page that has the value can hand it back in another shape: reversed, encoded, spaced out.
