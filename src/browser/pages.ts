@@ -29,6 +29,12 @@ export class TrackedPage {
   /** The refs a snapshot of this document actually showed the agent: only these may be acted on. */
   handedOut = new Set<string>();
   refsDocumentSeq = -1;
+  /**
+   * The snapshot script being prepared in the background (prepareSnapshot). Playwright resolves refs against the
+   * last aria snapshot a document took, so it must be over before a snapshot whose refs the agent uses is taken.
+   */
+  snapshotPrepared: Promise<unknown> | undefined;
+  private idleWork: NodeJS.Timeout | undefined;
   /** Playwright refs of the fields a secret was typed into, in the document `secretDocumentSeq`. */
   secretFields = new Set<string>();
   secretDocumentSeq = -1;
@@ -284,6 +290,32 @@ export class TrackedPage {
     }
   }
 
+  /**
+   * Once the tab has been idle a moment after a navigation (the agent is thinking), starts Playwright's snapshot
+   * script in the new document without waiting for it: 30 to 50 ms of the document's first take_snapshot here,
+   * done while the agent reads the result instead. A call that comes sooner does that work itself, as before
+   * (both at once would cost more). It reads nothing the agent sees and sends nothing; a failure (the page moved
+   * on, a dialog) is of no consequence.
+   */
+  prepareSnapshot(): void {
+    this.stopIdleWork();
+    this.idleWork = setTimeout(() => {
+      this.idleWork = undefined;
+      if (this.closed || this.dialog || this.crashed || this.retired) return;
+      this.snapshotPrepared = this.page
+        .locator('head')
+        .ariaSnapshot({ timeout: prepareSnapshotMs })
+        .catch(() => undefined);
+    }, idleBeforePreparingMs);
+    this.idleWork.unref();
+  }
+
+  /** A call is about to work in this tab: what was waiting for the tab to be idle is not started now. */
+  stopIdleWork(): void {
+    clearTimeout(this.idleWork);
+    this.idleWork = undefined;
+  }
+
   /** After a dialog is answered, later work must not see the old interruption. */
   rearm(): void {
     this.dialog = undefined;
@@ -311,6 +343,10 @@ function goneWithBrowser(id: string, why: string): string {
 const settleRequestsMs = 500;
 /** How long no new request must start after an action before it counts as settled. */
 const quietMs = 60;
+/** The bound on preparing a document's snapshot script in the background. */
+const prepareSnapshotMs = 5_000;
+/** How long a tab stays untouched after a navigation before its snapshot script is prepared. */
+const idleBeforePreparingMs = 50;
 /** The bound on one turn of the page's event loop. */
 const pageTurnMs = 1_000;
 

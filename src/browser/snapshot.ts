@@ -29,7 +29,9 @@ export interface Snapshot {
 export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOptions): Promise<Snapshot> {
   tracked.assertUsable();
   const { page } = tracked;
+  tracked.stopIdleWork();
   const work = async () => {
+    await tracked.snapshotPrepared;
     const [json, { title, passwords }] = await Promise.all([
       page.ariaSnapshotJSON({ mode: 'ai', timeout: options.timeoutMs }),
       passwordValues(page),

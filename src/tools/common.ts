@@ -100,6 +100,7 @@ export async function runOnPage(
   work: () => Promise<unknown>,
 ): Promise<string> {
   tab.assertUsable();
+  tab.stopIdleWork();
   forgetLookups(tab);
   try {
     await withDeadline(work(), timeoutMs, what, tab.interrupted);
@@ -178,6 +179,8 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
   const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
   const summary = `${line} "${title}"${status}`;
   const verdict = facts ? classifyLoginWall(facts) : undefined;
+  // An agent reads the page it opened next: the snapshot's script is made ready while it thinks.
+  tab.prepareSnapshot();
   // The title is page content: reaching a sensitive page taints like reading it.
   if (!verdict?.isLoginWall) return { content: [text(summary)], readFrom: [tab] };
   return {
