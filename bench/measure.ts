@@ -20,6 +20,8 @@ export interface RunFigures {
   readonly toolsCount: number;
   readonly coldToolsMs: number;
   readonly coldFirstReadMs: number;
+  /** The first navigate+snapshot after tools/list and a pause (measureFirstReadAfterPause). */
+  readonly firstReadAfterPauseMs?: number;
   readonly rssMb: number;
   readonly pages: Record<string, PageFigures>;
 }
@@ -70,6 +72,37 @@ export async function measureServer(
     rssMb,
     pages: figures,
   };
+}
+
+/**
+ * An agent's first read as it happens in a session: the client lists the tools at start-up, the model thinks, then
+ * the first navigate+snapshot. Its latency alone (the pause not counted): what a lazily started browser costs.
+ */
+export async function measureFirstReadAfterPause(
+  server: ServerUnderTest,
+  url: string,
+  pauseMs: number,
+): Promise<number> {
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: [...server.args],
+    stderr: 'ignore',
+    env: { ...process.env, CI: '1' } as Record<string, string>,
+  });
+  const client = new Client({ name: 'tabward-bench', version: '1' });
+  await client.connect(transport);
+  try {
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const before = performance.now();
+    for (const request of [server.navigate(url), server.snapshot]) {
+      const result = await client.callTool(request, undefined, { timeout: 60_000 });
+      if (result.isError) throw new Error(`${server.name} ${request.name} failed after the pause`);
+    }
+    return performance.now() - before;
+  } finally {
+    await client.close();
+  }
 }
 
 /** Share of the page's text the snapshot lets an agent read, and of its controls it lets an agent address. */

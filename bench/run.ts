@@ -10,7 +10,7 @@ import { findChrome } from '../src/browser/findChrome.ts';
 import { measureBackstop } from './backstopOverhead.ts';
 import { measureBreakdown } from './breakdown.ts';
 import { measureGuard } from './guardOverhead.ts';
-import { measureServer, type RunFigures } from './measure.ts';
+import { measureFirstReadAfterPause, measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
 import { measureRecipeRun } from './recipeRun.ts';
 import { measureRelay, relayReport } from './relayLatency.ts';
@@ -37,7 +37,14 @@ for (let round = 0; round < repeats; round++) {
   for (const server of servers(chrome)) {
     process.stderr.write(`round ${round + 1}/${repeats}: ${server.name}\n`);
     const figures = await measureServer(server, benchPages, urlOf);
-    runs.set(server.name, [...(runs.get(server.name) ?? []), figures]);
+    const firstPage = benchPages[0];
+    const firstReadAfterPauseMs = firstPage
+      ? await measureFirstReadAfterPause(server, urlOf(firstPage), 1_000)
+      : undefined;
+    runs.set(server.name, [
+      ...(runs.get(server.name) ?? []),
+      { ...figures, ...(firstReadAfterPauseMs ? { firstReadAfterPauseMs } : {}) },
+    ]);
   }
 }
 const firstPage = benchPages[0];
@@ -79,6 +86,13 @@ const metrics: Metric[] = [
     target: 0.5,
   },
   { label: 'cold start → first page read', pick: (r) => r.coldFirstReadMs, unit: ' ms', lowerIsBetter: true },
+  {
+    label: 'first page read, 1 s after tools/list (navigate+snapshot)',
+    pick: (r) => r.firstReadAfterPauseMs ?? 0,
+    unit: ' ms',
+    lowerIsBetter: true,
+    target: 0.8,
+  },
   { label: 'server memory (RSS)', pick: (r) => r.rssMb, unit: ' MB', lowerIsBetter: true },
   ...benchPages.flatMap((page): Metric[] => [
     {
