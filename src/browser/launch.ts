@@ -220,7 +220,10 @@ async function stopChrome(
     }
     if (alive()) {
       killGroup(child.pid, 'SIGTERM');
-      const exitedInTime = await settledWithin(exited.then(() => true), 3000);
+      const exitedInTime = await settledWithin(
+        exited.then(() => true),
+        3000,
+      );
       if (!exitedInTime) {
         killGroup(child.pid, 'SIGKILL');
         await settledWithin(exited, 2000);
