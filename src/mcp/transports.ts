@@ -15,7 +15,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerMatches, checkLocalRequest, localHosts } from '../core/localRequest.ts';
 
@@ -81,6 +81,11 @@ export async function serveHttp(
   auth: HttpAuth,
   host = '127.0.0.1',
 ): Promise<HttpHandle> {
+  // Loaded here, not with the module: the HTTP transport (and the web server library under it) is about 10 ms of
+  // every stdio start, where it is never used.
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
   const http: HttpServer = createServer((req, res) => {
