@@ -28,12 +28,8 @@ export interface RunFigures {
 
 export const tokens = (text: string): number => encode(text).length;
 
-export async function measureServer(
-  server: ServerUnderTest,
-  pages: readonly BenchPage[],
-  urlOf: (page: BenchPage) => string,
-): Promise<RunFigures> {
-  const started = performance.now();
+/** Starts the server as an MCP client would (stdio) and connects the SDK's client to it. */
+async function connectTo(server: ServerUnderTest) {
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],
@@ -42,6 +38,16 @@ export async function measureServer(
   });
   const client = new Client({ name: 'tabward-bench', version: '1' });
   await client.connect(transport);
+  return { client, transport };
+}
+
+export async function measureServer(
+  server: ServerUnderTest,
+  pages: readonly BenchPage[],
+  urlOf: (page: BenchPage) => string,
+): Promise<RunFigures> {
+  const started = performance.now();
+  const { client, transport } = await connectTo(server);
   const { tools } = await client.listTools();
   const coldToolsMs = performance.now() - started;
   const call = async (request: { name: string; arguments: Record<string, unknown> }) => {
@@ -83,14 +89,7 @@ export async function measureFirstReadAfterPause(
   url: string,
   pauseMs: number,
 ): Promise<number> {
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: [...server.args],
-    stderr: 'ignore',
-    env: { ...process.env, CI: '1' } as Record<string, string>,
-  });
-  const client = new Client({ name: 'tabward-bench', version: '1' });
-  await client.connect(transport);
+  const { client } = await connectTo(server);
   try {
     await client.listTools();
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
