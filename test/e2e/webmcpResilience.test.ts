@@ -103,24 +103,29 @@ describe('WebMCP bridge, service worker and relay restarts', () => {
     const page = await rig.context.newPage();
     const cdp = await rig.context.newCDPSession(page);
     await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.stopAllWorkers');
     // A call racing the socket's close gets "disconnected during task-…; outcome unknown"; once the relay
-    // knows, every call gets "not connected" at once.
+    // knows, every call gets "not connected" at once. On a loaded machine an extension event can wake the
+    // worker again between two calls: then it is stopped again (a few times at most).
     const notConnected = /No browser of workspace "team" is connected/;
-    let down = await search('while stopped');
-    for (let i = 0; i < 30 && !notConnected.test(down.text); i++) {
-      if (down.isError)
-        assert.match(
-          down.text,
-          /not connected|disconnected during task-\w+(; the outcome is unknown|; nothing was run)/,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      down = await search('while stopped');
+    const stoppedListing = /^http:\/\/127\.0\.0\.1:\d+ \(its browser is not connected now\)$/m;
+    let listed = '';
+    for (let attempt = 0; attempt < 3 && !stoppedListing.test(listed); attempt++) {
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      let down = await search('while stopped');
+      for (let i = 0; i < 30 && !notConnected.test(down.text); i++) {
+        if (down.isError)
+          assert.match(
+            down.text,
+            /not connected|disconnected during task-\w+(; the outcome is unknown|; nothing was run)/,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        down = await search('while stopped');
+      }
+      assert.ok(down.isError, down.text);
+      assert.match(down.text, notConnected);
+      listed = (await callTool(rig.agent, 'listSiteTools')).text;
     }
-    assert.ok(down.isError, down.text);
-    assert.match(down.text, notConnected);
-    const listed = (await callTool(rig.agent, 'listSiteTools')).text;
-    assert.match(listed, /^http:\/\/127\.0\.0\.1:\d+ \(its browser is not connected now\)$/m);
+    assert.match(listed, stoppedListing);
     // Any extension event wakes it; here the popup. The shop's document is remembered across the restart.
     await page.goto(popupUrl);
     let up = await search('after wake');

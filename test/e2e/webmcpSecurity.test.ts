@@ -274,12 +274,15 @@ describe('a hostile page next to a shared shop', () => {
     await popup.fill('#relay-url', rig.relay.url);
     await popup.fill('#pair-code', 'WXYZ-2345');
     await popup.click('#pair');
-    await popup.locator('#error', { hasText: 'Unknown or expired pairing code' }).waitFor({ timeout: 5000 });
+    // Bounds, not timings: the popup answers in well under a second, but a worker that slept wakes first.
+    await popup
+      .locator('#error', { hasText: 'Unknown or expired pairing code' })
+      .waitFor({ timeout: 15_000 });
     await popup.fill('#relay-url', 'http://127.0.0.1:9');
     await popup.click('#pair');
     await popup
       .locator('#error', { hasText: 'No relay answers at http://127.0.0.1:9' })
-      .waitFor({ timeout: 5000 });
+      .waitFor({ timeout: 15_000 });
     await popup.close();
     await page.close();
   });
