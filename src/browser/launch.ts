@@ -63,6 +63,10 @@ export const baseChromeArgs = [
   '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding',
   '--mute-audio',
+  // A SharedWorker is a target of its own that neither Playwright's routes nor a tab's CDP session intercepts: its
+  // requests would pass the network backstop unseen. In the browsers tabward starts the API is not there at all
+  // (pages feature-detect it); in the user's Chrome it is a documented residual (docs/security.md).
+  '--disable-shared-workers',
 ];
 
 export async function launchChrome(options: LaunchOptions): Promise<LaunchedChrome> {
