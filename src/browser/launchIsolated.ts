@@ -152,7 +152,7 @@ async function stop(
   if (browser?.isConnected()) {
     // Browser.close lets Chromium quit as it would for a user (its temp files removed). Its answer may never come
     // (the pipe closes as the browser exits), so with the process known, its exit is what is waited for.
-    const asked = closeOverCdp(browser);
+    const asked = closeOverCdp(browser).catch(() => undefined);
     if (pid) await until(() => !alive(pid), 2000);
     else await settledWithin(asked, 2000);
   }

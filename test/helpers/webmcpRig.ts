@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,9 +118,11 @@ function hashTree(path: string, hash: Hash): void {
   for (const entry of readdirSync(path).sort()) hashTree(join(path, entry), hash);
 }
 
+/** A Chromium with the extension, on a profile of its own that goes when the context closes. */
 export async function launchWithExtension(options: { webmcp: boolean }): Promise<BrowserContext> {
   const dir = await builtExtension();
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'tabward-profile-')), {
+  const profile = mkdtempSync(join(tmpdir(), 'tabward-test-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: findChrome(),
     headless: true,
     // Playwright turns off extensions and the back/forward cache by default; both are under test here.
@@ -132,6 +135,13 @@ export async function launchWithExtension(options: { webmcp: boolean }): Promise
       ...testChromeArgs,
     ],
   });
+  // Chromium may still be writing into it as the context reports closed: retried, and never an error of the test.
+  context.on('close', () => {
+    void rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(
+      () => undefined,
+    );
+  });
+  return context;
 }
 
 export const popupUrl = `chrome-extension://${bundledExtensionId}/popup.html`;
