@@ -2,6 +2,7 @@
 // service. Chrome >= 144 asks the user to allow each new debugging connection, so attaching waits, visibly and
 // for a bounded time.
 
+import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
@@ -49,11 +50,15 @@ async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Pr
 
 /**
  * playwright-core takes most of a second to load; loading it on first connection lets an MCP client see the
- * tool list before any browser work starts.
+ * tool list before any browser work starts. Loaded with require, not import(): an ESM import of a CommonJS package
+ * makes Node scan its whole bundle for export names first (cjs-module-lexer, 90-140 ms of CPU here).
  */
-export async function loadChromium() {
-  return (await import('playwright-core')).chromium;
+export async function loadChromium(): Promise<typeof import('playwright-core').chromium> {
+  const playwright = requireFromHere('playwright-core') as typeof import('playwright-core');
+  return playwright.chromium;
 }
+
+const requireFromHere = createRequire(import.meta.url);
 
 /** Starts loading playwright-core in the background, once the caller has answered what it had to answer fast. */
 export function preloadBrowserLibrary(): void {

@@ -247,7 +247,7 @@ export class BrowserSession {
     const launched = await launchIsolated({
       executablePath: findChrome(this.config.executablePath),
       headless: this.config.headless,
-      extraArgs: withIsolatedFrames(this.config.chromeArgs),
+      extraArgs: withOwnBrowserFeatures(this.config.chromeArgs),
       signal: this.stopping.signal,
     });
     this.launching.add(launched);
@@ -337,14 +337,18 @@ export class BrowserSession {
 }
 
 /**
- * A sandboxed iframe (srcdoc, allow-scripts) gets a process of its own in Chromium 156, whose first request
- * neither the context's route nor the tab's CDP interception sees in time. In the browser tabward starts itself
- * such frames stay in their page's process, where every request is paused. Merged into any --disable-features
- * given (Chromium reads only the last one).
+ * Chromium features the browsers tabward starts run without, merged into any --disable-features given (Chromium
+ * reads only the last one):
+ * - IsolateSandboxedIframes: a sandboxed iframe (srcdoc, allow-scripts) gets a process of its own in Chromium 156,
+ *   whose first request neither the context's route nor the tab's CDP interception sees in time; without it such
+ *   frames stay in their page's process, where every request is paused.
+ * - WebUIOmniboxPopup, WebUIOmniboxAimPopup: Chromium 156 loads two WebUI renderers for the address bar's popup
+ *   with the first window, headless too; they compete with the first tab for the CPU (its start and first load
+ *   about 0.1 s slower here, bench/results.md). The address bar falls back to its native popup.
  */
-export function withIsolatedFrames(args: readonly string[] = []): string[] {
-  const feature = 'IsolateSandboxedIframes';
+export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
+  const features = ['IsolateSandboxedIframes', 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',');
   const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
-  if (given < 0) return [...args, `--disable-features=${feature}`];
-  return args.map((arg, index) => (index === given ? `${arg},${feature}` : arg));
+  if (given < 0) return [...args, `--disable-features=${features}`];
+  return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
 }

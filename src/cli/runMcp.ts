@@ -22,9 +22,24 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     },
     log,
   );
+  let closing = false;
+  // Loading Playwright and starting the approval page take CPU the client's first replies would wait for: they
+  // begin once the client has its tool list (or after a second, for a client that never asks for it).
+  let warmedUp = false;
+  const warmUp = () => {
+    if (warmedUp || closing) return;
+    warmedUp = true;
+    preloadBrowserLibrary();
+    setImmediate(
+      () =>
+        void browser.page
+          ?.start()
+          .catch((error: unknown) => log(`tabward: approval page failed: ${String(error)}`)),
+    );
+  };
   const makeServer = () =>
     createMcpServer({
-      onToolsListed: preloadBrowserLibrary,
+      onToolsListed: warmUp,
       runner: browser.runner,
       approval: flags.approval,
       ...(browser.page ? { page: browser.page } : {}),
@@ -36,7 +51,6 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   );
   // A client that is gone took tabward's stderr pipe with it: a line logged then must not crash tabward (EPIPE).
   process.stderr.on('error', () => undefined);
-  let closing = false;
   let stdio: StdioHandle | undefined;
   // SIGINT, SIGTERM, stdin closed, stdout broken: calls still running are cancelled, then the browser closes (a
   // start in flight included) and every call still open is ended on the audit record.
@@ -60,11 +74,5 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     log(`tabward: MCP over Streamable HTTP at ${served.url}`);
     announceMcpToken(token, served.url, log);
   }
-  // Serving already: the approval page starts now, without delaying the client's first reply.
-  setImmediate(
-    () =>
-      void browser.page
-        ?.start()
-        .catch((error: unknown) => log(`tabward: approval page failed: ${String(error)}`)),
-  );
+  setTimeout(warmUp, 1_000).unref();
 }
