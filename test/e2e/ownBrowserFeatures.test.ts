@@ -21,7 +21,9 @@ after(() => session.close());
 test('the isolated browser starts no address-bar WebUI and keeps the user’s --disable-features', async () => {
   const tab = await session.newPage();
   const cdp = await tab.page.context().newCDPSession(tab.page);
-  const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] };
+  const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+    targetInfos: { type: string; url: string }[];
+  };
   const others = targetInfos.filter((target) => target.type !== 'page' || target.url !== 'about:blank');
   assert.deepEqual(others, [], 'only the agent’s tab, no chrome://omnibox-popup renderers');
   await tab.page.goto('chrome://version', { timeout: 10_000 });
