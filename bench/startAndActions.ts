@@ -11,7 +11,7 @@ import { connectCdp } from '../src/browser/connect.ts';
 import { findChrome } from '../src/browser/findChrome.ts';
 import { launchChrome } from '../src/browser/launch.ts';
 import { launchIsolated } from '../src/browser/launchIsolated.ts';
-import { withIsolatedFrames } from '../src/browser/session.ts';
+import { withOwnBrowserFeatures } from '../src/browser/session.ts';
 import { median, rig } from './backstopOverhead.ts';
 
 export interface StartAndActionFigures {
@@ -31,7 +31,7 @@ export async function measureStartAndActions(chrome: string, rounds = 5): Promis
   const load = loadavg()
     .map((value) => value.toFixed(1))
     .join(' ');
-  const options = { executablePath: chrome, headless: true, extraArgs: withIsolatedFrames([]) };
+  const options = { executablePath: chrome, headless: true, extraArgs: withOwnBrowserFeatures([]) };
   const piped: number[] = [];
   const port: number[] = [];
   // playwright-core loaded before either is timed.

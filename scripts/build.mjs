@@ -5,7 +5,7 @@
 // Chrome extension into dist/extension. `--out DIR` builds somewhere else (the packed-install check does).
 
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { buildExtension } from './buildExtension.mjs';
 import { bundledLicences } from './licences.mjs';
@@ -23,8 +23,25 @@ const out = outFlag > 0 ? resolve(process.argv[outFlag + 1] ?? 'dist') : join(ro
 // - ws's optional native helpers are loaded in try/catch; without them ws runs its JavaScript fallback.
 const external = ['playwright-core', 'playwright-core/*', 'better-sqlite3', 'bufferutil', 'utf-8-validate'];
 
+// zod's `locales` namespace holds the error messages of 45 languages (360 KB, a fifth of what `tabward mcp` loads
+// to start); tabward and the MCP SDK use zod's default, English, and never look a language up by name.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/]/.test(args.importer)) return undefined;
+      return { path: join(dirname(args.importer), '../locales'), namespace: 'zod-locales' };
+    });
+    bundler.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: args.path,
+    }));
+  },
+};
+
 mkdirSync(out, { recursive: true });
 const result = await build({
+  plugins: [zodEnglishOnly],
   // Paths in the metafile are relative to this (licences.mjs and the chunk clean-up below read them).
   absWorkingDir: root,
   entryPoints: [join(root, 'src/cli/main.ts')],

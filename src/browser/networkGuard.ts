@@ -132,16 +132,20 @@ export class NetworkGuard implements Backstop {
    * request the route did not see is judged like a first request.
    */
   private async watchDocuments(page: Page): Promise<void> {
-    const cdp = await page.context().newCDPSession(page);
-    const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
-    await this.interceptHops(cdp, page, tree.frameTree.frame.id);
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) void this.watchFrame(page, frame);
       else this.forgetDocument(page);
     });
+    // Both are set up side by side (a new tab's first navigation waits for them): the tab is navigated only once
+    // ready() resolves, that is once both are in place.
+    const hops = async () => {
+      const cdp = await page.context().newCDPSession(page);
+      const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+      await this.interceptHops(cdp, page, tree.frameTree.frame.id);
+    };
     // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
     // pause it, so it is judged here, and refused or let through to its server.
-    await page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket));
+    await Promise.all([hops(), page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket))]);
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {

@@ -1,6 +1,6 @@
 // What `tabward run` and `tabward serve` do once their flags are parsed; loaded only when one of them runs.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuditLog } from '../audit/auditLog.ts';
@@ -157,10 +157,22 @@ function serveToken(flag: string | undefined, log: (line: string) => void): stri
   return kept.token;
 }
 
+/** The recipe file's text, or an error that says what is at that path instead. */
+function readRecipeFile(file: string): string {
+  if (!existsSync(file)) throw new TabwardError('bad_input', `No recipe file at ${file}.`);
+  if (statSync(file).isDirectory()) {
+    throw new TabwardError(
+      'bad_input',
+      `${file} is a folder, not a recipe file.`,
+      `Name one of its .json files, e.g. tabward run ${join(file, 'NAME.json')}.`,
+    );
+  }
+  return readFileSync(file, 'utf8');
+}
+
 export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  if (!existsSync(file)) throw new TabwardError('bad_input', `No recipe file at ${file}.`);
-  const recipe = parseRecipeText(readFileSync(file, 'utf8'), file);
+  const recipe = parseRecipeText(readRecipeFile(file), file);
   // One run: a slot of its own; on a grid, the first endpoint whose browser starts.
   const runtime = recipeRuntime(flags, log, { concurrency: 1, queue: 0, queueWaitMs: flags.deadline });
   if (flags.check) return checkRecipeFile(recipe, flags, runtime, log);

@@ -151,6 +151,15 @@ test('a recipe that is not JSON is refused with its line and column', async () =
   );
 });
 
+
+test('a folder or a missing file given as the recipe is refused in so many words', async () => {
+  const folder = await runCli(['run', work, '--check'], env);
+  assert.equal(folder.code, 2, folder.stderr);
+  assert.match(folder.stderr, /is a folder, not a recipe file\. Name one of its \.json files/);
+  const missing = await runCli(['run', join(work, 'nowhere.json')], env);
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.match(missing.stderr, /No recipe file at \S+nowhere\.json\./);
+});
 test('a dry run refuses a secret that is not declared', async () => {
   const file = join(work, 'login.json');
   writeFileSync(
