@@ -151,7 +151,6 @@ test('a recipe that is not JSON is refused with its line and column', async () =
   );
 });
 
-
 test('a folder or a missing file given as the recipe is refused in so many words', async () => {
   const folder = await runCli(['run', work, '--check'], env);
   assert.equal(folder.code, 2, folder.stderr);
