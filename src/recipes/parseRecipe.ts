@@ -3,7 +3,7 @@
 
 import type { z } from 'zod';
 import { TabwardError } from '../core/errors.ts';
-import { type Recipe, recipeSchema, stepActions } from './recipeSchema.ts';
+import { type Recipe, recipeSchemas, stepActions } from './recipeSchema.ts';
 
 export function parseRecipeText(text: string, source: string): Recipe {
   let raw: unknown;
@@ -46,7 +46,7 @@ function errorOffset(text: string, message: string): number {
 }
 
 export function parseRecipe(raw: unknown, source = 'the recipe'): Recipe {
-  const parsed = recipeSchema.safeParse(raw);
+  const parsed = recipeSchemas().recipeSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 10).map((issue) => describeIssue(issue, raw));
   throw new TabwardError(
