@@ -11,6 +11,8 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
 import type { Approver } from '../core/approvals.ts';
 import { noApprover } from '../core/approvals.ts';
@@ -37,7 +39,11 @@ export interface McpServerOptions {
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'tabward', version: options.version },
-    { capabilities: { tools: {} }, instructions: serverInstructions },
+    {
+      capabilities: { tools: {} },
+      instructions: serverInstructions,
+      jsonSchemaValidator: new ValidatorOnFirstUse(),
+    },
   );
   const listed = options.runner.tools.map(describeTool);
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -124,6 +130,19 @@ const elicitationMissing: Approver = {
     reason: 'This MCP client does not support elicitation; start tabward mcp with --approval page or auto.',
   }),
 };
+
+/**
+ * The SDK's own validator (it checks an elicitation answer against the form asked), made when first needed:
+ * making it (ajv and its formats) cost every server ~4 ms before its first reply.
+ */
+class ValidatorOnFirstUse implements jsonSchemaValidator {
+  private made?: AjvJsonSchemaValidator;
+
+  getValidator<T>(schema: JsonSchemaType) {
+    this.made ??= new AjvJsonSchemaValidator();
+    return this.made.getValidator<T>(schema);
+  }
+}
 
 /** The tools/list entry: a short description, a JSON Schema without boilerplate, hints from the kind. */
 export function describeTool(tool: Tool) {
