@@ -21,6 +21,7 @@ import type { ToolRunner } from '../tools/runner.ts';
 import type { Tool } from '../tools/tool.ts';
 import { clientCanElicit, ElicitationApprover } from './elicitationApprover.ts';
 import { withProgress } from './progressApprover.ts';
+import { listedTools } from './toolsList.ts';
 
 export type ApprovalMode = 'auto' | 'elicit' | 'page' | 'deny';
 
@@ -45,7 +46,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       jsonSchemaValidator: new ValidatorOnFirstUse(),
     },
   );
-  const listed = options.runner.tools.map(describeTool);
+  const listed = options.runner.tools.map((tool) => listedTools[tool.name] ?? describeTool(tool));
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // After this reply has gone out: the macrotask queue runs after the reply's promise chain.
     if (options.onToolsListed) setImmediate(options.onToolsListed);
@@ -144,8 +145,16 @@ class ValidatorOnFirstUse implements jsonSchemaValidator {
   }
 }
 
+/** What tools/list shows of a tool. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean };
+}
+
 /** The tools/list entry: a short description, a JSON Schema without boilerplate, hints from the kind. */
-export function describeTool(tool: Tool) {
+export function describeTool(tool: Tool): ListedTool {
   const { $schema: _drop, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<
     string,
     unknown

@@ -33,7 +33,8 @@ export const listConsoleMessages = defineTool({
   name: 'list_console_messages',
   description: 'Console messages and uncaught errors of a tab. Full text: get_console_message.',
   kind: 'read',
-  schema: z.object({ ...listing, types: z.array(z.string()).optional().describe('e.g. error, warning') }),
+  schema: () =>
+    z.object({ ...listing, types: z.array(z.string()).optional().describe('e.g. error, warning') }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, context, target) => {
     const tab = requireTab(target);
@@ -56,7 +57,7 @@ export const getConsoleMessage = defineTool({
   name: 'get_console_message',
   description: 'One console message in full.',
   kind: 'read',
-  schema: z.object({ msgid: z.number().int() }),
+  schema: () => z.object({ msgid: z.number().int() }),
   target: (args, context) => pageTarget(context, holderOf(context, (log) => log.consoleEntry(args.msgid)).id),
   handle: async (args, context, target) => {
     const tab = requireTab(target);
@@ -75,10 +76,11 @@ export const listNetworkRequests = defineTool({
   name: 'list_network_requests',
   description: 'Network requests of a tab. Headers and bodies: get_network_request.',
   kind: 'read',
-  schema: z.object({
-    ...listing,
-    resourceTypes: z.array(z.string()).optional().describe('e.g. document, fetch, xhr, script'),
-  }),
+  schema: () =>
+    z.object({
+      ...listing,
+      resourceTypes: z.array(z.string()).optional().describe('e.g. document, fetch, xhr, script'),
+    }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, context, target) => {
     const tab = requireTab(target);
@@ -100,7 +102,7 @@ export const getNetworkRequest = defineTool({
   name: 'get_network_request',
   description: 'One request: headers and bodies (credentials redacted).',
   kind: 'read',
-  schema: z.object({ reqid: z.number().int() }),
+  schema: () => z.object({ reqid: z.number().int() }),
   target: (args, context) => pageTarget(context, holderOf(context, (log) => log.requestEntry(args.reqid)).id),
   handle: async (args, context, target) => {
     const tab = requireTab(target);
@@ -129,20 +131,21 @@ export const emulate = defineTool({
   description:
     'Emulate a viewport (and touch), user agent, network or CPU throttling, or color scheme in a tab.',
   kind: 'write',
-  schema: z.object({
-    pageId,
-    viewport: z
-      .strictObject({
-        width: z.number().int().min(200).max(7680),
-        height: z.number().int().min(200).max(4320),
-        hasTouch: z.boolean().optional(),
-      })
-      .optional(),
-    userAgent: z.string().max(500).optional().describe('"" for the default'),
-    networkConditions: z.enum(Object.keys(networkPresets) as [keyof typeof networkPresets]).optional(),
-    cpuThrottlingRate: z.number().min(1).max(20).optional().describe('1 = off'),
-    colorScheme: z.enum(['dark', 'light', 'auto']).optional(),
-  }),
+  schema: () =>
+    z.object({
+      pageId,
+      viewport: z
+        .strictObject({
+          width: z.number().int().min(200).max(7680),
+          height: z.number().int().min(200).max(4320),
+          hasTouch: z.boolean().optional(),
+        })
+        .optional(),
+      userAgent: z.string().max(500).optional().describe('"" for the default'),
+      networkConditions: z.enum(Object.keys(networkPresets) as [keyof typeof networkPresets]).optional(),
+      cpuThrottlingRate: z.number().min(1).max(20).optional().describe('1 = off'),
+      colorScheme: z.enum(['dark', 'light', 'auto']).optional(),
+    }),
   // Every request of the tab carries the user agent it is given.
   carriesData: (args) => Boolean(args.userAgent),
   target: (args, context) => pageTarget(context, args.pageId),

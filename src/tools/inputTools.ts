@@ -29,7 +29,7 @@ export const click = defineTool({
   name: 'click',
   description: 'Click an element.',
   kind: 'write',
-  schema: z.object({ ref, doubleClick: z.boolean().optional(), pageId }),
+  schema: () => z.object({ ref, doubleClick: z.boolean().optional(), pageId }),
   target: async (args, context) => {
     const target = await elementTarget(context, args.pageId, args.ref);
     return judgedDestructive(target, target.element?.name ?? '');
@@ -54,7 +54,7 @@ export const hover = defineTool({
   name: 'hover',
   description: 'Move the mouse over an element.',
   kind: 'write',
-  schema: z.object({ ref, pageId }),
+  schema: () => z.object({ ref, pageId }),
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -70,7 +70,7 @@ export const drag = defineTool({
   name: 'drag',
   description: 'Drag one element onto another.',
   kind: 'write',
-  schema: z.object({ fromRef: ref, toRef: ref, pageId }),
+  schema: () => z.object({ fromRef: ref, toRef: ref, pageId }),
   target: async (args, context) => {
     const from = await elementTarget(context, args.pageId, args.fromRef);
     const to = await elementTarget(context, args.pageId, args.toRef);
@@ -98,7 +98,7 @@ export const fill = defineTool({
   description:
     'Type into a text field, or choose an option of a select. Give value, or secret (a secret name).',
   kind: 'write',
-  schema: z.object({ ref, ...valueOrSecret, pageId }),
+  schema: () => z.object({ ref, ...valueOrSecret, pageId }),
   carriesData: () => true,
   secretsUsed: (args) => (args.secret ? [{ name: args.secret, ref: args.ref }] : []),
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
@@ -125,13 +125,14 @@ export const fillForm = defineTool({
   name: 'fill_form',
   description: 'Fill several fields at once.',
   kind: 'write',
-  schema: z.object({
-    fields: z
-      .array(z.object({ ref, ...valueOrSecret }))
-      .min(1)
-      .max(50),
-    pageId,
-  }),
+  schema: () =>
+    z.object({
+      fields: z
+        .array(z.object({ ref, ...valueOrSecret }))
+        .min(1)
+        .max(50),
+      pageId,
+    }),
   carriesData: () => true,
   secretsUsed: (args) =>
     args.fields.flatMap((field) => (field.secret ? [{ name: field.secret, ref: field.ref }] : [])),
@@ -178,7 +179,7 @@ export const pressKey = defineTool({
   name: 'press_key',
   description: 'Press a key or combination (e.g. Enter, Control+A), on an element or the focused one.',
   kind: 'write',
-  schema: z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
+  schema: () => z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
   carriesData: () => true,
   target: async (args, context) => {
     if (args.ref) {
@@ -221,7 +222,7 @@ export const uploadFile = defineTool({
   name: 'upload_file',
   description: 'Set local files on a file input.',
   kind: 'write',
-  schema: z.object({ ref, paths: z.array(z.string()).min(1), pageId }),
+  schema: () => z.object({ ref, paths: z.array(z.string()).min(1), pageId }),
   carriesData: () => true,
   exportsLocalFiles: true,
   target: (args, context) => elementTarget(context, args.pageId, args.ref),

@@ -8,7 +8,7 @@ export const browserStatus = defineTool({
   name: 'browser_status',
   description: 'Browser mode (isolated/shared/remote), tabs and owners, approvals in force.',
   kind: 'read',
-  schema: z.object({}),
+  schema: () => z.object({}),
   target: async () => ({ frames: [] }),
   // The runner adds the guard's view (grants, taint, approver) to this.
   handle: async (_args, { session }) => {
@@ -33,10 +33,11 @@ export const browserConnect = defineTool({
   description:
     "Use the user's own Chrome and its logins (asks the user): for a login wall, a no-access page, a QR login.",
   kind: 'mode',
-  schema: z.object({
-    browserUrl: z.string().optional().describe('e.g. http://127.0.0.1:9222; default: auto-discover'),
-    wsEndpoint: z.string().optional(),
-  }),
+  schema: () =>
+    z.object({
+      browserUrl: z.string().optional().describe('e.g. http://127.0.0.1:9222; default: auto-discover'),
+      wsEndpoint: z.string().optional(),
+    }),
   // Before the user is asked: a Chrome that cannot be reached is an error saying how to enable it, not a question.
   target: async (args, { session }) => {
     const target = args.browserUrl || args.wsEndpoint ? { ...args } : session.config.attach;
@@ -61,7 +62,7 @@ export const browserDisconnect = defineTool({
   name: 'browser_disconnect',
   description: "Leave the user's Chrome open and go back to an isolated browser.",
   kind: 'mode',
-  schema: z.object({}),
+  schema: () => z.object({}),
   target: async () => ({ frames: [] }),
   handle: async (_args, { session }) => {
     await session.detach();

@@ -15,7 +15,7 @@ export const listPages = defineTool({
   name: 'list_pages',
   description: 'List open tabs: id, owner (agent/user), URL, title.',
   kind: 'read',
-  schema: z.object({}),
+  schema: () => z.object({}),
   target: async () => ({ frames: [] }),
   handle: async (_args, { session, timeoutMs }) => {
     await session.ensure();
@@ -35,7 +35,7 @@ export const selectPage = defineTool({
   name: 'select_page',
   description: 'Make a tab the default for later calls.',
   kind: 'navigate',
-  schema: z.object({ pageId: z.string() }),
+  schema: () => z.object({ pageId: z.string() }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (_args, { session, timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -49,7 +49,7 @@ export const newPage = defineTool({
   name: 'new_page',
   description: 'Open a URL in a new tab owned by the agent.',
   kind: 'navigate',
-  schema: z.object({ url: z.string() }),
+  schema: () => z.object({ url: z.string() }),
   carriesData: (args) => urlCarriesData(args.url),
   target: async (args) => ({ frames: [], destination: checkUrl(args.url) }),
   handle: async (args, context) => {
@@ -62,7 +62,7 @@ export const closePage = defineTool({
   name: 'close_page',
   description: 'Close a tab the agent opened.',
   kind: 'write',
-  schema: z.object({ pageId: z.string() }),
+  schema: () => z.object({ pageId: z.string() }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (_args, { timeoutMs }, target) => {
     const tab = requireTab(target);
@@ -83,11 +83,12 @@ export const navigatePage = defineTool({
   name: 'navigate_page',
   description: 'Go to a URL, or back/forward/reload, in a tab.',
   kind: 'navigate',
-  schema: z.object({
-    url: z.string().optional(),
-    type: z.enum(['url', 'back', 'forward', 'reload']).optional().describe('default: url'),
-    pageId,
-  }),
+  schema: () =>
+    z.object({
+      url: z.string().optional(),
+      type: z.enum(['url', 'back', 'forward', 'reload']).optional().describe('default: url'),
+      pageId,
+    }),
   carriesData: (args) => urlCarriesData(args.url ?? ''),
   target: async (args, context) => {
     const target = await pageTarget(context, args.pageId);
@@ -118,11 +119,12 @@ export const resizePage = defineTool({
   name: 'resize_page',
   description: 'Set the viewport size of a tab.',
   kind: 'write',
-  schema: z.object({
-    width: z.number().int().min(200).max(7680),
-    height: z.number().int().min(200).max(4320),
-    pageId,
-  }),
+  schema: () =>
+    z.object({
+      width: z.number().int().min(200).max(7680),
+      height: z.number().int().min(200).max(4320),
+      pageId,
+    }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

@@ -16,13 +16,14 @@ export const takeSnapshot = defineTool({
     'Read a tab as an accessibility tree. Elements you can act on end in @ref; pass ref to click/fill. ' +
     'Options: ref (one subtree), query (lines containing text), maxTokens, allRefs (refs on every element).',
   kind: 'read',
-  schema: z.object({
-    pageId,
-    ref: z.string().optional(),
-    query: z.string().optional(),
-    maxTokens: z.number().int().min(100).optional(),
-    allRefs: z.boolean().optional(),
-  }),
+  schema: () =>
+    z.object({
+      pageId,
+      ref: z.string().optional(),
+      query: z.string().optional(),
+      maxTokens: z.number().int().min(100).optional(),
+      allRefs: z.boolean().optional(),
+    }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, { timeoutMs, secrets }, target) => {
     const tab = requireTab(target);
@@ -45,7 +46,7 @@ export const takeScreenshot = defineTool({
   name: 'take_screenshot',
   description: 'PNG screenshot of a tab (password fields masked).',
   kind: 'read',
-  schema: z.object({ pageId, fullPage: z.boolean().optional() }),
+  schema: () => z.object({ pageId, fullPage: z.boolean().optional() }),
   // A page can copy a typed secret anywhere on screen, where no mask reaches it.
   revealsTypedValues: true,
   target: (args, context) => pageTarget(context, args.pageId),
@@ -74,11 +75,12 @@ export const waitFor = defineTool({
   name: 'wait_for',
   description: 'Wait until text appears in a tab.',
   kind: 'read',
-  schema: z.object({
-    text: z.string().min(1),
-    timeoutMs: z.number().int().min(1).max(60_000).optional(),
-    pageId,
-  }),
+  schema: () =>
+    z.object({
+      text: z.string().min(1),
+      timeoutMs: z.number().int().min(1).max(60_000).optional(),
+      pageId,
+    }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, context, target) => {
     const tab = requireTab(target);

@@ -14,7 +14,7 @@ export const saveRecipe = defineTool({
   description: "Save this session's successful steps as a recipe file (tabward run).",
   kind: 'read',
   createsOwnFile: true,
-  schema: z.object({ name: z.string().optional() }),
+  schema: () => z.object({ name: z.string().optional() }),
   target: async () => ({ frames: [] }),
   handle: async (args, context) => {
     if (!context.saveRecipe)

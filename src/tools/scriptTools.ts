@@ -17,7 +17,7 @@ export const evaluateScript = defineTool({
   description:
     'Run a JavaScript function in the page and return its JSON result, e.g. "() => document.title".',
   kind: 'write',
-  schema: z.object({ function: z.string().min(1), pageId }),
+  schema: () => z.object({ function: z.string().min(1), pageId }),
   carriesData: () => true,
   revealsTypedValues: true,
   runsScript: true,
@@ -52,7 +52,8 @@ export const handleDialog = defineTool({
   name: 'handle_dialog',
   description: 'Accept or dismiss the open dialog of a tab.',
   kind: 'write',
-  schema: z.object({ action: z.enum(['accept', 'dismiss']), promptText: z.string().optional(), pageId }),
+  schema: () =>
+    z.object({ action: z.enum(['accept', 'dismiss']), promptText: z.string().optional(), pageId }),
   carriesData: (args) => args.promptText !== undefined,
   // The dialog may come from any frame of the page, and Playwright does not say which: every frame counts, so
   // a page embedding a sensitive frame is judged as sensitive.

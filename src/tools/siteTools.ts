@@ -25,7 +25,7 @@ export const listSiteTools = defineTool({
   name: 'list_site_tools',
   description: "List the tab's own WebMCP tools (name, hint, input schema).",
   kind: 'read',
-  schema: z.object({ pageId }),
+  schema: () => z.object({ pageId }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (_args, context, target) => {
     const tab = requireTab(target);
@@ -46,11 +46,12 @@ export const callSiteTool = defineTool({
   name: 'call_site_tool',
   description: "Call one of the tab's WebMCP tools (see list_site_tools).",
   kind: 'write',
-  schema: z.object({
-    name: z.string().min(1),
-    arguments: z.looseObject({}).optional(),
-    pageId,
-  }),
+  schema: () =>
+    z.object({
+      name: z.string().min(1),
+      arguments: z.looseObject({}).optional(),
+      pageId,
+    }),
   carriesData: () => true,
   target: async (args, context) => {
     const target = await pageTarget(context, args.pageId);

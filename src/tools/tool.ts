@@ -105,7 +105,24 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   readonly handle: (args: z.infer<Schema>, context: ToolContext, target: ToolTarget) => Promise<ToolResult>;
 }
 
-export function defineTool<Schema extends z.ZodObject>(tool: Tool<Schema>): Tool {
+/** A tool as written: its arguments' schema made by a function, which zod runs when the schema is first used. */
+export type ToolDefinition<Schema extends z.ZodObject> = Omit<Tool<Schema>, 'schema'> & {
+  readonly schema: () => Schema;
+};
+
+/**
+ * Building every tool's schema cost `tabward mcp` ~10 ms before its first reply; tools/list is answered from
+ * mcp/toolsList.ts (written from these schemas, checked by a test), so a schema is built for a tool's first call.
+ */
+export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinition<Schema>): Tool {
+  let built: Schema | undefined;
+  const tool = {
+    ...definition,
+    get schema() {
+      built ??= definition.schema();
+      return built;
+    },
+  };
   return tool as unknown as Tool;
 }
 
