@@ -46,7 +46,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       jsonSchemaValidator: new ValidatorOnFirstUse(),
     },
   );
-  const listed = options.runner.tools.map((tool) => listedTools[tool.name] ?? describeTool(tool));
+  const listed = options.runner.tools.map((tool) =>
+    Object.hasOwn(listedTools, tool.name) ? (listedTools[tool.name] as ListedTool) : describeTool(tool),
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     // After this reply has gone out: the macrotask queue runs after the reply's promise chain.
     if (options.onToolsListed) setImmediate(options.onToolsListed);
