@@ -2,8 +2,10 @@
 // tests that pass once it is closed: Playwright's WebSocket route replaces WebSocket in each page's JavaScript, and
 // Chromium pauses no WebSocket handshake (CDP Fetch never sees one; Network.setBlockedURLs does not stop one either,
 // Chromium 156). So after a sensitive read, a script the human approved (its held requests all rejected) can still
-// open a WebSocket to another site from a dedicated worker, or from a blank popup it reaches into before that
-// popup's first document exists. Found by a review of issue 13's changes; present before them.
+// open a WebSocket to another site from a dedicated or service worker, or from a blank popup it reaches into before
+// that popup's first document exists. Found by a review of issue 13's changes; present before them. Tried and
+// dropped: holding each worker of the tab on a CDP session of tabward's own to replace its WebSocket before it runs
+// (Chromium lets the worker go as soon as Playwright's own session resumes it, so the replacement raced its script).
 
 import assert from 'node:assert/strict';
 import { createServer } from 'node:https';
@@ -33,6 +35,13 @@ before(async () => {
     {
       '/settings/tokens': (_req, _body, res) => html(res, `<title>Tokens</title><p>${token}</p>`),
       '/acme': (_req, _body, res) => html(res, '<title>acme</title><p>acme</p>'),
+      // Its socket's address is set by the page that registers it (`?to=`).
+      '/sw.js': (req, _body, res) => {
+        const to = new URL(req.url ?? '/', 'https://x').searchParams.get('to') ?? '';
+        res
+          .writeHead(200, { 'content-type': 'text/javascript' })
+          .end(`new WebSocket(${JSON.stringify(to)});`);
+      },
     },
     { tls: true },
   );
@@ -78,4 +87,11 @@ test('a WebSocket a script writes into a blank popup after a sensitive read is s
 }, async () => {
   const write = `window.open('').document.write("<script>new WebSocket('${socket()}')<\\/script>")`;
   assert.deepEqual(await exfiltrateWith(write), []);
+});
+
+test('a service worker’s WebSocket to another site after a sensitive read is stopped', {
+  todo: 'residual: a service worker is no target of the tab, and is not held before it runs',
+}, async () => {
+  const register = `navigator.serviceWorker.register('/sw.js?to=' + encodeURIComponent('${socket()}'))`;
+  assert.deepEqual(await exfiltrateWith(register), []);
 });
