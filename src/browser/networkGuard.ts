@@ -20,7 +20,13 @@ import type {
 } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
 import type { Attendance, Backstop, TaintView } from '../core/callPath.ts';
-import { type Attendant, type RequestFacts, taintReason, webAddress } from '../core/networkHolds.ts';
+import {
+  type Attendant,
+  hostKeyOf,
+  type RequestFacts,
+  taintReason,
+  webAddress,
+} from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { settledWithin } from './deadline.ts';
 
@@ -146,6 +152,26 @@ export class NetworkGuard implements Backstop {
     // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
     // pause it, so it is judged here, and refused or let through to its server.
     await Promise.all([hops(), page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket))]);
+  }
+
+  /**
+   * A WebSocket as the socket gate sees it (browser/socketGate.ts): a host and a port, from any page or worker. It
+   * is judged as a request with no page, its scheme taken from the session's own record of that host (a port of
+   * 443 is https); resolves with the reason it is stopped, which is recorded like any other stop.
+   */
+  async judgeSocket(host: string, port: number): Promise<string | undefined> {
+    const { tainted, allowed } = this.taintView();
+    const named = (scheme: string) => `${scheme}://${host.includes(':') ? `[${host}]` : host}`;
+    const known = [...tainted.map((origin) => hostKeyOf(origin)), ...allowed];
+    const secure = port === 443 || known.includes(named('https'));
+    // As the page route judges a handshake: by its http(s) address.
+    const url = `${named(secure ? 'https' : 'http')}:${port}/`;
+    const facts = { method: 'WEBSOCKET', url, document: false, mainFrame: false, hop: false };
+    const reason = await this.verdict(facts, undefined).catch(
+      (error) => `it could not be judged (${String(error)})`,
+    );
+    if (reason) this.record(undefined, 'WEBSOCKET', url, reason);
+    return reason;
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {

@@ -15,6 +15,7 @@ import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
 import { RecipePage } from './recipePage.ts';
+import { configuredProxy, hostMapperFrom, startSocketGate } from './socketGate.ts';
 
 export interface BrowserConfig {
   readonly mode: BrowserMode;
@@ -64,6 +65,8 @@ export class BrowserSession {
   private readonly launching = new Set<IsolatedBrowser>();
   /** What changed under the agent since it was last told (see takeNotices). */
   private notices: string[] = [];
+  /** Said once per session: a proxy the user set keeps the WebSocket gate off. */
+  private proxyNoticeGiven = false;
   /** What each tab logged and requested (devtools tools on), else undefined. */
   readonly devtools: DevtoolsRecorder | undefined;
 
@@ -243,13 +246,34 @@ export class BrowserSession {
   }
 
   private async openIsolated(): Promise<Connection> {
+    const { network } = this.config;
+    // Every WebSocket of the browser through the gate, where the backstop judges it (browser/socketGate.ts).
+    const proxy = configuredProxy(this.config.chromeArgs, process.env);
+    if (network && proxy && !this.proxyNoticeGiven) {
+      this.proxyNoticeGiven = true;
+      this.config.notify(
+        `tabward: ${proxy} sets a proxy for the browser, so WebSockets of workers and blank popups are not judged (docs/security.md).`,
+      );
+    }
+    const gate =
+      network && !proxy
+        ? await startSocketGate(
+            (host, port) => network.judgeSocket(host, port),
+            hostMapperFrom(this.config.chromeArgs),
+          )
+        : undefined;
+    if (gate) network?.protectedPorts.add(gate.port);
     // Over a pipe: nothing to attach to, nobody asked to allow the connection.
     const launched = await launchIsolated({
       executablePath: findChrome(this.config.executablePath),
       headless: this.config.headless,
-      extraArgs: withOwnBrowserFeatures(this.config.chromeArgs),
+      extraArgs: [...withOwnBrowserFeatures(this.config.chromeArgs), ...(gate?.chromeArgs ?? [])],
       signal: this.stopping.signal,
+    }).catch((error: unknown) => {
+      gate?.close();
+      throw error;
     });
+    if (gate) launched.context.on('close', () => gate.close());
     this.launching.add(launched);
     const { browser, context } = launched;
     return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };

