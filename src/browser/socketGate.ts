@@ -81,10 +81,10 @@ export async function startSocketGate(judge: SocketJudge, mapHost: HostMapper): 
   return scheme === 'ws' || scheme === 'wss' ? 'PROXY 127.0.0.1:${port}' : 'DIRECT';
 }`;
   return {
+    // Chromium never hands a loopback address to a proxy script (a bypass list applies to --proxy-server only):
+    // sockets to 127.0.0.1 and localhost go direct, a documented residual (docs/security.md).
     chromeArgs: [
       `--proxy-pac-url=data:application/x-ns-proxy-autoconfig;base64,${Buffer.from(pac).toString('base64')}`,
-      // Loopback addresses are not sent to a proxy unless asked: tabward's own servers listen there.
-      '--proxy-bypass-list=<-loopback>',
     ],
     port,
     close: () => {
