@@ -164,35 +164,35 @@ export class NetworkGuard implements Backstop {
     const named = (scheme: string) => `${scheme}://${host.includes(':') ? `[${host}]` : host}`;
     const known = [...tainted.map((origin) => hostKeyOf(origin)), ...allowed];
     const secure = port === 443 || known.includes(named('https'));
-    // As the page route judges a handshake: by its http(s) address.
-    const url = `${named(secure ? 'https' : 'http')}:${port}/`;
-    const facts = { method: 'WEBSOCKET', url, document: false, mainFrame: false, hop: false };
-    const reason = await this.verdict(facts, undefined).catch(
-      (error) => `it could not be judged (${String(error)})`,
-    );
-    if (reason) this.record(undefined, 'WEBSOCKET', url, reason);
-    return reason;
+    return this.judgeHandshake(`${named(secure ? 'https' : 'http')}:${port}/`, undefined);
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
-    const url = socket.url();
+    if (!(await this.judgeHandshake(socket.url(), page))) {
+      socket.connectToServer();
+      return;
+    }
+    await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+  }
+
+  /**
+   * A WebSocket handshake, judged by its http(s) address like any request (its URL can carry data); resolves with
+   * the reason it is stopped, recorded like any other stop.
+   */
+  private async judgeHandshake(url: string, page: Page | undefined): Promise<string | undefined> {
     const facts = {
       method: 'WEBSOCKET',
       url: url.replace(/^ws/i, 'http'),
       document: false,
       mainFrame: false,
       hop: false,
-      frameUrl: page.url(),
+      ...(page ? { frameUrl: page.url() } : {}),
     };
     const reason = await this.verdict(facts, page).catch(
       (error) => `it could not be judged (${String(error)})`,
     );
-    if (!reason) {
-      socket.connectToServer();
-      return;
-    }
-    this.record(page, 'WEBSOCKET', url, reason);
-    await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+    if (reason) this.record(page, 'WEBSOCKET', url, reason);
+    return reason;
   }
 
   /** A new document in a tab: the data-carrying actions that ran in the old one are over. */
