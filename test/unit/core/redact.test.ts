@@ -22,6 +22,23 @@ test("a browser's form encoding (! ' ( ) ~ escaped), lower-case escapes and a pa
   for (const leak of leaks) assert.equal(redactor.text(`q=${leak}&n=1`), `q=${redactionMark}&n=1`, leak);
 });
 
+test('a value spaced out, reversed or interleaved with other letters is redacted', () => {
+  const redactor = new Redactor(['hunter22']);
+  for (const leak of [
+    'h.u.n.t.e.r.2.2',
+    'H U N T E R 2 2',
+    '2-2-r-e-t-n-u-h',
+    'hüunterß22',
+    'h — u — n—t—e—r—2—2',
+  ])
+    assert.equal(redactor.text(`a ${leak} b`), `a ${redactionMark} b`, leak);
+  assert.equal(
+    redactor.text('h.u.n.t.e.r. 2 .. 2'),
+    'h.u.n.t.e.r. 2 .. 2',
+    'four separators are ordinary text',
+  );
+});
+
 test('deep redaction of JSON values leaves non-strings alone', () => {
   const redactor = new Redactor(['hunter22']);
   assert.deepEqual(redactor.value({ a: ['hunter22!', 3], b: { c: 'ok', d: null } }), {
