@@ -9,6 +9,7 @@ import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
+import { RendererAnnouncements } from './rendererAnnouncements.ts';
 
 export interface RefInfo {
   readonly role: string;
@@ -49,6 +50,10 @@ export class TrackedPage {
   private readonly sent: { seq: number; request: Request }[] = [];
   /** Requests in flight, for settling after an action (see settle). */
   readonly activity: PageActivity;
+  /** What the renderer says it started, on tabward's own session of the tab (see settle). */
+  readonly announcements: RendererAnnouncements;
+  /** tabward's own CDP session of the tab: dialogs' frames, and the announcements. */
+  private readonly ownSession: Promise<CDPSession | undefined>;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
   /** The frame (CDP id) of the dialog open now, as Chromium reported it. */
@@ -62,6 +67,11 @@ export class TrackedPage {
   ) {
     this.interrupted = this.armInterrupt();
     this.activity = new PageActivity(page);
+    this.ownSession = page
+      .context()
+      .newCDPSession(page)
+      .catch(() => undefined);
+    this.announcements = new RendererAnnouncements(this.ownSession);
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.documentSeq++;
     });
@@ -109,7 +119,8 @@ export class TrackedPage {
    * again; it goes when the browser closes.
    */
   private async watchDialogs(): Promise<void> {
-    const cdp = await this.page.context().newCDPSession(this.page);
+    const cdp = await this.ownSession;
+    if (!cdp) return;
     cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string }) => {
       this.dialogFrameId = event.frameId;
     });
@@ -228,17 +239,21 @@ export class TrackedPage {
 
   /**
    * After an action: waits for what it set off, and only that. One turn of the page's event loop lets a
-   * navigation or request its handlers scheduled show itself; a navigation is then followed until its document
-   * is parsed, and the requests sent since `since` (an activity mark taken before the action) are given a brief
-   * window to answer, so that a stream or a long poll never holds the agent. An action that set nothing off
-   * costs that one round trip, not a fixed delay.
+   * navigation or request its handlers scheduled show itself; unless the renderer announced nothing since
+   * `announcedSince` (a mark of its announcements taken before the action), a quiet window then lets what it
+   * started reach the backstop; a navigation is followed until its document is parsed, and the requests sent since
+   * `since` (an activity mark taken before the action) are given a brief window to answer, so that a stream or a
+   * long poll never holds the agent. An action that set nothing off costs that one round trip, not a fixed delay.
    */
-  async settle(timeoutMs: number, since = this.activity.mark()): Promise<void> {
+  async settle(timeoutMs: number, since = this.activity.mark(), announcedSince?: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const documentBefore = this.documentSeq;
     const stopped = () => this.closed || this.dialog !== undefined || Date.now() >= deadline;
-    await this.pageTurn(deadline);
-    await this.quietWindow(deadline, stopped);
+    const turnMs = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
+    const counted =
+      announcedSince !== undefined && !this.closed && !this.dialog && (await this.announcements.turn(turnMs));
+    if (!counted) await this.pageTurn(deadline);
+    if (!counted || this.maySendUnannounced(since, announcedSince)) await this.quietWindow(deadline, stopped);
     const navigating = this.navigations.size > 0;
     while (this.navigations.size > 0 && !stopped()) await this.activity.changed(deadline - Date.now());
     if (navigating || this.documentSeq !== documentBefore)
@@ -251,6 +266,20 @@ export class TrackedPage {
     }
     // The answers' handlers update the page in a task of their own.
     if (waited) await this.pageTurn(deadline);
+  }
+
+  /**
+   * Whether something the action set off may still reach the backstop: the renderer announced a request, a
+   * navigation or a window; a request was seen already; or the page has frames or workers whose renderers
+   * announce on sessions of their own (an out-of-process frame, a worker), so that silence here proves nothing.
+   */
+  private maySendUnannounced(since: number, announcedSince: number): boolean {
+    return (
+      this.announcements.since(announcedSince) > 0 ||
+      this.activity.mark() !== since ||
+      this.page.frames().length > 1 ||
+      this.page.workers().length > 0
+    );
   }
 
   /**

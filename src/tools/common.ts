@@ -126,6 +126,8 @@ export async function runAction(
 ): Promise<string> {
   const mark = tab.navigationSeq;
   const activity = tab.activity.mark();
+  // Before the action: what its renderer starts from here on is counted (settle skips its wait when nothing was).
+  const announced = await tab.announcements.mark();
   let line: string;
   try {
     line = await runOnPage(tab, what, timeoutMs, work);
@@ -136,7 +138,7 @@ export async function runAction(
     throw error;
   }
   if (tab.dialog) return line;
-  await tab.settle(timeoutMs, activity);
+  await tab.settle(timeoutMs, activity, announced);
   const sent = tab.navigationsSince(mark);
   if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
   return statusLine(tab);

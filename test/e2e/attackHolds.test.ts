@@ -17,6 +17,16 @@ import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_holdToken5150';
 
+/** Ways a click handler starts its request later than synchronously, by the button's name. */
+const deferred: Record<string, (send: string) => string> = {
+  'a timer of 0': (send) => `setTimeout(() => ${send}, 0)`,
+  'a microtask': (send) => `queueMicrotask(() => ${send})`,
+  'an animation frame': (send) => `requestAnimationFrame(() => ${send})`,
+  'an effect after rendering': (send) => `requestAnimationFrame(() => setTimeout(() => ${send}, 0))`,
+  'a message to itself': (send) =>
+    `(() => { const c = new MessageChannel(); c.port1.onmessage = () => ${send}; c.port2.postMessage(1); })()`,
+};
+
 describe('requests an action did not predict are held for its human', () => {
   let gh: Fixture;
   let blog: Fixture;
@@ -40,7 +50,12 @@ describe('requests an action did not predict are held for its human', () => {
           <input aria-label="Search" onkeydown="if (event.key === 'Enter') ${post.replaceAll('"', '&quot;')}">
           <a href="#" onmouseover="navigator.sendBeacon(${target.replaceAll('"', '&quot;')}, 'x')">Hover me</a>
           <form method="post" action=${target}><select aria-label="Plan" onchange="this.form.submit()"><option>a</option><option>b</option></select></form>
-          <button onclick="if (confirm('Sure?')) ${post.replaceAll('"', '&quot;')}">Ask</button>`,
+          <button onclick="if (confirm('Sure?')) ${post.replaceAll('"', '&quot;')}">Ask</button>
+          ${Object.entries(deferred)
+            .map(
+              ([name, wrap]) => `<button onclick="${wrap(post).replaceAll('"', '&quot;')}">${name}</button>`,
+            )
+            .join('\n')}`,
         ),
     });
     mcp = await startMcp({ args: ['--mode', 'isolated'] });
@@ -63,6 +78,19 @@ describe('requests an action did not predict are held for its human', () => {
     assert.match(question, /did not predict/);
     assert.match(result.text, /settings\/delete/);
   });
+
+  // An action that set nothing off returns after one frame and task of the page (settle, RendererAnnouncements);
+  // a request its handler started later than synchronously must still be the action's doing, held and asked.
+  for (const name of Object.keys(deferred)) {
+    test(`refused and asked: a button posting through ${name}`, async () => {
+      await mcp.call('navigate_page', { url: blog.url('blog.example', '/tricks') });
+      const asked = mcp.human.questions.length;
+      const result = await mcp.call('click', { ref: await ref(name) });
+      assert.equal(deletes().length, 0);
+      const question = mcp.human.questions.slice(asked).join('\n');
+      assert.match(question, /Sends: POST github\.com:\d+\/settings\/delete/, `${name}: ${result.text}`);
+    });
+  }
 
   test('approved: the held request goes through, once', async () => {
     mcp.human.will({ decision: 'approve' });

@@ -1,0 +1,77 @@
+// What a tab's renderer says it has started (a request, a navigation, a new window), counted on tabward's own CDP
+// session of the tab. Chromium sends those events on that session before its reply to any command sent there
+// after they happened (measured on 156 for fetch, XHR, beacons, images, form submissions, location changes, link
+// clicks, window.open, under load): once an evaluate there that waited one turn of the page's event loop has
+// answered, everything the page started before that turn has been counted. TrackedPage.settle uses it to skip
+// its quiet window after an action that set nothing off.
+
+import type { CDPSession } from 'playwright-core';
+import { settledWithin } from './deadline.ts';
+
+/** The events that announce something the renderer started. */
+const announcing = ['Network.requestWillBeSent', 'Page.frameRequestedNavigation', 'Page.windowOpen'] as const;
+
+/** Runs in the page (source text: the Node tsconfig has no DOM types). */
+const nextFrameAndTask = `new Promise((done) => {
+  const after = () => setTimeout(done, 0);
+  const fallback = setTimeout(after, 50);
+  requestAnimationFrame(() => { clearTimeout(fallback); after(); });
+})`;
+
+export class RendererAnnouncements {
+  private count = 0;
+  private counting: Promise<boolean> | undefined;
+
+  constructor(private readonly session: Promise<CDPSession | undefined>) {}
+
+  /**
+   * The count now, for since(); the first call turns counting on (Network events on this session, with no
+   * bodies kept). Undefined when counting cannot be on: the caller then assumes anything may have been started.
+   */
+  async mark(timeoutMs = 1_000): Promise<number | undefined> {
+    this.counting ??= this.startCounting();
+    const on = await settledWithin(this.counting, timeoutMs);
+    return on === true ? this.count : undefined;
+  }
+
+  /** How many announcements came after `mark`. */
+  since(mark: number): number {
+    return this.count - mark;
+  }
+
+  /**
+   * Waits, asked on this session, for the page's next frame (at most 50 ms: a hidden tab draws none) and one task
+   * after it: what a handler set off through a timer of 0, a microtask, an animation frame or an effect run after
+   * rendering (React's useEffect) has been started by then. True when the page answered in time.
+   */
+  async turn(timeoutMs: number): Promise<boolean> {
+    const session = await this.session;
+    if (!session) return false;
+    const turned = session
+      .send('Runtime.evaluate', { expression: nextFrameAndTask, awaitPromise: true })
+      .then(
+        (reply) => !(reply as { exceptionDetails?: unknown }).exceptionDetails,
+        () => false,
+      );
+    return (await settledWithin(turned, timeoutMs)) === true;
+  }
+
+  private async startCounting(): Promise<boolean> {
+    const session = await this.session;
+    if (!session) return false;
+    for (const event of announcing) session.on(event, () => this.count++);
+    try {
+      await Promise.all([
+        session.send('Page.enable'),
+        session.send('Network.enable', {
+          maxTotalBufferSize: 0,
+          maxResourceBufferSize: 0,
+          maxPostDataSize: 0,
+        }),
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
