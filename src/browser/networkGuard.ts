@@ -86,6 +86,8 @@ export class NetworkGuard implements Backstop {
   private readonly letGo = new Map<string, number>();
   /** The session's taint, for requests no action answers for (a worker's). */
   private taintView: () => TaintView = () => ({ tainted: [], allowed: new Set() });
+  /** Tells the session's taint of each sensitive read as it goes through. */
+  private recordRead: (origin: string) => void = () => undefined;
 
   constructor(
     private readonly rules: RuleSet,
@@ -264,8 +266,9 @@ export class NetworkGuard implements Backstop {
     return this.passes.open(spec, maxMs, this.seq);
   }
 
-  watchTaint(view: () => TaintView): void {
+  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): void {
     this.taintView = view;
+    this.recordRead = recordRead;
   }
 
   /**
@@ -428,15 +431,19 @@ export class NetworkGuard implements Backstop {
 
   /**
    * A request to a sensitive page that goes through (a script's fetch of a settings page from another page of the
-   * same site, say) brings its content within the agent's reach: the call path taints by it.
+   * same site, say) brings its content within the agent's reach: the session is tainted by it at once, whenever it
+   * comes (during an action, after one returned, between calls), and the action running is told (its holds).
    */
   private noteSensitiveRead(url: string): void {
+    let origin: string;
     try {
-      this.reads.push({ seq: ++this.seq, origin: new URL(url).origin });
-      if (this.reads.length > 200) this.reads.shift();
+      origin = new URL(url).origin;
     } catch {
-      // an unparsable URL matched no rule
+      return; // an unparsable URL matched no rule
     }
+    this.reads.push({ seq: ++this.seq, origin });
+    if (this.reads.length > 200) this.reads.shift();
+    this.recordRead(origin);
   }
 
   /** Origins of the sensitive pages requested since the mark. */

@@ -69,8 +69,12 @@ export interface Backstop {
   sensitiveReadsSince(mark: number): string[];
   /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
   attend(attendant: Attendant): Attendance;
-  /** What the session has read and allowed, for requests no action answers for (a worker's, a late timer's). */
-  watchTaint(view: () => TaintView): void;
+  /**
+   * The session's taint both ways: what it has read and allowed, for requests no action answers for (a worker's, a
+   * late timer's); and each sensitive page a request of the agent's pages read, told as it goes through. A read a
+   * click set off after it returned, or one between two calls, taints like one during an action.
+   */
+  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): void;
 }
 
 export interface TaintView {
@@ -130,7 +134,10 @@ export class CallPath {
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
     this.siteGrants = new SiteGrants(options.clock);
-    options.backstop?.watchTaint(() => ({ tainted: this.taint.list(), allowed: this.allowedHosts }));
+    options.backstop?.watchTaint(
+      () => ({ tainted: this.taint.list(), allowed: this.allowedHosts }),
+      (origin) => this.taint.recordRead(origin, true),
+    );
   }
 
   get rules(): RuleSet {
@@ -329,7 +336,6 @@ export class CallPath {
           );
     const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
     const stoppedNow = () => {
-      for (const origin of backstop?.sensitiveReadsSince(mark) ?? []) this.taint.recordRead(origin, true);
       const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.options.redactor().text(line));
       const told = [...earlier, ...lines];
       if (told.length > 0) trail.blocked = told.slice(0, 5);
