@@ -64,6 +64,11 @@ interface PausedRequest {
   readonly request: { readonly url: string; readonly method: string };
 }
 
+interface TaintWatcher {
+  readonly view: () => TaintView;
+  readonly recordRead: (origin: string) => void;
+}
+
 export class NetworkGuard implements Backstop {
   private readonly blocked: BlockedRequest[] = [];
   private readonly reads: { seq: number; origin: string }[] = [];
@@ -84,10 +89,11 @@ export class NetworkGuard implements Backstop {
   private readonly asking = new Map<string, Promise<boolean>>();
   /** Requests a human just let go: the second pause of the same request (route, then CDP) passes. */
   private readonly letGo = new Map<string, number>();
-  /** The session's taint, for requests no action answers for (a worker's). */
-  private taintView: () => TaintView = () => ({ tainted: [], allowed: new Set() });
-  /** Tells the session's taint of each sensitive read as it goes through. */
-  private recordRead: (origin: string) => void = () => undefined;
+  /**
+   * The sessions judged over this backstop (one for tabward mcp; one per recipe run at once for run and serve):
+   * what each has read and allowed, and where each sensitive read is told as it goes through.
+   */
+  private readonly taintWatchers = new Set<TaintWatcher>();
 
   constructor(
     private readonly rules: RuleSet,
@@ -266,9 +272,25 @@ export class NetworkGuard implements Backstop {
     return this.passes.open(spec, maxMs, this.seq);
   }
 
-  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): void {
-    this.taintView = view;
-    this.recordRead = recordRead;
+  /**
+   * A session's taint, until the returned function is called. A read is told to every session watching: which of
+   * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
+   */
+  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): () => void {
+    const watcher = { view, recordRead };
+    this.taintWatchers.add(watcher);
+    return () => this.taintWatchers.delete(watcher);
+  }
+
+  /** For a request no action answers for: read by any session, allowed by every one. */
+  private taintView(): TaintView {
+    const views = [...this.taintWatchers].map((watcher) => watcher.view());
+    const tainted = [...new Set(views.flatMap((view) => view.tainted))];
+    const [first, ...others] = views;
+    const allowed = new Set(
+      [...(first?.allowed ?? [])].filter((host) => others.every((view) => view.allowed.has(host))),
+    );
+    return { tainted, allowed };
   }
 
   /**
@@ -303,6 +325,15 @@ export class NetworkGuard implements Backstop {
    * for the human of the action running in its tab, when there is one.
    */
   private async verdict(facts: RequestFacts, page: Page | undefined): Promise<string | undefined> {
+    const reason = await this.judge(facts, page);
+    // Whatever lets a request to a sensitive page go (a read, a pass, a human's yes), its answer is within the
+    // agent's reach now: a token page's POST a human approved taints like a GET.
+    if (reason === undefined && this.rules.match(facts.url)) this.noteSensitiveRead(facts.url);
+    return reason;
+  }
+
+  /** The verdict itself: a rule, a pass, the taint, a human asked through the action running in the tab. */
+  private async judge(facts: RequestFacts, page: Page | undefined): Promise<string | undefined> {
     const scope = page ? this.scopes.get(page) : undefined;
     const seenAt = page ? this.seenAt.get(page) : undefined;
     const ruled = this.judgeRequest(facts.url, facts.method, facts.document, facts.mainFrame, scope, seenAt);
@@ -425,7 +456,6 @@ export class NetworkGuard implements Backstop {
       return {
         reason: `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`,
       };
-    this.noteSensitiveRead(url);
     return undefined;
   }
 
@@ -443,7 +473,7 @@ export class NetworkGuard implements Backstop {
     }
     this.reads.push({ seq: ++this.seq, origin });
     if (this.reads.length > 200) this.reads.shift();
-    this.recordRead(origin);
+    for (const watcher of this.taintWatchers) watcher.recordRead(origin);
   }
 
   /** Origins of the sensitive pages requested since the mark. */

@@ -74,7 +74,7 @@ export interface Backstop {
    * late timer's); and each sensitive page a request of the agent's pages read, told as it goes through. A read a
    * click set off after it returned, or one between two calls, taints like one during an action.
    */
-  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): void;
+  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): () => void;
 }
 
 export interface TaintView {
@@ -130,14 +130,20 @@ export class CallPath {
   private callSeq = 0;
   /** Calls started and not ended yet, by call id. */
   private readonly running = new Map<string, { trail: Trail; started: number }>();
+  private readonly unwatchTaint: (() => void) | undefined;
 
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
     this.siteGrants = new SiteGrants(options.clock);
-    options.backstop?.watchTaint(
+    this.unwatchTaint = options.backstop?.watchTaint(
       () => ({ tainted: this.taint.list(), allowed: this.allowedHosts }),
       (origin) => this.taint.recordRead(origin, true),
     );
+  }
+
+  /** A path that is done (a recipe run's) stops taking the backstop's reads and stops counting in its taint. */
+  close(): void {
+    this.unwatchTaint?.();
   }
 
   get rules(): RuleSet {

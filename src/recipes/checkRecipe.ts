@@ -6,7 +6,7 @@
 // `write` or one that looks like one, and stops walking there: later steps are reported as not reached.
 
 import type { RecipePage } from '../browser/recipePage.ts';
-import type { ActionLook } from '../core/callPath.ts';
+import type { ActionLook, CallPath } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { runSecrets } from './literalSecrets.ts';
 import type { Recipe, RecipeStep } from './recipeSchema.ts';
@@ -61,16 +61,18 @@ export async function checkRecipe(recipe: Recipe, given: CheckOptions): Promise<
       reject(new TabwardError('timeout', `The check did not finish within ${options.deadlineMs} ms.`));
     }, options.deadlineMs);
   });
+  let path: CallPath | undefined;
   try {
     const session = options.browser();
-    const path = runPath(session, options);
+    const judged = runPath(session, options);
+    path = judged;
     page = await Promise.race([session.openRunPage(options.timeoutMs), deadline]);
     const base = resolveUrl(recipe.url, '', recipe.url);
     const context = (index: number): StepContext => ({
       base,
       confirm: false,
       secrets: options.secrets,
-      path,
+      path: judged,
       index,
       recipeName: recipe.name ?? base,
       frontEnd: options.frontEnd,
@@ -104,6 +106,7 @@ export async function checkRecipe(recipe: Recipe, given: CheckOptions): Promise<
   } finally {
     clearTimeout(timer);
     stopped.abort();
+    path?.close();
     await page?.close();
   }
 }

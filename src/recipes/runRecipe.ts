@@ -234,6 +234,23 @@ async function steppedRun(
 ): Promise<{ data: unknown; warnings: string[] }> {
   const session = options.browser();
   const path = runPath(session, options);
+  try {
+    return await runSteps(recipe, options, run, log, signal, session, path);
+  } finally {
+    path.close();
+  }
+}
+
+/** The run's tab, its start, its steps and its extraction, judged on `path`. */
+async function runSteps(
+  recipe: Recipe,
+  options: RunOptions,
+  run: LiveState,
+  log: (entry: StepLog) => void,
+  signal: AbortSignal,
+  session: ReturnType<RunOptions['browser']>,
+  path: CallPath,
+): Promise<{ data: unknown; warnings: string[] }> {
   const page = await session.openRunPage(options.timeoutMs);
   // The deadline may have passed while the tab opened: the run is over, and this tab is nobody's to close.
   if (signal.aborted) {
