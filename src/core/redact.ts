@@ -13,6 +13,9 @@ export class Redactor {
     for (const value of secretValues) {
       if (value.length < 3) continue; // too short to hide without mangling ordinary text
       forms.add(value);
+      // The same text as a page may show it: another Unicode normal form, full-width, upper or lower case where
+      // case is not one letter for one (ß → SS, İ → i̇).
+      for (const shown of lookAlikes(value)) forms.add(shown);
       for (const encoded of percentEncodings(value))
         for (const spaced of [encoded, encoded.replace(/%20/g, '+')]) {
           forms.add(spaced);
@@ -64,6 +67,17 @@ function percentEncodings(value: string): string[] {
   return [encodeURIComponent(value), form, encodeURI(value)];
 }
 
+function lookAlikes(value: string): string[] {
+  const fullWidth = value.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+  return [
+    value.normalize('NFC'),
+    value.normalize('NFD'),
+    fullWidth,
+    value.toUpperCase(),
+    value.toLowerCase(),
+  ];
+}
+
 /**
  * The value reversed, in hex, and in base64 (standard and URL-safe) at each of the three byte alignments it can
  * have inside a longer encoded text: the part of each encoding that does not depend on the bytes around it.
@@ -88,11 +102,13 @@ function encodedForms(value: string): string[] {
  * The value's characters with up to three separators between each: anything but an ASCII letter or digit. Not
  * Unicode's letter and number classes: with the `iu` flags V8 takes ~45 ms of CPU to compile each such pattern
  * (two per secret, on the first call of every process); counting other letters as separators only redacts more.
+ * A separator is never the character that follows it: otherwise a secret of repeated non-ASCII letters (or
+ * punctuation) matched against a run of that letter backtracks exponentially and stalls the process.
  */
 function spacedOut(value: string): RegExp {
-  const separator = '[^0-9A-Za-z]{0,3}';
   const chars = [...value].map((char) => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-  return new RegExp(chars.join(separator), 'giu');
+  const pattern = chars.map((char, at) => (at === 0 ? char : `(?:(?!${char})[^0-9A-Za-z]){0,3}${char}`));
+  return new RegExp(pattern.join(''), 'giu');
 }
 
 /** Marks page content as data from the page, not instructions; the closing marker cannot be forged. */
