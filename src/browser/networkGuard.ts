@@ -64,6 +64,23 @@ interface PausedRequest {
   readonly request: { readonly url: string; readonly method: string };
 }
 
+/**
+ * Whether the page that sent a request can read its answer: a read (GET, HEAD, OPTIONS: counted as before,
+ * whoever sent it), a document, or a write from the same origin. A write another site's page sent (a no-cors POST)
+ * gets an opaque answer, unless the sensitive site allows that origin by CORS (not known here). With neither the
+ * sender nor its tab known (a worker's request), readable: fail closed.
+ */
+function answerReadable(facts: RequestFacts, page: Page | undefined): boolean {
+  if (safeMethods.has(facts.method.toUpperCase()) || facts.document) return true;
+  const sender = facts.frameUrl ?? page?.url();
+  if (!sender) return true;
+  try {
+    return new URL(sender).origin === new URL(facts.url).origin;
+  } catch {
+    return true;
+  }
+}
+
 interface TaintWatcher {
   readonly view: () => TaintView;
   readonly recordRead: (origin: string) => void;
@@ -328,7 +345,8 @@ export class NetworkGuard implements Backstop {
     const reason = await this.judge(facts, page);
     // Whatever lets a request to a sensitive page go (a read, a pass, a human's yes), its answer is within the
     // agent's reach now: a token page's POST a human approved taints like a GET.
-    if (reason === undefined && this.rules.match(facts.url)) this.noteSensitiveRead(facts.url);
+    if (reason === undefined && this.rules.match(facts.url) && answerReadable(facts, page))
+      this.noteSensitiveRead(facts.url);
     return reason;
   }
 

@@ -250,8 +250,9 @@ export class TrackedPage {
     const documentBefore = this.documentSeq;
     const stopped = () => this.closed || this.dialog !== undefined || Date.now() >= deadline;
     const turnMs = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
-    const counted =
-      announcedSince !== undefined && !this.closed && !this.dialog && (await this.announcements.turn(turnMs));
+    // A dialog the page opens meanwhile stops the turn (the page answers nothing until the dialog is answered).
+    const turned = () => Promise.race([this.announcements.turn(turnMs), this.interrupted.catch(() => false)]);
+    const counted = announcedSince !== undefined && !this.closed && !this.dialog && (await turned());
     if (!counted) await this.pageTurn(deadline);
     if (!counted || this.maySendUnannounced(since, announcedSince)) await this.quietWindow(deadline, stopped);
     const navigating = this.navigations.size > 0;

@@ -67,6 +67,7 @@ function percentEncodings(value: string): string[] {
   return [encodeURIComponent(value), form, encodeURI(value)];
 }
 
+/** The value as a page may show the same text: normal forms, full-width, upper and lower case. */
 function lookAlikes(value: string): string[] {
   const fullWidth = value.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
   return [
