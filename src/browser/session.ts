@@ -247,6 +247,8 @@ export class BrowserSession {
 
   private async openIsolated(): Promise<Connection> {
     const { network } = this.config;
+    // Before the gate starts: a browser that cannot be found must not leave its server holding the process open.
+    const executablePath = findChrome(this.config.executablePath);
     // Every WebSocket of the browser through the gate, where the backstop judges it (browser/socketGate.ts).
     const proxy = configuredProxy(this.config.chromeArgs, process.env);
     if (network && proxy && !this.proxyNoticeGiven) {
@@ -265,7 +267,7 @@ export class BrowserSession {
     if (gate) network?.protectedPorts.add(gate.port);
     // Over a pipe: nothing to attach to, nobody asked to allow the connection.
     const launched = await launchIsolated({
-      executablePath: findChrome(this.config.executablePath),
+      executablePath,
       headless: this.config.headless,
       extraArgs: [...withOwnBrowserFeatures(this.config.chromeArgs), ...(gate?.chromeArgs ?? [])],
       signal: this.stopping.signal,

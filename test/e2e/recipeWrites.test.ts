@@ -41,6 +41,7 @@ describe('tabward run: writes', () => {
     const broken = await run([recipe('acme-orders'), '--secrets', secretsFile], {
       TABWARD_CHROME: fakeChrome,
     });
+    assert.equal(broken.killed, false, 'a run whose browser cannot start exits on its own');
     assert.equal(broken.code, 1);
     assert.equal(
       broken.json.error.code,

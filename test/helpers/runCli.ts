@@ -10,6 +10,8 @@ export interface CliOutcome {
   readonly stderr: string;
   /** stdout parsed as JSON, or null when it is not JSON. */
   readonly json: Loose;
+  /** Killed at the deadline instead of exiting on its own. */
+  readonly killed: boolean;
 }
 
 export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliOutcome> {
@@ -25,7 +27,14 @@ export function runCli(args: readonly string[], env: Record<string, string>): Pr
         } catch {
           // not JSON: left null for the assertion to show
         }
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr, json });
+        const killed = Boolean((error as { killed?: boolean } | null)?.killed);
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          stdout,
+          stderr,
+          json,
+          killed,
+        });
       },
     );
   });
