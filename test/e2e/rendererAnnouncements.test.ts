@@ -1,7 +1,7 @@
 // What settle() relies on to skip its quiet window (browser/rendererAnnouncements.ts): whatever a click handler
 // starts (a request in any of its forms, a navigation, a window) is counted on tabward's own session of the tab by
 // the time the page has answered a turn asked there after the click; a click that starts nothing counts nothing.
-// Real Chromium, each case a few times.
+// Real Chromium, each case twice.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -65,12 +65,12 @@ describe('what a click starts is announced before the page answers the turn afte
 
   for (const name of Object.keys(starts)) {
     test(`${name} is counted`, async () => {
-      for (let round = 0; round < 3; round++)
+      for (let round = 0; round < 2; round++)
         assert.ok((await announcedBy(name)) >= 1, `${name}, round ${round}`);
     });
   }
 
   test('a click that starts nothing counts nothing', async () => {
-    for (let round = 0; round < 3; round++) assert.equal(await announcedBy('nothing'), 0);
+    for (let round = 0; round < 2; round++) assert.equal(await announcedBy('nothing'), 0);
   });
 });
