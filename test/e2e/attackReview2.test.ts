@@ -29,24 +29,21 @@ import { runRecipe } from '../../src/recipes/runRecipe.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { serveTokenServiceWorker, serviceWorkerReaderPage, showInOut } from '../helpers/tokenPages.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_review2Token5521';
-const show = `(t) => { document.getElementById('out').textContent = t.replace(/<[^>]*>/g, ' ') }`;
 const fetchToken = `fetch('/settings/tokens').then((r) => r.text())`;
 
 /** Pages of github.com that get the token page's content onto themselves, each its own way. */
 const ways: Record<string, { readonly page: string; readonly click?: string; readonly sharedOnly?: true }> = {
   'a POST the human let go, whose answer is a new token': {
-    page: `<p id="out"></p><button onclick="fetch('/settings/tokens/new', {method: 'POST'}).then((r) => r.text()).then(${show.replaceAll('"', '&quot;')})">Refresh</button>`,
+    page: `<p id="out"></p><button onclick="fetch('/settings/tokens/new', {method: 'POST'}).then((r) => r.text()).then(${showInOut.replaceAll('"', '&quot;')})">Refresh</button>`,
     click: 'Refresh',
   },
   // In the browser tabward starts, the same read taints (taintAndSettleVariants).
   'a service worker that fetches the token page': {
-    page: `<p id="out"></p><script>
-      navigator.serviceWorker.addEventListener('message', (e) => (${show})(e.data));
-      navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then((reg) => reg.active.postMessage('go'));
-    </script>`,
+    page: serviceWorkerReaderPage,
     sharedOnly: true,
   },
 };
@@ -69,12 +66,7 @@ before(async () => {
         res,
         `<title>swpost</title><p id="out"></p><script>navigator.serviceWorker.register('/sw-post.js').then(() => navigator.serviceWorker.ready).then(() => { out.textContent = 'installed' })</script>`,
       ),
-    '/sw.js': (_req, _body, res) =>
-      void res.writeHead(200, { 'content-type': 'text/javascript' }).end(
-        `self.addEventListener('install', () => self.skipWaiting());
-           self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-           self.addEventListener('message', (e) => ${fetchToken}.then((t) => e.source.postMessage(t)));`,
-      ),
+    '/sw.js': (_req, _body, res) => serveTokenServiceWorker(res),
   };
   Object.values(ways).forEach(({ page }, at) => {
     routes[`/acme${at}`] = (_req, _body, res) => html(res, `<title>acme ${at}</title>${page}`);
@@ -184,7 +176,7 @@ describe('two recipe runs at once over one backstop (tabward serve --concurrency
         '/a': (_req, _body, res) =>
           html(
             res,
-            `<title>a</title><p id="out"></p><script>fetch('/gate').then(() => ${fetchToken}).then(${show})</script>`,
+            `<title>a</title><p id="out"></p><script>fetch('/gate').then(() => ${fetchToken}).then(${showInOut})</script>`,
           ),
         '/b': (_req, _body, res) =>
           html(

@@ -14,27 +14,24 @@ import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, redirect, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { serveTokenServiceWorker, serviceWorkerReaderPage, showInOut } from '../helpers/tokenPages.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_variantToken3318';
-const show = `(t) => { document.getElementById('out').textContent = t.replace(/<[^>]*>/g, ' ') }`;
 
 /** Plain pages of github.com that get the token page's content onto themselves; `isolatedOnly`: see the header. */
 const ways: Record<string, { readonly page: string; readonly isolatedOnly?: true }> = {
   "a redirect hop of the page's fetch": {
-    page: `<p id="out"></p><script>fetch('/hop').then((r) => r.text()).then(${show})</script>`,
+    page: `<p id="out"></p><script>fetch('/hop').then((r) => r.text()).then(${showInOut})</script>`,
   },
   "a redirect hop of a worker's fetch": {
-    page: `<p id="out"></p><script>const w = new Worker('/hop-worker.js'); w.onmessage = (e) => (${show})(e.data)</script>`,
+    page: `<p id="out"></p><script>const w = new Worker('/hop-worker.js'); w.onmessage = (e) => (${showInOut})(e.data)</script>`,
   },
   'a same-origin frame of the token page, copied out and removed': {
-    page: `<p id="out"></p><iframe src="/settings/tokens" onload="(${show})(this.contentDocument.body.innerHTML); this.remove()"></iframe>`,
+    page: `<p id="out"></p><iframe src="/settings/tokens" onload="(${showInOut})(this.contentDocument.body.innerHTML); this.remove()"></iframe>`,
   },
   "a service worker's fetch": {
-    page: `<p id="out"></p><script>
-      navigator.serviceWorker.addEventListener('message', (e) => (${show})(e.data));
-      navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then((reg) => reg.active.postMessage('go'));
-    </script>`,
+    page: serviceWorkerReaderPage,
     isolatedOnly: true,
   },
 };
@@ -53,12 +50,7 @@ before(async () => {
       void res
         .writeHead(200, { 'content-type': 'text/javascript' })
         .end("fetch('/hop').then((r) => r.text()).then((t) => postMessage(t))"),
-    '/sw.js': (_req, _body, res) =>
-      void res.writeHead(200, { 'content-type': 'text/javascript' }).end(
-        `self.addEventListener('install', () => self.skipWaiting());
-           self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
-           self.addEventListener('message', (e) => fetch('/settings/tokens').then((r) => r.text()).then((t) => e.source.postMessage(t)));`,
-      ),
+    '/sw.js': (_req, _body, res) => serveTokenServiceWorker(res),
   };
   Object.values(ways).forEach(({ page }, at) => {
     routes[`/acme${at}`] = (_req, _body, res) => html(res, `<title>acme ${at}</title>${page}`);
