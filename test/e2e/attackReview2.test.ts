@@ -23,9 +23,9 @@ import { NetworkGuard } from '../../src/browser/networkGuard.ts';
 import { BrowserSession } from '../../src/browser/session.ts';
 import { browserConfig, loadRulesAndSecrets } from '../../src/cli/config.ts';
 import { ActionPasses } from '../../src/core/actionPasses.ts';
-import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { parseRecipe } from '../../src/recipes/parseRecipe.ts';
 import { runRecipe } from '../../src/recipes/runRecipe.ts';
+import { useBrowserIn } from '../helpers/browserInMode.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
@@ -82,16 +82,7 @@ after(async () => {
 /** Each way, in a browser of the given mode. */
 function readsIn(mode: 'isolated' | 'shared'): void {
   describe(`${mode}: the token page's content brought onto a page of github.com`, () => {
-    let chrome: UserChrome | undefined;
-    let tw: InProcessBrowser;
-    before(async () => {
-      if (mode === 'shared') chrome = await startUserChrome({ chromeArgs: testChromeArgs });
-      tw = await startInProcess(chrome ? { mode: 'shared', wsEndpoint: chrome.wsEndpoint } : {});
-    });
-    after(async () => {
-      await tw?.close();
-      await chrome?.close();
-    });
+    const tw = useBrowserIn(mode);
 
     Object.entries(ways).forEach(([how, { click, sharedOnly }], at) => {
       if (sharedOnly && mode === 'isolated') return;

@@ -10,9 +10,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
-import { type Fixture, html, redirect, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+import { useBrowserIn } from '../helpers/browserInMode.ts';
+import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
+import type { InProcessMcp } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
 import { serveTokenServiceWorker, serviceWorkerReaderPage, showInOut } from '../helpers/tokenPages.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -85,16 +85,7 @@ after(async () => {
 
 function variantsIn(mode: 'isolated' | 'shared'): void {
   describe(`${mode}`, () => {
-    let chrome: UserChrome | undefined;
-    let tw: InProcessBrowser;
-    before(async () => {
-      if (mode === 'shared') chrome = await startUserChrome({ chromeArgs: testChromeArgs });
-      tw = await startInProcess(chrome ? { mode: 'shared', wsEndpoint: chrome.wsEndpoint } : {});
-    });
-    after(async () => {
-      await tw?.close();
-      await chrome?.close();
-    });
+    const tw = useBrowserIn(mode);
 
     /** A fresh call path (the last one made is the one the backstop taints); `refuse` says what the human refuses. */
     const connect = async (refuse: RegExp) => {
