@@ -11,12 +11,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
+import { showInOut } from '../helpers/tokenPages.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_settleToken7741';
 
 /** Reads the token page and shows it. */
-const readToken = `fetch('/settings/tokens').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t.replace(/<[^>]*>/g, ' ') })`;
+const readToken = `fetch('/settings/tokens').then((r) => r.text()).then(${showInOut})`;
 
 /** A button that reads the token page and shows it, `later` wrapping the read. */
 const revealButton = (name: string, later: (read: string) => string) =>
