@@ -266,6 +266,15 @@ export class NetworkGuard implements Backstop {
     this.scopes.set(page, scope);
   }
 
+  /**
+   * A blank tab tabward opened ahead of need (BrowserSession.warmUp), handed out now by new_page: from here on it is
+   * judged as a tab first seen now, so that the approved new_page's pass and settling cover it as they cover a tab
+   * opened during the call. Only for a tab nothing has used: no page, no call has reached it.
+   */
+  treatAsNew(page: Page): void {
+    this.seenAt.set(page, ++this.seq);
+  }
+
   /** A marker: the blocks recorded after it are the ones an action caused. */
   mark(): number {
     return this.seq;

@@ -1,5 +1,6 @@
 // The browser session: which browser the agent drives (isolated, the user's shared Chrome, or a remote
-// service), started lazily and switched in-process without the tool list changing. Detaching from the user's
+// service), started on first need (or warmed up early, see warmUp) and switched in-process without the tool list
+// changing. Detaching from the user's
 // Chrome never closes it or its tabs. A browser tabward launched is removed with its profile however it ends
 // (closed, crashed, killed, or shut down while still starting), and a mode the agent did not choose (the user's
 // Chrome gone, a fallback to isolated) is told to the agent with its next result.
@@ -16,6 +17,9 @@ import type { NetworkGuard } from './networkGuard.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
 import { RecipePage } from './recipePage.ts';
 import { configuredProxy, hostMapperFrom, startSocketGate } from './socketGate.ts';
+
+/** How long a browser started early (warmUp) may wait for its first call before it closes again. */
+const unusedWarmBrowserMs = 5 * 60_000;
 
 export interface BrowserConfig {
   readonly mode: BrowserMode;
@@ -69,6 +73,12 @@ export class BrowserSession {
   private proxyNoticeGiven = false;
   /** What each tab logged and requested (devtools tools on), else undefined. */
   readonly devtools: DevtoolsRecorder | undefined;
+  /** Something other than warmUp asked for the browser. */
+  private used = false;
+  /** The first tab warmUp is opening: a call that comes meanwhile waits for it rather than opening a second. */
+  private warmTab: Promise<unknown> | undefined;
+  /** The tab warmUp opened, until a call takes it (new_page uses it rather than leaving a blank tab beside). */
+  private spareTab: TrackedPage | undefined;
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
@@ -92,6 +102,43 @@ export class BrowserSession {
 
   /** The live connection, started on first need. Concurrent callers share one start. */
   async ensure(): Promise<Connection> {
+    this.used = true;
+    return this.connect();
+  }
+
+  /**
+   * Starts an isolated headless browser and its first tab before the agent needs them (the client has its tool
+   * list; the model is thinking): the first page read then waits for neither (about half a second here). Nothing
+   * else warms up: a window would appear on the user's screen, the user's Chrome would ask to allow the
+   * connection, a browser service would hold a slot. A browser warmed up and still unused after `idleMs` closes
+   * again (it holds memory in every agent session that never browses); the next call starts one as before.
+   * Says whether it started one.
+   */
+  warmUp(idleMs = unusedWarmBrowserMs): boolean {
+    if (this.used || this.current || this.starting || this.wantedMode !== 'isolated' || !this.config.headless)
+      return false;
+    const opening = this.connect().then(async (connection) => {
+      // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own.
+      if (this.current === connection && this.pages.list().length === 0) this.spareTab = await this.openTab();
+      return connection;
+    });
+    this.warmTab = opening
+      .then(
+        (connection) => {
+          setTimeout(() => {
+            if (!this.used && this.current === connection) void this.closeCurrent();
+          }, idleMs).unref();
+        },
+        // A browser that cannot start now fails the call that needs it, with its own error.
+        () => undefined,
+      )
+      .finally(() => {
+        this.warmTab = undefined;
+      });
+    return true;
+  }
+
+  private async connect(): Promise<Connection> {
     if (this.stopping.signal.aborted)
       throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
     if (this.current?.browser.isConnected()) return this.current;
@@ -139,8 +186,27 @@ export class BrowserSession {
   }
 
   async newPage(): Promise<TrackedPage> {
+    this.used = true;
+    await this.warmTab;
+    const spare = this.takeSpareTab();
+    if (spare) {
+      this.config.network?.treatAsNew(spare.page);
+      this.pages.selected = spare;
+      return spare;
+    }
+    return this.openTab();
+  }
+
+  /** The tab warmUp opened, if it is still blank and open; once only. */
+  private takeSpareTab(): TrackedPage | undefined {
+    const spare = this.spareTab;
+    this.spareTab = undefined;
+    return spare && !spare.closed && spare.page.url() === 'about:blank' ? spare : undefined;
+  }
+
+  private async openTab(): Promise<TrackedPage> {
     for (let attempt = 0; ; attempt++) {
-      const connection = await this.ensure();
+      const connection = await this.connect();
       try {
         const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
         // In the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is.
@@ -187,6 +253,8 @@ export class BrowserSession {
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */
   async target(pageId?: string): Promise<TrackedPage> {
     await this.ensure();
+    await this.warmTab;
+    this.spareTab = undefined;
     if (pageId) return this.pages.get(pageId);
     const selected = this.pages.selected;
     if (selected && !selected.closed) return selected;
@@ -327,6 +395,7 @@ export class BrowserSession {
 
   private dropConnection(why: string): void {
     this.current = undefined;
+    this.spareTab = undefined;
     this.pages.forget(why);
   }
 
@@ -337,6 +406,8 @@ export class BrowserSession {
     this.dropConnection(why);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
     void connection.launched?.close();
+    // A browser warmed up that no call has used yet: nothing the agent knew of changed.
+    if (!this.used) return;
     const gone = tabs.length > 0 ? ` Tabs ${tabs.join(', ')} are gone.` : '';
     this.notices.push(
       connection.mode === 'shared'

@@ -25,6 +25,8 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
     { ...flags, headless: !flags.headed, approvalPage: false },
     log,
   );
+  // While the model (or the user) is busy with the first question, an isolated headless browser starts.
+  if (flags.warmUp) browser.session.warmUp();
   const reader = new LineReader(process.stdin, process.stderr);
   const approver = new TerminalApprover(reader, (text) => process.stderr.write(text));
   const host = new McpHost();

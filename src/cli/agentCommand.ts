@@ -2,12 +2,14 @@
 
 import { Command } from 'commander';
 import type { GuardedBrowserOptions } from './assemble.ts';
-import { addBrowserOptions } from './options.ts';
+import { addBrowserOptions, addWarmUpOption } from './options.ts';
 
 export interface AgentFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
   readonly headed?: boolean;
   readonly model?: string;
   readonly plan?: boolean;
+  /** False with --no-warm-up: the browser starts on the first call that needs it. */
+  readonly warmUp: boolean;
 }
 
 export function agentCommand(): Command {
@@ -21,7 +23,7 @@ export function agentCommand(): Command {
       '--model <provider:model>',
       'e.g. openai:gpt-4o-mini or anthropic:claude-sonnet-4-5 (else TABWARD_MODEL)',
     );
-  addBrowserOptions(command).action(async (question: string[], flags: AgentFlags) => {
+  addWarmUpOption(addBrowserOptions(command)).action(async (question: string[], flags: AgentFlags) => {
     const { runAgent } = await import('./agentAction.ts');
     process.exitCode = await runAgent(question.join(' ').trim(), flags);
   });

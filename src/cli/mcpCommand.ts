@@ -3,19 +3,21 @@
 import { Command, Option } from 'commander';
 import type { ApprovalMode } from '../mcp/mcpServer.ts';
 import type { GuardedBrowserOptions } from './assemble.ts';
-import { addBrowserOptions, portOption } from './options.ts';
+import { addBrowserOptions, addWarmUpOption, portOption } from './options.ts';
 
 export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
   readonly headed?: boolean;
   readonly approval: ApprovalMode;
   readonly http?: number;
+  /** False with --no-warm-up: the browser starts on the first call that needs it. */
+  readonly warmUp: boolean;
 }
 
 export function mcpCommand(): Command {
   const command = new Command('mcp').description(
     'Run the guarded browser as an MCP server (stdio by default).',
   );
-  addBrowserOptions(command)
+  addWarmUpOption(addBrowserOptions(command))
     .addOption(
       new Option(
         '--approval <how>',

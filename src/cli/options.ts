@@ -43,6 +43,14 @@ export function toolCategoryList(value: string): ToolCategory[] {
   return ['core', ...toolCategories.filter((name) => name !== 'core' && names.includes(name))];
 }
 
+/** `--no-warm-up` for the front ends that start an isolated headless browser before the agent's first call. */
+export function addWarmUpOption(command: Command): Command {
+  return command.option(
+    '--no-warm-up',
+    'start the browser on the first call that needs it, not while the model thinks before it',
+  );
+}
+
 export function addBrowserOptions(command: Command): Command {
   return command
     .addOption(

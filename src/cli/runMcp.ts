@@ -23,13 +23,15 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     log,
   );
   let closing = false;
-  // Loading Playwright and starting the approval page take CPU the client's first replies would wait for: they
-  // begin once the client has its tool list (or after a second, for a client that never asks for it).
+  // Loading Playwright, starting the approval page and an isolated headless browser take CPU the client's first
+  // replies would wait for: they begin once the client has its tool list (or after a second, for a client that
+  // never asks for it), while the model thinks.
   let warmedUp = false;
   const warmUp = () => {
     if (warmedUp || closing) return;
     warmedUp = true;
     preloadBrowserLibrary();
+    if (flags.warmUp) browser.session.warmUp();
     setImmediate(
       () =>
         void browser.page
