@@ -10,6 +10,7 @@ import {
   displayRequest,
   elementPhrase,
   siteGrantLines,
+  warningOf,
   whereLines,
 } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
@@ -105,7 +106,7 @@ function describe(request: ApprovalRequest): string {
   const shown = displayRequest(request);
   const lines = [
     '',
-    `── approval needed: ${shown.tool}${elementPhrase(request)}${request.sensitive ? '  ⚠ SENSITIVE PAGE' : ''}`,
+    `── approval needed: ${shown.tool}${elementPhrase(request)}${warningOf(request) ? `  ⚠ ${warningOf(request)}` : ''}`,
     `   page: ${shown.url || '(none)'}`,
     ...whereLines(request).map((line) => `   ${line}`),
     `   why:  ${shown.reason}${request.sensitive ? ` (rule ${shown.rule})` : ''}`,

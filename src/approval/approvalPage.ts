@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { approveAllNote, displayRequest, siteGrantLines } from '../core/approvalDisplay.ts';
+import { approveAllNote, displayRequest, siteGrantLines, warningOf } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
@@ -125,6 +125,7 @@ export class ApprovalPage implements Approver {
         [...this.pending.values()].map((entry) => ({
           ...displayRequest(entry.request),
           approveAllNote: approveAllNote(entry.request) ?? null,
+          warning: warningOf(entry.request) ?? null,
           siteGrantLines: siteGrantLines(entry.request),
         })),
       ),

@@ -28,7 +28,7 @@ function card(r) {
   const c = el('div', { className: 'card' + (r.sensitive ? ' sensitive' : ''), id: 'req-' + r.id });
   const h = el('h3', {}, r.tool + (r.element ? ' on ' + r.element.role + ' ' : ''));
   if (r.element) h.append(el('code', { className: 'name' }, r.element.name));
-  if (r.sensitive) h.append(el('span', { className: 'tag' }, 'sensitive page'));
+  if (r.warning) h.append(el('span', { className: 'tag' }, r.warning.toLowerCase()));
   c.append(h, el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
   if (r.destination) c.append(el('p', { className: 'sends' }, 'Sends: ' + r.destination));
   (r.fields || []).forEach((f, i) => c.append(el('p', {}, 'Value ' + (i + 1) + ' goes to: ' + f.field + ' in ' + f.frame)));

@@ -70,12 +70,24 @@ export function whereLines(request: ApprovalRequest): string[] {
 }
 
 /**
+ * What a request that needs its own approval is about, named for what it is: a human told "sensitive page" on a
+ * plain page (the guard asks because of data read elsewhere, a secret, a form sent again) learns to ignore it.
+ */
+export function warningOf(request: ApprovalRequest): string | undefined {
+  if (!request.sensitive) return undefined;
+  if (request.rule === 'taint') return 'CARRIES DATA FROM A SENSITIVE PAGE';
+  if (request.rule.startsWith('secret') || request.rule === 'typed-secret') return 'A SECRET';
+  if (request.rule === 'form-resubmission') return 'SENDS A FORM AGAIN';
+  return 'SENSITIVE PAGE';
+}
+
+/**
  * Why there is no approve-all choice, for every approver alike: on a sensitive page each action needs its own
  * yes (DESIGN 3.3 rule 3), and a human looking for the usual button should be told so rather than left to wonder.
  */
 export function approveAllNote(request: ApprovalRequest): string | undefined {
   if (request.approveAllAllowed) return undefined;
-  return request.sensitive
+  return warningOf(request) === 'SENSITIVE PAGE'
     ? 'Approve-all is not available on sensitive pages: each action here needs its own approval.'
     : 'Approve-all is not available for this action: it needs its own approval.';
 }

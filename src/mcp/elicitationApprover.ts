@@ -8,6 +8,7 @@ import {
   displayRequest,
   elementPhrase,
   siteGrantLines,
+  warningOf,
   whereLines,
 } from '../core/approvalDisplay.ts';
 import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
@@ -36,7 +37,7 @@ export class ElicitationApprover implements Approver {
     ];
     const shown = displayRequest(request);
     const message = [
-      `tabward: ${shown.tool}${elementPhrase(request)}${request.sensitive ? ' — SENSITIVE PAGE' : ''}`,
+      `tabward: ${shown.tool}${elementPhrase(request)}${warningOf(request) ? ` — ${warningOf(request)}` : ''}`,
       `Page: ${shown.url || '(none)'}`,
       ...whereLines(request),
       `Why asked: ${shown.reason} (rule ${shown.rule})`,

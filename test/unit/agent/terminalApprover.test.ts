@@ -177,3 +177,20 @@ test('t and h give a site grant of 15 min or 1 h, only where one is offered', as
   assert.equal(shown.join('').match(/Unknown choice/g)?.length, 2, 'not offered: t and h ask again');
   reader.close();
 });
+
+test('a plain page asked about for another reason is not called a sensitive page: the prompt names the reason', async () => {
+  const cases = [
+    ['taint', /⚠ CARRIES DATA FROM A SENSITIVE PAGE/],
+    ['secret-new-origin', /⚠ A SECRET/],
+    ['form-resubmission', /⚠ SENDS A FORM AGAIN/],
+  ] as const;
+  for (const [rule, warning] of cases) {
+    const { approver, shown, reader } = approverWith(['n', '']);
+    await approver.ask(request({ sensitive: true, approveAllAllowed: false, rule }));
+    const text = shown.join('');
+    assert.match(text, warning);
+    assert.doesNotMatch(text, /⚠ SENSITIVE PAGE/, `${rule}: not a sensitive page`);
+    assert.match(text, /Approve-all is not available for this action: it needs its own approval\./);
+    reader.close();
+  }
+});
