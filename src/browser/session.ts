@@ -79,6 +79,8 @@ export class BrowserSession {
   private warmTab: Promise<unknown> | undefined;
   /** The tab warmUp opened, until a call takes it (new_page uses it rather than leaving a blank tab beside). */
   private spareTab: TrackedPage | undefined;
+  /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
+  private replacing: Promise<void> | undefined;
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
@@ -118,8 +120,11 @@ export class BrowserSession {
     if (this.used || this.current || this.starting || this.wantedMode !== 'isolated' || !this.config.headless)
       return false;
     const opening = this.connect().then(async (connection) => {
-      // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own.
-      if (this.current === connection && this.pages.list().length === 0) this.spareTab = await this.openTab();
+      // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own. Only in this
+      // browser: one the agent switched to meanwhile (the user's Chrome) gets no tab of tabward's choosing.
+      if (this.current !== connection || this.pages.list().length > 0) return connection;
+      const tab = await this.openTab(connection);
+      if (this.current === connection) this.spareTab = tab;
       return connection;
     });
     this.warmTab = opening
@@ -139,6 +144,8 @@ export class BrowserSession {
   }
 
   private async connect(): Promise<Connection> {
+    // A call during a switch uses the browser switched to, and starts none that would land over it.
+    while (this.replacing) await this.replacing;
     if (this.stopping.signal.aborted)
       throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
     if (this.current?.browser.isConnected()) return this.current;
@@ -151,6 +158,7 @@ export class BrowserSession {
 
   /** Switches to the user's Chrome. On failure the current session stays as it was. */
   async attachShared(target: AttachTarget = this.config.attach): Promise<void> {
+    this.used = true;
     let next: Connection;
     try {
       next = await this.openShared(target);
@@ -159,15 +167,45 @@ export class BrowserSession {
       throw error;
     }
     this.lastAttachError = undefined;
-    await this.closeCurrent();
-    await this.install(next);
+    await this.replaceCurrent(() => this.install(next)).catch(async (error: unknown) => {
+      // Shut down meanwhile: the connection to the user's Chrome is not left open behind.
+      if (this.current !== next) await next.browser.close().catch(() => undefined);
+      throw error;
+    });
   }
 
   /** Leaves the user's Chrome (or remote browser) untouched and returns to an isolated browser, lazily. */
   async detach(): Promise<void> {
-    await this.closeCurrent();
-    this.wantedMode = 'isolated';
-    this.emitMode('isolated');
+    this.used = true;
+    await this.replaceCurrent(async () => {
+      this.wantedMode = 'isolated';
+      this.emitMode('isolated');
+    });
+  }
+
+  /**
+   * Closes the browser in use, then `next` puts another in its place. A start in flight (the warm-up's, another
+   * call's) lands first and is closed too: installed after the switch, it would take the agent back to the
+   * browser it left while the user's Chrome stayed attached behind, its new tabs tracked in a mode that does not
+   * protect them. Switches run one after another; a call meanwhile waits for them (connect).
+   */
+  private replaceCurrent(next: () => Promise<void>): Promise<void> {
+    const previous = this.replacing;
+    const replacing = (async () => {
+      await previous;
+      await this.starting?.catch(() => undefined);
+      await this.closeCurrent();
+      if (this.stopping.signal.aborted)
+        throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
+      await next();
+    })();
+    const gate = replacing
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.replacing === gate) this.replacing = undefined;
+      });
+    this.replacing = gate;
+    return replacing;
   }
 
   /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
@@ -175,6 +213,7 @@ export class BrowserSession {
     this.stopping.abort();
     for (const launched of this.launching) void launched.close();
     await this.starting?.catch(() => undefined);
+    await this.replacing;
     await this.closeCurrent();
   }
 
@@ -204,9 +243,10 @@ export class BrowserSession {
     return spare && !spare.closed && spare.page.url() === 'about:blank' ? spare : undefined;
   }
 
-  private async openTab(): Promise<TrackedPage> {
+  /** A new agent tab; in `only` (the warm-up's browser) or not at all, else in the browser in use. */
+  private async openTab(only?: Connection): Promise<TrackedPage> {
     for (let attempt = 0; ; attempt++) {
-      const connection = await this.connect();
+      const connection = only ?? (await this.connect());
       try {
         const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
         // In the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is.
@@ -215,15 +255,19 @@ export class BrowserSession {
           const guarding = connection.mode === 'shared' ? network.watchPage(page) : network.ready(page);
           await withDeadline(guarding, 30_000, 'Guarding the tab');
         }
+        // Switched away from meanwhile (browser_connect, shutdown): the tab belongs to a browser that is closing.
+        if (this.current !== connection)
+          throw new TabwardError('page_closed', 'Opening a tab failed: the browser was replaced meanwhile.');
         const tracked = this.pages.track(page, true);
         tracked.ownedByAgent = true;
         this.pages.selected = tracked;
         return tracked;
       } catch (error) {
         const failure = translateBrowserError(error, 'Opening a tab');
-        // The browser died under us (its disconnect may not have been reported yet): start afresh, once.
-        if (attempt > 0 || failure.code !== 'page_closed') throw failure;
-        await this.closeCurrent();
+        // The browser died under us (its disconnect may not have been reported yet): start afresh, once. Only the
+        // browser this tab was to open in: one switched to meanwhile is left alone, and used by the retry.
+        if (only || attempt > 0 || failure.code !== 'page_closed') throw failure;
+        if (this.current === connection) await this.closeCurrent();
       }
     }
   }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { BrowserSession } from '../../src/browser/session.ts';
+import { startUserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import {
   assertNothingLeft,
@@ -122,6 +123,32 @@ describe('warming up the browser', () => {
       assert.ok(pid && isAlive(pid) && !tab.closed && session.status().started);
     } finally {
       await session.close();
+    }
+  });
+
+  test('the user’s Chrome attached while the warm browser starts: it stays attached, the warm browser goes', async () => {
+    const chrome = await startUserChrome({ chromeArgs: testChromeArgs });
+    const session = sessionWith();
+    const modes: string[] = [];
+    session.onModeChange((mode) => modes.push(mode));
+    try {
+      assert.equal(session.warmUp(60_000), true);
+      // Attaching to a Chrome already running is quicker than launching one: the warm start is still in flight.
+      await session.attachShared({ wsEndpoint: chrome.wsEndpoint });
+      // Installed after the attach, the warm browser took the agent back to isolated mode (where the guard lets it
+      // close and script the user's tabs) while the user's Chrome stayed attached and its new tabs were tracked.
+      await waitFor('the warm start landed', () => modes.includes('isolated'), { timeoutMs: 30_000 });
+      assert.deepEqual(modes, ['isolated', 'shared']);
+      assert.equal(session.mode, 'shared');
+      const status = session.status();
+      assert.equal(status.pid, undefined, 'the warm browser closed');
+      assert.ok(
+        status.tabs.length > 0 && status.tabs.every((tab) => tab.owner === 'user'),
+        `no warm tab opened in the user's Chrome: ${JSON.stringify(status.tabs)}`,
+      );
+    } finally {
+      await session.close();
+      await chrome.close();
     }
   });
 
