@@ -81,6 +81,8 @@ export class BrowserSession {
   private spareTab: TrackedPage | undefined;
   /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
   private replacing: Promise<void> | undefined;
+  /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
+  private readonly closings = new Set<Promise<void>>();
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
@@ -215,6 +217,8 @@ export class BrowserSession {
     await this.starting?.catch(() => undefined);
     await this.replacing;
     await this.closeCurrent();
+    // tabward exits once this resolves: a close begun earlier must not leave a browser or its profile behind.
+    await Promise.all([...this.closings]);
   }
 
   /** What changed under the agent since it was last told: the user's Chrome gone, a fallback, a restart. */
@@ -449,7 +453,7 @@ export class BrowserSession {
     const why = connection.mode === 'shared' ? 'your Chrome went away' : 'it closed or crashed';
     this.dropConnection(why);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
-    void connection.launched?.close();
+    if (connection.launched) void this.closeLaunched(connection.launched);
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
     if (!this.used) return;
     const gone = tabs.length > 0 ? ` Tabs ${tabs.join(', ')} are gone.` : '';
@@ -466,10 +470,19 @@ export class BrowserSession {
     if (!connection) return;
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
-    if (connection.launched) return connection.launched.close();
+    if (connection.launched) return this.closeLaunched(connection.launched);
     if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
     // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
     await connection.browser.close().catch(() => undefined);
+  }
+
+  private closeLaunched(launched: IsolatedBrowser): Promise<void> {
+    const closing: Promise<void> = launched
+      .close()
+      .catch(() => undefined)
+      .finally(() => this.closings.delete(closing));
+    this.closings.add(closing);
+    return closing;
   }
 
   private emitMode(mode: BrowserMode): void {

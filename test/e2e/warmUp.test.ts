@@ -93,6 +93,29 @@ describe('warming up the browser', () => {
     }
   });
 
+  test('shut down just as the unused warm browser closes: the shutdown waits for that close, profile and all', async () => {
+    const session = sessionWith();
+    let closed = false;
+    try {
+      session.warmUp(300);
+      await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+      const { pid, profile } = session.status();
+      assert.ok(pid && profile);
+      await waitFor('the idle close begun', () => !session.status().started, {
+        timeoutMs: 20_000,
+        intervalMs: 5,
+      });
+      // tabward mcp exits once this resolves: a close still going on behind it would leave the browser or its
+      // profile behind.
+      await session.close();
+      closed = true;
+      assert.equal(isAlive(pid), false, 'the warm browser is gone');
+      assert.equal(existsSync(profile), false, 'its profile is removed');
+    } finally {
+      if (!closed) await session.close();
+    }
+  });
+
   test('a warm browser that crashed before any call: the next call starts another, the agent is told nothing', async () => {
     const session = sessionWith();
     try {
