@@ -137,7 +137,7 @@ export class CallPath {
     this.siteGrants = new SiteGrants(options.clock);
     this.unwatchTaint = options.backstop?.watchTaint(
       () => ({ tainted: this.taint.list(), allowed: this.allowedHosts }),
-      (origin) => this.taint.recordRead(origin, true),
+      (origin) => this.taint.recordRead(origin, true, 'background'),
     );
   }
 

