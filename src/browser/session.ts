@@ -231,7 +231,7 @@ export class BrowserSession {
   async newPage(): Promise<TrackedPage> {
     this.used = true;
     await this.warmTab;
-    const spare = this.takeSpareTab();
+    const spare = await this.takeSpareTab();
     if (spare) {
       this.config.network?.treatAsNew(spare.page);
       this.pages.selected = spare;
@@ -240,11 +240,18 @@ export class BrowserSession {
     return this.openTab();
   }
 
-  /** The tab warmUp opened, if it is still blank and open; once only. */
-  private takeSpareTab(): TrackedPage | undefined {
+  /** The tab warmUp opened, if it is still blank, open and alive; once only. */
+  private async takeSpareTab(): Promise<TrackedPage | undefined> {
     const spare = this.spareTab;
     this.spareTab = undefined;
-    return spare && !spare.closed && spare.page.url() === 'about:blank' ? spare : undefined;
+    if (!spare || spare.closed) return undefined;
+    // Its renderer gone while it waited (killed for memory, say): the first call would get a tab that cannot
+    // load. Nobody used it, so it goes, and the call gets a tab of its own.
+    if (spare.crashed) {
+      await withDeadline(spare.page.close(), 5_000, 'Closing a crashed tab').catch(() => undefined);
+      return undefined;
+    }
+    return !spare.retired && spare.page.url() === 'about:blank' ? spare : undefined;
   }
 
   /** A new agent tab; in `only` (the warm-up's browser) or not at all, else in the browser in use. */
@@ -302,7 +309,8 @@ export class BrowserSession {
   async target(pageId?: string): Promise<TrackedPage> {
     await this.ensure();
     await this.warmTab;
-    this.spareTab = undefined;
+    // Any call that reaches a tab ends the warm tab's time as new_page's spare.
+    await this.takeSpareTab();
     if (pageId) return this.pages.get(pageId);
     const selected = this.pages.selected;
     if (selected && !selected.closed) return selected;

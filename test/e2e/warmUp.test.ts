@@ -55,6 +55,29 @@ describe('warming up the browser', () => {
     }
   });
 
+  test('a warm tab that crashed while it waited is not handed out: the first call gets a live tab', async () => {
+    for (const firstCall of ['newPage', 'target'] as const) {
+      const session = sessionWith();
+      try {
+        session.warmUp(60_000);
+        await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+        const [warm] = session.pages.list();
+        assert.ok(warm);
+        // Its renderer gone (killed for memory, say): the tab still shows about:blank and is not closed.
+        const cdp = await warm.page.context().newCDPSession(warm.page);
+        void cdp.send('Page.crash').catch(() => undefined);
+        await waitFor('the warm tab crashed', () => warm.crashed);
+        const tab = await session[firstCall]();
+        assert.notEqual(tab.id, warm.id, firstCall);
+        assert.ok(warm.closed, 'the crashed warm tab closed, not left listed');
+        await tab.page.goto(site.url('site.test', '/'), { timeout: 15_000 });
+        assert.equal(await tab.page.title(), 'Home');
+      } finally {
+        await session.close();
+      }
+    }
+  });
+
   test('a call during the warm start shares it: one browser, one tab', async () => {
     const session = sessionWith();
     try {
