@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { BrowserSession } from '../../src/browser/session.ts';
 import { startUserChrome } from '../../src/demo/yourChrome.ts';
+import { type FakeModel, startFakeModel } from '../helpers/fakeModel.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import {
   assertNothingLeft,
@@ -18,6 +19,7 @@ import {
   startIn,
 } from '../helpers/lifecycle.ts';
 import { startMcp } from '../helpers/mcpClient.ts';
+import { runAgent } from '../helpers/runAgent.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const sessionWith = (overrides: { headless?: boolean; mode?: 'isolated' | 'shared' } = {}) =>
@@ -300,6 +302,49 @@ describe('tabward mcp warms up once the tools are listed', () => {
       await tabward.close();
       await assertNothingLeft(place);
     } finally {
+      removePlace(place);
+    }
+  });
+});
+
+describe('tabward agent warms up while the model thinks', () => {
+  let model: FakeModel;
+  before(async () => {
+    model = await startFakeModel();
+  });
+  after(() => model?.close());
+
+  test('its browser starts before the model has answered the first question', async () => {
+    const place = makePlace();
+    try {
+      let browserWhileThinking = false;
+      model.thinking = async () => {
+        browserWhileThinking = await waitFor(
+          'a Chromium of this agent',
+          () => processesMentioning(place.tmp).length > 0,
+          { timeoutMs: 30_000 },
+        ).then(
+          () => true,
+          () => false,
+        );
+      };
+      model.answer('Nothing to browse.');
+      const run = await runAgent(
+        [...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]), '--mode', 'isolated', 'hello'],
+        '',
+        {
+          ...place.env,
+          OPENAI_API_KEY: 'sk-test',
+          OPENAI_BASE_URL: model.baseURL,
+          TABWARD_MODEL: 'openai:fake',
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /Nothing to browse\./);
+      assert.ok(browserWhileThinking, 'no browser started while the model thought');
+      await assertNothingLeft(place);
+    } finally {
+      model.thinking = undefined;
       removePlace(place);
     }
   });

@@ -12,6 +12,8 @@ export interface FakeModel {
   answer(...texts: string[]): void;
   /** Queue the next replies: a text, or a call of one tool. */
   reply(...replies: Reply[]): void;
+  /** Awaited before each answer: a model that takes its time (while the agent's browser starts, say). */
+  thinking: (() => Promise<unknown>) | undefined;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startFakeModel(): Promise<FakeModel> {
     const body = JSON.parse(raw || '{}') as Record<string, unknown>;
     const auth = String(req.headers.authorization ?? req.headers['x-api-key'] ?? '');
     requests.push({ path: req.url ?? '', auth, body });
+    await model.thinking?.();
     const reply = queue.shift() ?? '(no scripted answer)';
     if (body.stream === true && req.url?.endsWith('/chat/completions'))
       return streamOpenAI(res, reply, String(body.model), raw);
@@ -68,17 +71,19 @@ export async function startFakeModel(): Promise<FakeModel> {
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const model: FakeModel = {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     answer: (...texts) => queue.push(...texts),
     reply: (...replies) => queue.push(...replies),
+    thinking: undefined,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return model;
 }
 
 let callSeq = 0;
