@@ -70,15 +70,27 @@ export function whereLines(request: ApprovalRequest): string[] {
 }
 
 /**
+ * The guard's own reasons to ask about a page no rule marks sensitive, by exact name. Every other rule of a
+ * sensitive request is a pattern from a rules file, which always has a scheme (`*://`, `https://`): it never
+ * takes one of these names, however it is spelled (`*://secrets.example.com/*` is a sensitive page).
+ */
+const notAPage = new Map([
+  ['taint', 'CARRIES DATA FROM A SENSITIVE PAGE'],
+  // A request the backstop held after a sensitive read or a typed secret (core/networkHolds.ts taintReason).
+  ['network-taint', 'MAY CARRY SENSITIVE DATA'],
+  ['typed-secret', 'A SECRET'],
+  ['secret-origin', 'A SECRET'],
+  ['secret-new-origin', 'A SECRET'],
+  ['form-resubmission', 'SENDS A FORM AGAIN'],
+]);
+
+/**
  * What a request that needs its own approval is about, named for what it is: a human told "sensitive page" on a
  * plain page (the guard asks because of data read elsewhere, a secret, a form sent again) learns to ignore it.
  */
 export function warningOf(request: ApprovalRequest): string | undefined {
   if (!request.sensitive) return undefined;
-  if (request.rule === 'taint') return 'CARRIES DATA FROM A SENSITIVE PAGE';
-  if (request.rule.startsWith('secret') || request.rule === 'typed-secret') return 'A SECRET';
-  if (request.rule === 'form-resubmission') return 'SENDS A FORM AGAIN';
-  return 'SENSITIVE PAGE';
+  return notAPage.get(request.rule) ?? 'SENSITIVE PAGE';
 }
 
 /**

@@ -437,7 +437,7 @@ export class CallPath {
         const destination = requestDestination(request.method, request.url);
         // One refusal answers for the same request again (a page retrying in a loop).
         if (refused.has(destination) || caller.signal.aborted) return false;
-        const choice = await this.askHeld(action, look, caller, request, reason, destination);
+        const choice = await this.askHeld(action, look, caller, request, { reason, taint }, destination);
         const approved = choice === 'approve' || choice === 'approve-all';
         const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
         trail.held = [...(trail.held ?? []), this.options.redactor().text(line)].slice(0, 10);
@@ -456,7 +456,7 @@ export class CallPath {
     look: ActionLook,
     caller: Caller,
     request: RequestFacts,
-    reason: string,
+    held: { readonly reason: string; readonly taint: boolean },
     destination: string,
   ): Promise<ApprovalChoice['choice']> {
     try {
@@ -465,8 +465,9 @@ export class CallPath {
           id: this.nextApprovalId(),
           tool: action.name,
           kind: 'request',
-          reason: `${action.name} made the page send a request tabward did not predict: ${reason}`,
-          rule: 'network',
+          reason: `${action.name} made the page send a request tabward did not predict: ${held.reason}`,
+          // Held by a rule: it goes to a sensitive page. Held by the taint: to a plain page, with what was read.
+          rule: held.taint ? 'network-taint' : 'network',
           sensitive: true,
           approveAllAllowed: false,
           url: request.url,
