@@ -31,7 +31,9 @@ export class Taint {
   /** Each origin with how it was read, for browser_status. */
   describe(): string[] {
     return [...this.origins].map(([origin, how]) =>
-      how === 'shown' ? origin : `${origin} (loaded or fetched by the browser, not shown in a tool result)`,
+      how === 'shown'
+        ? origin
+        : `${origin} (loaded or fetched by the browser, not a page a tool result showed)`,
     );
   }
 

@@ -105,9 +105,10 @@ export class ToolRunner {
       tool?.name === 'browser_status' ? this.withGuardStatus(withStopped, resolved) : withStopped,
     );
     this.recordReads(result);
-    const told = this.withBackgroundReads(result);
-    if (!told.loginWall || !this.options.autoSwitch) return told;
-    return this.switchOnLoginWall(told, resolved);
+    // Told with the result the agent gets: a login-wall switch replaces this one with the reopened tab's.
+    const final =
+      result.loginWall && this.options.autoSwitch ? await this.switchOnLoginWall(result, resolved) : result;
+    return this.withBackgroundReads(final);
   }
 
   /**
@@ -208,14 +209,14 @@ export class ToolRunner {
   }
 
   /**
-   * A sensitive page the browser read with no tool result showing it (a page's own fetch, a navigation an action
-   * caused) taints the session all the same: the agent is told once, with the next result, why data-carrying
-   * actions toward other sites will now ask.
+   * A sensitive page the browser read that no tool result showed as a page (a page's own fetch, the agent's script's,
+   * a navigation an action caused) taints the session all the same: the agent is told once, with the next result,
+   * why data-carrying actions toward other sites will now ask.
    */
   private withBackgroundReads(result: ToolResult): ToolResult {
     const untold = this.path.taint.takeUntold();
     if (untold.length === 0) return result;
-    const note = `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (no tool result showed it); from now on actions that could carry data to another site ask the human first.`;
+    const note = `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (not a page a tool result showed); from now on actions that could carry data to another site ask the human first.`;
     return {
       ...result,
       content: [...result.content, text(this.options.context.secrets.redactor.text(note))],

@@ -99,7 +99,7 @@ for (const [how, { page, click }] of Object.entries(ways)) {
       const status = await call('browser_status');
       // Told once, with a result, why its next data-carrying actions will ask; browser_status says how it was read.
       const notes = told.filter((text) =>
-        /Note: the browser loaded or fetched the sensitive https:\/\/github\.com:\d+ \(no tool result showed it\)/.test(
+        /Note: the browser loaded or fetched the sensitive https:\/\/github\.com:\d+ \(not a page a tool result showed\)/.test(
           text,
         ),
       );

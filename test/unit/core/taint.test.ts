@@ -10,7 +10,7 @@ test('a read only the browser made taints, is described so, and is told once', (
   taint.recordRead('https://github.com', true, 'background');
   assert.deepEqual(taint.list(), ['https://github.com']);
   assert.deepEqual(taint.describe(), [
-    'https://github.com (loaded or fetched by the browser, not shown in a tool result)',
+    'https://github.com (loaded or fetched by the browser, not a page a tool result showed)',
   ]);
   assert.deepEqual(taint.takeUntold(), ['https://github.com']);
   assert.deepEqual(taint.takeUntold(), []);
