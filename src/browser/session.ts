@@ -1,9 +1,8 @@
 // The browser session: which browser the agent drives (isolated, the user's shared Chrome, or a remote
 // service), started on first need (or warmed up early, see warmUp) and switched in-process without the tool list
-// changing. Detaching from the user's
-// Chrome never closes it or its tabs. A browser tabward launched is removed with its profile however it ends
-// (closed, crashed, killed, or shut down while still starting), and a mode the agent did not choose (the user's
-// Chrome gone, a fallback to isolated) is told to the agent with its next result.
+// changing. Detaching from the user's Chrome never closes it or its tabs. A browser tabward launched is removed
+// with its profile however it ends (closed, crashed, killed, or shut down while still starting), and a mode the
+// agent did not choose (the user's Chrome gone, a fallback to isolated) is told to the agent with its next result.
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
@@ -148,8 +147,7 @@ export class BrowserSession {
   private async connect(): Promise<Connection> {
     // A call during a switch uses the browser switched to, and starts none that would land over it.
     while (this.replacing) await this.replacing;
-    if (this.stopping.signal.aborted)
-      throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
+    if (this.stopping.signal.aborted) throw shuttingDown();
     if (this.current?.browser.isConnected()) return this.current;
     if (this.current) this.lost(this.current);
     this.starting ??= this.open(this.wantedMode).finally(() => {
@@ -197,8 +195,7 @@ export class BrowserSession {
       await previous;
       await this.starting?.catch(() => undefined);
       await this.closeCurrent();
-      if (this.stopping.signal.aborted)
-        throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
+      if (this.stopping.signal.aborted) throw shuttingDown();
       await next();
     })();
     const gate = replacing
@@ -213,7 +210,7 @@ export class BrowserSession {
   /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
   async close(): Promise<void> {
     this.stopping.abort();
-    for (const launched of this.launching) void launched.close();
+    for (const launched of this.launching) void this.closeLaunched(launched);
     await this.starting?.catch(() => undefined);
     await this.replacing;
     await this.closeCurrent();
@@ -230,7 +227,6 @@ export class BrowserSession {
 
   async newPage(): Promise<TrackedPage> {
     this.used = true;
-    await this.warmTab;
     const spare = await this.takeSpareTab();
     if (spare) {
       this.config.network?.treatAsNew(spare.page);
@@ -240,8 +236,9 @@ export class BrowserSession {
     return this.openTab();
   }
 
-  /** The tab warmUp opened, if it is still blank, open and alive; once only. */
+  /** The tab warmUp opened (once it has), if it is still blank, open and alive; once only. */
   private async takeSpareTab(): Promise<TrackedPage | undefined> {
+    await this.warmTab;
     const spare = this.spareTab;
     this.spareTab = undefined;
     if (!spare || spare.closed) return undefined;
@@ -308,7 +305,6 @@ export class BrowserSession {
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */
   async target(pageId?: string): Promise<TrackedPage> {
     await this.ensure();
-    await this.warmTab;
     // Any call that reaches a tab ends the warm tab's time as new_page's spare.
     await this.takeSpareTab();
     if (pageId) return this.pages.get(pageId);
@@ -347,11 +343,18 @@ export class BrowserSession {
         : mode === 'remote'
           ? await this.openRemote()
           : await this.openIsolated();
-    await this.install(connection);
-    if (connection.launched) this.launching.delete(connection.launched);
+    try {
+      await this.install(connection);
+    } catch (error) {
+      // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
+      if (connection.launched) await this.closeLaunched(connection.launched);
+      else await connection.browser.close().catch(() => undefined);
+      throw error;
+    } finally {
+      if (connection.launched) this.launching.delete(connection.launched);
+    }
     // Shut down while starting: close() closes what was installed once this start has settled.
-    if (this.stopping.signal.aborted)
-      throw new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
+    if (this.stopping.signal.aborted) throw shuttingDown();
     return connection;
   }
 
@@ -496,6 +499,10 @@ export class BrowserSession {
   private emitMode(mode: BrowserMode): void {
     for (const listener of this.modeListeners) listener(mode);
   }
+}
+
+function shuttingDown(): TabwardError {
+  return new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
 }
 
 /**
