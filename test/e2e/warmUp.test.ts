@@ -22,6 +22,18 @@ import { startMcp } from '../helpers/mcpClient.ts';
 import { runAgent } from '../helpers/runAgent.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
+/** Waits until the warm-up's blank tab is open in a session. */
+const warmTabOf = (session: BrowserSession) =>
+  waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+
+/** Waits until browser_status shows the warm-up's blank tab, selected. */
+const warmTabShown = (tabward: { call: (name: string) => Promise<{ text: string }> }) =>
+  waitFor(
+    'the warm tab in browser_status',
+    async () => /\*p1 \[agent\] about:blank/.test((await tabward.call('browser_status')).text),
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+
 const sessionWith = (overrides: { headless?: boolean; mode?: 'isolated' | 'shared' } = {}) =>
   new BrowserSession({
     mode: overrides.mode ?? 'isolated',
@@ -44,7 +56,7 @@ describe('warming up the browser', () => {
     try {
       assert.equal(session.warmUp(60_000), true);
       assert.equal(session.warmUp(60_000), false, 'one warm-up');
-      await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+      await warmTabOf(session);
       const [warm] = session.status().tabs;
       const first = await session.newPage();
       assert.equal(first.id, warm?.id, 'the warm tab, not a second one');
@@ -62,7 +74,7 @@ describe('warming up the browser', () => {
       const session = sessionWith();
       try {
         session.warmUp(60_000);
-        await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+        await warmTabOf(session);
         const [warm] = session.pages.list();
         assert.ok(warm);
         // Its renderer gone (killed for memory, say): the tab still shows about:blank and is not closed.
@@ -102,7 +114,7 @@ describe('warming up the browser', () => {
     const session = sessionWith();
     try {
       session.warmUp(300);
-      await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+      await warmTabOf(session);
       const { pid, profile } = session.status();
       assert.ok(pid && profile);
       await waitFor('the unused browser closed', () => !session.status().started && !isAlive(pid), {
@@ -123,7 +135,7 @@ describe('warming up the browser', () => {
     let closed = false;
     try {
       session.warmUp(300);
-      await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+      await warmTabOf(session);
       const { pid, profile } = session.status();
       assert.ok(pid && profile);
       await waitFor('the idle close begun', () => !session.status().started, {
@@ -145,7 +157,7 @@ describe('warming up the browser', () => {
     const session = sessionWith();
     try {
       session.warmUp(60_000);
-      await waitFor('the warm tab', () => session.status().tabs.length === 1, { timeoutMs: 30_000 });
+      await warmTabOf(session);
       const { pid } = session.status();
       assert.ok(pid);
       process.kill(pid, 'SIGKILL');
@@ -235,11 +247,7 @@ describe('tabward mcp warms up once the tools are listed', () => {
     try {
       const tabward = await startIn(place);
       await tabward.client.listTools();
-      await waitFor(
-        'the warm tab in browser_status',
-        async () => /\*p1 \[agent\] about:blank/.test((await tabward.call('browser_status')).text),
-        { timeoutMs: 30_000, intervalMs: 200 },
-      );
+      await warmTabShown(tabward);
       const opened = await tabward.call('navigate_page', { url: site.url('site.test', '/') });
       assert.match(opened.text, /"Home"/);
       const pages = await tabward.call('list_pages');
@@ -256,11 +264,7 @@ describe('tabward mcp warms up once the tools are listed', () => {
     const mcp = await startMcp();
     try {
       await mcp.client.listTools();
-      await waitFor(
-        'the warm tab in browser_status',
-        async () => /\*p1 \[agent\] about:blank/.test((await mcp.call('browser_status')).text),
-        { timeoutMs: 30_000, intervalMs: 200 },
-      );
+      await warmTabShown(mcp);
       mcp.human.will({ decision: 'approve' });
       const opened = await mcp.call('new_page', { url: site.url('github.com', '/settings/emails') });
       assert.equal(opened.isError, false, opened.text);
