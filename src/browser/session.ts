@@ -239,6 +239,8 @@ export class BrowserSession {
   /** The tab warmUp opened (once it has), if it is still blank, open and alive; once only. */
   private async takeSpareTab(): Promise<TrackedPage | undefined> {
     await this.warmTab;
+    // A switch in progress (browser_connect) closes the warm browser, its tab with it: not one to hand out.
+    while (this.replacing) await this.replacing;
     const spare = this.spareTab;
     this.spareTab = undefined;
     if (!spare || spare.closed) return undefined;
