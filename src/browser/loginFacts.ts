@@ -20,7 +20,7 @@ export async function collectLoginFacts(
   timeoutMs: number,
 ): Promise<LoginPageFacts> {
   const inPage = await withDeadline(
-    tracked.page.evaluate<InPageFacts>(readFactsInPage),
+    tracked.readInDocument<InPageFacts>(readFactsInPage),
     timeoutMs,
     'reading the page for a login wall',
     tracked.interrupted,

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
+import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
@@ -52,8 +53,9 @@ export class TrackedPage {
   readonly activity: PageActivity;
   /** What the renderer says it started, on tabward's own session of the tab (see settle). */
   readonly announcements: RendererAnnouncements;
-  /** tabward's own CDP session of the tab: dialogs' frames, and the announcements. */
+  /** tabward's own CDP session of the tab: dialogs' frames, the announcements, tabward's own reads. */
   private readonly ownSession: Promise<CDPSession | undefined>;
+  private readonly isolatedReads: IsolatedReads;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
   /** The frame (CDP id) of the dialog open now, as Chromium reported it. */
@@ -72,6 +74,7 @@ export class TrackedPage {
       .newCDPSession(page)
       .catch(() => undefined);
     this.announcements = new RendererAnnouncements(this.ownSession);
+    this.isolatedReads = new IsolatedReads(this.ownSession);
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) this.documentSeq++;
     });
@@ -338,6 +341,11 @@ export class TrackedPage {
         .catch(() => undefined);
     }, idleBeforePreparingMs);
     this.idleWork.unref();
+  }
+
+  /** What tabward reads in the main document for itself (password values, login-wall facts), out of the page's reach. */
+  readInDocument<T>(expression: string): Promise<T> {
+    return this.isolatedReads.evaluate<T>(expression, this.documentSeq);
   }
 
   /** A call is about to work in this tab: what was waiting for the tab to be idle is not started now. */

@@ -1,9 +1,11 @@
 // Taking a snapshot of a tab: Playwright's AI aria tree (refs resolve with page.getByRef), rendered compact,
 // with the values of password fields removed and the refs remembered for stale-ref checks. The tree is read in
-// Playwright's utility world; the password values and the title come from one plain evaluate per frame, so that a
-// fresh document pays for Playwright's injected script once (about 30 ms each on a busy 2-core machine), not twice.
+// Playwright's utility world; the password values and the title come from one plain evaluate per frame (the main
+// frame's in tabward's own isolated world, out of the page's reach), so that a fresh document pays for
+// Playwright's injected script once (about 30 ms each on a busy 2-core machine), not twice.
 
-import type { Frame, Page } from 'playwright-core';
+import type { Frame } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import type { TrackedPage } from './pages.ts';
 import { type AriaNode, isActionable, renderSnapshot } from './snapshotFormat.ts';
@@ -34,7 +36,7 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
     await tracked.snapshotPrepared;
     const [json, { title, passwords }] = await Promise.all([
       page.ariaSnapshotJSON({ mode: 'ai', timeout: options.timeoutMs }),
-      passwordValues(page),
+      passwordValues(tracked, options.timeoutMs),
     ]);
     const tree = json as unknown as AriaNode[];
     if (tracked.refsDocumentSeq !== tracked.documentSeq) {
@@ -60,17 +62,44 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
 
 /**
  * Values typed into password fields, in every frame and through open shadow roots (where the aria tree reaches
- * too), so that a snapshot can never show them; and the main document's title. A plain evaluate: no selector
- * engine, so no second injected script in the page's main world.
+ * too), so that a snapshot can never show them; and the main document's title. Read out of the page's reach, as
+ * the aria tree is (a page may lie to scripts in its own world about its fields): the main document in tabward's
+ * own isolated world (browser/isolatedReads.ts), other frames through Playwright's locators, which run in its
+ * utility world and reach out-of-process frames. A field that cannot be read fails the snapshot: it never goes
+ * out unmasked.
  */
-async function passwordValues(page: Page): Promise<{ title: string; passwords: string[] }> {
+async function passwordValues(
+  tracked: TrackedPage,
+  timeoutMs: number,
+): Promise<{ title: string; passwords: string[] }> {
+  const { page } = tracked;
   const main = page.mainFrame();
-  const read = (frame: Frame) =>
-    frame.evaluate<[string, string[]]>(readInFrame).catch((): [string, string[]] => ['', []]);
-  const results = await Promise.all(page.frames().map(read));
-  const mainAt = page.frames().indexOf(main);
-  const passwords = results.flatMap(([, values]) => values.filter((value) => value.length > 0));
-  return { title: results[mainAt]?.[0] ?? '', passwords };
+  const inFrame = async (frame: Frame): Promise<string[]> => {
+    const fields = frame.locator('input[type=password]');
+    const count = await fields.count();
+    return Promise.all(
+      Array.from({ length: count }, (_, i) => fields.nth(i).inputValue({ timeout: timeoutMs })),
+    );
+  };
+  const unreadable = (error: unknown) => {
+    throw new TabwardError(
+      'blocked',
+      `Could not read the page's password fields to mask them (${String(error).split('\n')[0]}); nothing was shown.`,
+      'The page was probably changing: call take_snapshot again.',
+    );
+  };
+  const [[title, mainValues], ...others] = await Promise.all([
+    tracked.readInDocument<[string, string[]]>(readInFrame).catch(unreadable),
+    ...page
+      .frames()
+      .filter((frame) => frame !== main)
+      // A frame that went away while it was read shows nothing any more.
+      .map((frame) =>
+        inFrame(frame).catch((error: unknown) => (frame.isDetached() ? [] : unreadable(error))),
+      ),
+  ]);
+  const passwords = [...mainValues, ...others.flat()].filter((value) => value.length > 0);
+  return { title, passwords };
 }
 
 /** Runs in the page (source text: the Node tsconfig has no DOM types). Returns [title, password values]. */

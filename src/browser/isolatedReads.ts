@@ -1,0 +1,64 @@
+// tabward's own reads of a tab's main document (password values to mask, the login-wall facts), evaluated in an
+// isolated world of its own over tabward's CDP session of the tab. The page's world is the page's: a page that
+// redefines what its scripts see (an input's value getter, querySelectorAll) would lie to a read made there, and
+// a password Playwright's aria snapshot shows (read in Playwright's own isolated world) would go unmasked. Also
+// quicker than Playwright's evaluate, which first injects a helper script into each new document's page world.
+
+import type { CDPSession } from 'playwright-core';
+
+interface EvaluateReply<T> {
+  readonly result: { readonly value?: T };
+  readonly exceptionDetails?: {
+    readonly text?: string;
+    readonly exception?: { readonly description?: string };
+  };
+}
+
+export class IsolatedReads {
+  /** The world made in the current document, by the document's sequence number in its tab. */
+  private world: { readonly documentSeq: number; readonly contextId: number } | undefined;
+  private mainFrameId: string | undefined;
+
+  constructor(private readonly session: Promise<CDPSession | undefined>) {}
+
+  /**
+   * The expression's value (by value: JSON-like), read in document `documentSeq` of the tab. Undefined session:
+   * throws, and the caller reads nothing rather than read in the page's world.
+   */
+  async evaluate<T>(expression: string, documentSeq: number): Promise<T> {
+    const session = await this.session;
+    if (!session) throw new Error("tabward's CDP session of the tab is not available");
+    for (let attempt = 0; ; attempt++) {
+      const contextId = await this.contextIn(session, documentSeq);
+      try {
+        const reply = (await session.send('Runtime.evaluate', {
+          expression,
+          contextId,
+          returnByValue: true,
+        })) as EvaluateReply<T>;
+        if (reply.exceptionDetails)
+          throw new Error(
+            reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text ?? 'evaluate failed',
+          );
+        return reply.result.value as T;
+      } catch (error) {
+        // The document changed under a world made for it (its context is gone): make one in the new document.
+        this.world = undefined;
+        if (attempt > 0 || !/context/i.test(String(error))) throw error;
+      }
+    }
+  }
+
+  private async contextIn(session: CDPSession, documentSeq: number): Promise<number> {
+    if (this.world?.documentSeq === documentSeq) return this.world.contextId;
+    this.mainFrameId ??= (
+      (await session.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } }
+    ).frameTree.frame.id;
+    const { executionContextId } = (await session.send('Page.createIsolatedWorld', {
+      frameId: this.mainFrameId,
+      worldName: 'tabward-reads',
+    })) as { executionContextId: number };
+    this.world = { documentSeq, contextId: executionContextId };
+    return executionContextId;
+  }
+}
