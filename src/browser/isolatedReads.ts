@@ -1,8 +1,9 @@
 // tabward's own reads of a tab's main document (password values to mask, the login-wall facts), evaluated in an
 // isolated world of its own over tabward's CDP session of the tab. The page's world is the page's: a page that
 // redefines what its scripts see (an input's value getter, querySelectorAll) would lie to a read made there, and
-// a password Playwright's aria snapshot shows (read in Playwright's own isolated world) would go unmasked. Also
-// quicker than Playwright's evaluate, which first injects a helper script into each new document's page world.
+// a password Playwright's aria snapshot shows (read in Playwright's own isolated world) would go unmasked. No
+// slower than Playwright's evaluate in the page's world: making the world costs about what injecting Playwright's
+// helper script there did (navigate+snapshot alternated in process, bench/results.md).
 
 import type { CDPSession } from 'playwright-core';
 
