@@ -14,6 +14,16 @@ const inFrame = 'frame-Pw-3308';
 const inShadow = 'shadow-Pw-7765';
 const typedByAgent = 'agent-typed-Pw-5150';
 const lyingValue = 'lying-page-Pw-6061';
+// Values Playwright's tree shows rewritten: whitespace collapsed and trimmed, soft hyphens dropped, and a quote
+// escaped inside another field's name (a field named by the password field, aria-labelledby).
+const spaced = '  spaced  Pw-2231\t ';
+const hyphened = 'soft\u00adPw-2232';
+const quoted = 'quote"Pw-2233\\';
+const xhtmlValue = 'xhtml-Pw-2234';
+const shownValue = 'shown-Pw-2235';
+const autocompleteValue = 'autocomplete-Pw-2236';
+const frameAutocompleteValue = 'frame-autocomplete-Pw-2238';
+const reloadingValue = 'Pw-2237-';
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -28,7 +38,58 @@ before(async () => {
       Object.defineProperty(HTMLInputElement.prototype, 'value', { get() { return ''; }, configurable: true });
       Element.prototype.querySelectorAll = function () { return []; };
     </script>`;
+  const setValues = (values: Record<string, string>) =>
+    `<script>for (const [id, value] of Object.entries(${JSON.stringify(values)})) document.getElementById(id).value = value;</script>`;
   site = await startFixture({
+    '/rewritten': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Rewritten</title>
+        <label>Spaced <input type="password" id="spaced"></label>
+        <label>Hyphened <input type="password" id="hyphened"></label>
+        <input type="password" id="quoted" aria-label="Quoted">
+        <span id="named">Named by</span> <input aria-labelledby="named quoted">
+        ${setValues({ spaced, hyphened, quoted })}`,
+      ),
+    // An XHTML document's selectors are case-sensitive: type="Password" is still a password field.
+    '/xhtml': (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/xhtml+xml' });
+      res.end(
+        `<html xmlns="http://www.w3.org/1999/xhtml"><head><title>XHTML</title></head><body>
+        <label>XHTML password <input type="Password" value="${xhtmlValue}"/></label></body></html>`,
+      );
+    },
+    // A "Show password" button turns the field into a text field; a field a password manager fills by autocomplete.
+    '/show-password': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Show</title>
+        <label>Shown password <input type="password" id="shown" value="${shownValue}"></label>
+        <button onclick="shown.type = 'text'">Show password</button>
+        <label>Autocomplete password <input type="text" autocomplete="current-password" value="${autocompleteValue}"></label>
+        <iframe srcdoc='<label>Frame autocomplete <input autocomplete="username new-password" value="${frameAutocompleteValue}"></label>'></iframe>`,
+      ),
+    // A code typed one digit a box: masking every "1" must not break the refs (@e1…) the agent acts with.
+    '/code': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Code</title>
+        ${[1, 2, 3, 4, 5, 6].map((digit) => `<input type="password" aria-label="Digit ${digit}" value="${digit}">`).join('')}
+        ${Array.from({ length: 12 }, (_, i) => `<a href="/help${i}">Help ${i}</a>`).join(' ')}
+        <button onclick="document.title = 'Verified'">Verify</button>`,
+      ),
+    // A frame that reloads itself with a new password value: its tree and its values must be of one document.
+    '/reloading': (_req, _body, res) =>
+      html(res, '<title>Reloading</title><iframe src="/reloading-frame"></iframe>'),
+    '/reloading-frame': (_req, _body, res) =>
+      html(
+        res,
+        `<label>Reloading password <input type="password" id="pw"></label>
+        <script>
+          pw.value = '${reloadingValue}' + Math.random().toString(36).slice(2);
+          setTimeout(() => location.reload(), Math.random() * 30);
+        </script>`,
+      ),
     '/lying': (_req, _body, res) => html(res, lying),
     // The same page in a frame of the site's own, and in a frame of another site (an out-of-process frame).
     '/framed-lying': (_req, _body, res) =>
@@ -86,4 +147,48 @@ test('nor can it in a frame of its own site or of another (an out-of-process fra
   const snapshot = await mcp.call('take_snapshot');
   assert.equal((snapshot.text.match(/Lying password/g) ?? []).length, 2, snapshot.text);
   assert.ok(!snapshot.text.includes(lyingValue), `shown:\n${snapshot.text}`);
+});
+
+test('a value is masked however the tree rewrites it (whitespace, soft hyphens, quoted in another name)', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/rewritten') });
+  const snapshot = await mcp.call('take_snapshot');
+  for (const marker of ['Pw-2231', 'Pw-2232', 'Pw-2233'])
+    assert.ok(!snapshot.text.includes(marker), `${marker} shown:\n${snapshot.text}`);
+  assert.match(snapshot.text, /textbox "Named by ••••" @e\d+/);
+});
+
+test('a password field of an XHTML document, its type in capitals, is masked', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/xhtml') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.match(snapshot.text, /XHTML password.*@e\d+/);
+  assert.ok(!snapshot.text.includes(xhtmlValue), `shown:\n${snapshot.text}`);
+});
+
+test('a password stays masked once shown as text, and an autocomplete password field is masked', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/show-password') });
+  const before = await mcp.call('take_snapshot');
+  await mcp.call('click', { ref: refOf(before.text, 'Show password') });
+  const after = await mcp.call('take_snapshot');
+  assert.match(after.text, /Shown password.*@e\d+/);
+  assert.equal((after.text.match(/Frame autocomplete.*••••/g) ?? []).length, 1, after.text);
+  for (const value of [shownValue, autocompleteValue, frameAutocompleteValue])
+    assert.ok(!after.text.includes(value), `${value} shown:\n${after.text}`);
+});
+
+test('masking one-character values leaves the refs intact', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/code') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.match(snapshot.text, /^link "Help ••••" \/help\*\*\*\* @e11$/m);
+  assert.match(snapshot.text, /^button "Verify" @e\d+$/m);
+  const clicked = await mcp.call('click', { ref: refOf(snapshot.text, 'Verify') });
+  assert.equal(clicked.isError, false, clicked.text);
+});
+
+test("a frame's tree and its password values are read from the same document", async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/reloading') });
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const snapshot = await mcp.call('take_snapshot');
+    assert.ok(!snapshot.text.includes(reloadingValue), `shown:\n${snapshot.text}`);
+    if (snapshot.isError) assert.match(snapshot.text, /kept navigating/);
+  }
 });
