@@ -24,6 +24,9 @@ export interface RunFigures {
   readonly firstReadAfterPauseMs?: number;
   readonly rssMb: number;
   readonly pages: Record<string, PageFigures>;
+  /** Going to a page and seeing it in the fewest calls the server offers: calls, and the median time over pages. */
+  readonly lookCalls: number;
+  readonly lookMs: number;
 }
 
 export const tokens = (text: string): number => encode(text).length;
@@ -68,6 +71,15 @@ export async function measureServer(
     if (!coldFirstReadMs) coldFirstReadMs = performance.now() - started;
     figures[page.name] = { tokens: tokens(snapshot), latencyMs, ...coverage(snapshot, page, server.ref) };
   }
+  const looks: number[] = [];
+  for (const page of pages) {
+    const before = performance.now();
+    let shown = '';
+    for (const request of server.look(`${urlOf(page)}?look`)) shown = await call(request);
+    looks.push(performance.now() - before);
+    if (!server.ref.test(shown))
+      throw new Error(`${server.name}: its look at ${page.name} showed no element refs`);
+  }
   const rssMb = transport.pid ? readRssMb(transport.pid) : 0;
   await client.close();
   return {
@@ -77,6 +89,8 @@ export async function measureServer(
     coldFirstReadMs,
     rssMb,
     pages: figures,
+    lookCalls: server.look('about:blank').length,
+    lookMs: [...looks].sort((a, b) => a - b)[Math.floor(looks.length / 2)] ?? 0,
   };
 }
 

@@ -100,6 +100,19 @@ const metrics: Metric[] = [
     target: 0.8,
   },
   { label: 'server memory (RSS)', pick: (r) => r.rssMb, unit: ' MB', lowerIsBetter: true },
+  {
+    label: 'calls (model turns) to go to a page and see it',
+    pick: (r) => r.lookCalls,
+    unit: '',
+    lowerIsBetter: true,
+    ratio: false,
+  },
+  {
+    label: 'go to a page and see it, in those calls (median over pages)',
+    pick: (r) => r.lookMs,
+    unit: ' ms',
+    lowerIsBetter: true,
+  },
   ...benchPages.flatMap((page): Metric[] => [
     {
       label: `snapshot tokens: ${page.name}`,

@@ -18,6 +18,8 @@ export interface ServerUnderTest {
   readonly args: readonly string[];
   readonly navigate: (url: string) => { name: string; arguments: Record<string, unknown> };
   readonly snapshot: { name: string; arguments: Record<string, unknown> };
+  /** The fewest calls that go to a page and show it to the agent (one model turn each). */
+  readonly look: (url: string) => { name: string; arguments: Record<string, unknown> }[];
   /** A line of the snapshot that carries one of these can be acted on. */
   readonly ref: RegExp;
 }
@@ -39,6 +41,7 @@ export function servers(chrome: string): ServerUnderTest[] {
       ],
       navigate: (url) => ({ name: 'navigate_page', arguments: { url } }),
       snapshot: { name: 'take_snapshot', arguments: {} },
+      look: (url) => [{ name: 'navigate_page', arguments: { url, snapshot: true } }],
       ref: /@f?\d*e\d+/,
     },
     {
@@ -57,6 +60,11 @@ export function servers(chrome: string): ServerUnderTest[] {
       ],
       navigate: (url) => ({ name: 'navigate_page', arguments: { type: 'url', url } }),
       snapshot: { name: 'take_snapshot', arguments: {} },
+      // Its input tools take includeSnapshot; navigate_page does not.
+      look: (url) => [
+        { name: 'navigate_page', arguments: { type: 'url', url } },
+        { name: 'take_snapshot', arguments: {} },
+      ],
       ref: /uid=\S+/,
     },
     {
@@ -74,6 +82,8 @@ export function servers(chrome: string): ServerUnderTest[] {
       ],
       navigate: (url) => ({ name: 'browser_navigate', arguments: { url } }),
       snapshot: { name: 'browser_snapshot', arguments: {} },
+      // Its navigate answers with the page's snapshot.
+      look: (url) => [{ name: 'browser_navigate', arguments: { url } }],
       ref: /\[ref=\S+\]/,
     },
   ];

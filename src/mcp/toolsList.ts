@@ -40,6 +40,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         url: {
           type: 'string',
         },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
+        },
       },
       required: ['url'],
     },
@@ -80,6 +84,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         pageId: {
           description: 'Tab id from list_pages; default: the selected tab',
           type: 'string',
+        },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
         },
       },
     },
@@ -156,6 +164,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           description: 'Tab id; default: the selected tab',
           type: 'string',
         },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
+        },
       },
       required: ['text'],
     },
@@ -179,6 +191,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         pageId: {
           description: 'Tab id; default: the selected tab',
           type: 'string',
+        },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
         },
       },
       required: ['ref'],
@@ -247,6 +263,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         pageId: {
           description: 'Tab id; default: the selected tab',
           type: 'string',
+        },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
         },
       },
       required: ['fields'],
@@ -318,6 +338,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         pageId: {
           description: 'Tab id; default: the selected tab',
           type: 'string',
+        },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
         },
       },
       required: ['key'],

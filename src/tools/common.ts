@@ -1,6 +1,7 @@
 // Helpers the tool files share: finding the tab and element a call targets, running page work under a
 // deadline, navigating with login-wall detection, and the short status line tools answer with.
 
+import { z } from 'zod';
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
 import {
   forgetLookups,
@@ -16,6 +17,12 @@ import { TabwardError } from '../core/errors.ts';
 import { classifyLoginWall } from '../core/loginWall.ts';
 import type { ToolContext, ToolResult, ToolTarget } from './tool.ts';
 import { text } from './tool.ts';
+
+/**
+ * The `snapshot` option of the tools after which an agent usually reads the page (see snapshotAfter in
+ * tools/runner.ts): the tab's snapshot comes with the result, which saves the agent a turn.
+ */
+export const snapshotOption = () => z.boolean().optional().describe("true: end with the tab's snapshot");
 
 export async function pageTarget(context: ToolContext, pageId: string | undefined): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);

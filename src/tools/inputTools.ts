@@ -14,6 +14,7 @@ import {
   requireTab,
   resolveJudged,
   runAction,
+  snapshotOption,
   typingRoles,
 } from './common.ts';
 import { defineTool, type ToolContext, type ToolTarget, text } from './tool.ts';
@@ -29,7 +30,7 @@ export const click = defineTool({
   name: 'click',
   description: 'Click an element.',
   kind: 'write',
-  schema: () => z.object({ ref, doubleClick: z.boolean().optional(), pageId }),
+  schema: () => z.object({ ref, doubleClick: z.boolean().optional(), pageId, snapshot: snapshotOption() }),
   target: async (args, context) => {
     const target = await elementTarget(context, args.pageId, args.ref);
     return judgedDestructive(target, target.element?.name ?? '');
@@ -132,6 +133,7 @@ export const fillForm = defineTool({
         .min(1)
         .max(50),
       pageId,
+      snapshot: snapshotOption(),
     }),
   carriesData: () => true,
   secretsUsed: (args) =>
@@ -179,7 +181,7 @@ export const pressKey = defineTool({
   name: 'press_key',
   description: 'Press a key or combination (e.g. Enter, Control+A), on an element or the focused one.',
   kind: 'write',
-  schema: () => z.object({ key: z.string().min(1), ref: ref.optional(), pageId }),
+  schema: () => z.object({ key: z.string().min(1), ref: ref.optional(), pageId, snapshot: snapshotOption() }),
   carriesData: () => true,
   target: async (args, context) => {
     if (args.ref) {

@@ -6,7 +6,15 @@ import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { TabwardError } from '../core/errors.ts';
 import { urlCarriesData } from '../core/guard.ts';
-import { checkUrl, navigateTab, pageTarget, requireTab, runOnPage, statusLine } from './common.ts';
+import {
+  checkUrl,
+  navigateTab,
+  pageTarget,
+  requireTab,
+  runOnPage,
+  snapshotOption,
+  statusLine,
+} from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id from list_pages; default: the selected tab');
@@ -49,7 +57,7 @@ export const newPage = defineTool({
   name: 'new_page',
   description: 'Open a URL in a new tab owned by the agent.',
   kind: 'navigate',
-  schema: () => z.object({ url: z.string() }),
+  schema: () => z.object({ url: z.string(), snapshot: snapshotOption() }),
   carriesData: (args) => urlCarriesData(args.url),
   target: async (args) => ({ frames: [], destination: checkUrl(args.url) }),
   handle: async (args, context) => {
@@ -88,6 +96,7 @@ export const navigatePage = defineTool({
       url: z.string().optional(),
       type: z.enum(['url', 'back', 'forward', 'reload']).optional().describe('default: url'),
       pageId,
+      snapshot: snapshotOption(),
     }),
   carriesData: (args) => urlCarriesData(args.url ?? ''),
   target: async (args, context) => {

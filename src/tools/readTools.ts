@@ -5,7 +5,7 @@ import { captureSnapshot } from '../browser/snapshot.ts';
 import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
 import type { Secrets } from '../core/secrets.ts';
-import { pageTarget, requireTab, runOnPage } from './common.ts';
+import { pageTarget, requireTab, runOnPage, snapshotOption } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -80,6 +80,7 @@ export const waitFor = defineTool({
       text: z.string().min(1),
       timeoutMs: z.number().int().min(1).max(60_000).optional(),
       pageId,
+      snapshot: snapshotOption(),
     }),
   target: (args, context) => pageTarget(context, args.pageId),
   handle: async (args, context, target) => {

@@ -8,7 +8,7 @@ import type { NetworkGuard } from '../browser/networkGuard.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
-import { TabwardError } from '../core/errors.ts';
+import { asTabwardError, TabwardError } from '../core/errors.ts';
 import type { ApproveAllGrants } from '../core/grants.ts';
 import { originOf } from '../core/guard.ts';
 import type { WritePolicy } from '../core/kinds.ts';
@@ -108,7 +108,32 @@ export class ToolRunner {
     // Told with the result the agent gets: a login-wall switch replaces this one with the reopened tab's.
     const final =
       result.loginWall && this.options.autoSwitch ? await this.switchOnLoginWall(result, resolved) : result;
-    return this.withBackgroundReads(final);
+    const told = this.withBackgroundReads(final);
+    if (!tool || !wantsSnapshot(tool, rawArgs)) return told;
+    // After a login-wall switch the tab named in the arguments belongs to the browser left behind.
+    const pageId = final === result ? (rawArgs as Args).pageId : undefined;
+    return this.snapshotAfter(told, typeof pageId === 'string' ? pageId : undefined, caller);
+  }
+
+  /**
+   * The `snapshot` option (tools/common.ts): the tab the call worked in (the one it named, else the selected one:
+   * a new_page's tab, the tab a login-wall switch reopened) is read as take_snapshot reads it, in a call of its own
+   * on the call path (judged, audited, tainting like any read), and that result joins this one. The action went
+   * through whatever the read gives: a snapshot that fails says why after it, never as this call's error, so that
+   * the agent does not repeat what was done.
+   */
+  private async snapshotAfter(
+    result: ToolResult,
+    pageId: string | undefined,
+    caller: Caller,
+  ): Promise<ToolResult> {
+    const read = await this.call('take_snapshot', pageId ? { pageId } : {}, caller).then(
+      (snapshot) => snapshot.content,
+      (error: unknown) => [
+        text(this.options.context.secrets.redactor.text(`No snapshot: ${asTabwardError(error).describe()}`)),
+      ],
+    );
+    return { ...result, content: [...result.content, ...read] };
   }
 
   /**
@@ -268,6 +293,11 @@ function unknownTool(name: string, args: unknown): GuardedAction<ToolResult> {
     },
     skipped: () => ({ content: [] }),
   };
+}
+
+/** The call asked for the tab's snapshot with its result, and its tool offers that (snapshotOption). */
+function wantsSnapshot(tool: Tool, rawArgs: unknown): boolean {
+  return 'snapshot' in tool.schema.shape && (rawArgs as Args | undefined)?.snapshot === true;
 }
 
 function parseArgs(tool: Tool, raw: unknown): Args {
