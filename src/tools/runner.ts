@@ -5,6 +5,7 @@
 
 import { loadedUrlOf } from '../browser/loadedUrls.ts';
 import type { NetworkGuard } from '../browser/networkGuard.ts';
+import type { TrackedPage } from '../browser/pages.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
@@ -38,6 +39,15 @@ export interface RunnerOptions {
 }
 
 type Args = Record<string, unknown>;
+
+/**
+ * What a call did, for its `snapshot` option: the arguments it acted with (a human may have modified them) and the
+ * tab it worked in. Unset when it did nothing (skipped by the human).
+ */
+interface Worked {
+  args?: Args;
+  tab?: TrackedPage | undefined;
+}
 
 /** Who is calling: the front end's name for the audit log, and the human to ask (default: the runner's). */
 export interface Caller {
@@ -94,7 +104,10 @@ export class ToolRunner {
       signal: caller.signal ?? new AbortController().signal,
     };
     const tool = this.byName.get(name);
-    const action = tool ? this.actionFor(tool, () => parseArgs(tool, rawArgs)) : unknownTool(name, rawArgs);
+    const worked: Worked = {};
+    const action = tool
+      ? this.actionFor(tool, () => parseArgs(tool, rawArgs), worked)
+      : unknownTool(name, rawArgs);
     const { value: done, stopped } = await this.path.run(action, resolved).catch((error: unknown) => {
       throw this.errorWithNotices(error);
     });
@@ -105,29 +118,29 @@ export class ToolRunner {
       tool?.name === 'browser_status' ? this.withGuardStatus(withStopped, resolved) : withStopped,
     );
     this.recordReads(result);
-    // Told with the result the agent gets: a login-wall switch replaces this one with the reopened tab's.
     const final =
-      result.loginWall && this.options.autoSwitch ? await this.switchOnLoginWall(result, resolved) : result;
-    const told = this.withBackgroundReads(final);
-    if (!tool || !wantsSnapshot(tool, rawArgs)) return told;
-    // After a login-wall switch the tab named in the arguments belongs to the browser left behind.
-    const pageId = final === result ? (rawArgs as Args).pageId : undefined;
-    return this.snapshotAfter(told, typeof pageId === 'string' ? pageId : undefined, caller);
+      result.loginWall && this.options.autoSwitch
+        ? await this.switchOnLoginWall(result, resolved, worked)
+        : result;
+    // A cancelled call starts no read of its own: nobody is there to be shown it.
+    const shown =
+      tool && wantsSnapshot(tool, worked) && worked.tab && !resolved.signal.aborted
+        ? await this.snapshotAfter(final, worked.tab, caller)
+        : final;
+    // Told with the result the agent gets (a login-wall switch replaces this one with the reopened tab's), after
+    // the snapshot: a page the snapshot shows was shown, and needs no note.
+    return this.withBackgroundReads(shown);
   }
 
   /**
-   * The `snapshot` option (tools/common.ts): the tab the call worked in (the one it named, else the selected one:
-   * a new_page's tab, the tab a login-wall switch reopened) is read as take_snapshot reads it, in a call of its own
-   * on the call path (judged, audited, tainting like any read), and that result joins this one. The action went
-   * through whatever the read gives: a snapshot that fails says why after it, never as this call's error, so that
-   * the agent does not repeat what was done.
+   * The `snapshot` option (tools/common.ts): the tab the call worked in (the one it acted in, the one new_page
+   * opened, the one a login-wall switch reopened; never whichever is selected by then) is read as take_snapshot
+   * reads it, in a call of its own on the call path (judged, audited, tainting like any read), and that result
+   * joins this one. The action went through whatever the read gives: a snapshot that fails (the tab closed, an
+   * open dialog) says why after it, never as this call's error, so that the agent does not repeat what was done.
    */
-  private async snapshotAfter(
-    result: ToolResult,
-    pageId: string | undefined,
-    caller: Caller,
-  ): Promise<ToolResult> {
-    const read = await this.call('take_snapshot', pageId ? { pageId } : {}, caller).then(
+  private async snapshotAfter(result: ToolResult, tab: TrackedPage, caller: Caller): Promise<ToolResult> {
+    const read = await this.call('take_snapshot', { pageId: tab.id }, caller).then(
       (snapshot) => snapshot.content,
       (error: unknown) => [
         text(this.options.context.secrets.redactor.text(`No snapshot: ${asTabwardError(error).describe()}`)),
@@ -154,7 +167,7 @@ export class ToolRunner {
   }
 
   /** A tool call as the call path sees it. Arguments are parsed when first looked at, inside the audited path. */
-  private actionFor(tool: Tool, parse: () => Args): GuardedAction<ToolResult> {
+  private actionFor(tool: Tool, parse: () => Args, worked: Worked): GuardedAction<ToolResult> {
     const { context } = this.options;
     let args: Args | undefined;
     let target: ToolTarget | undefined;
@@ -180,12 +193,19 @@ export class ToolRunner {
           ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),
         };
       },
-      act: async () => tool.handle(current(), context, requireTarget(target)),
+      act: async () => {
+        const acted = requireTarget(target);
+        const result = await tool.handle(current(), context, acted);
+        worked.args = current();
+        // new_page has no tab until it acts: its result reads from the tab it opened.
+        worked.tab = acted.tab ?? result.readFrom?.[0];
+        return result;
+      },
       auditTargets: (result) => result.targets,
       skipped: () => ({
         content: [text(`The user skipped ${tool.name}; nothing was done. Carry on without it.`)],
       }),
-      withArgs: (modified) => this.actionFor(tool, () => parseArgs(tool, modified)),
+      withArgs: (modified) => this.actionFor(tool, () => parseArgs(tool, modified), worked),
       onApproved: () => {
         const { secrets } = context;
         for (const use of secretUses(tool, current(), requireTarget(target), secrets))
@@ -194,13 +214,22 @@ export class ToolRunner {
     };
   }
 
-  private switchOnLoginWall(result: ToolResult, caller: Required<Caller>): Promise<ToolResult> {
+  private switchOnLoginWall(
+    result: ToolResult,
+    caller: Required<Caller>,
+    worked: Worked,
+  ): Promise<ToolResult> {
     return maybeSwitchOnLoginWall(result, {
       session: this.options.context.session,
       approver: caller.approver,
       nextId: () => this.path.nextApprovalId(),
       // The reopened page goes through the guard like any other navigation.
-      reopen: (url) => this.call('new_page', { url }, caller),
+      reopen: async (url) => {
+        const reopened = await this.call('new_page', { url }, caller);
+        // The call now works in the reopened tab; the one it named belongs to the browser left behind.
+        worked.tab = reopened.readFrom?.[0];
+        return reopened;
+      },
       audit: (url, choice, outcome, error) =>
         this.path.recordEvent({
           tool: 'browser_connect',
@@ -295,9 +324,9 @@ function unknownTool(name: string, args: unknown): GuardedAction<ToolResult> {
   };
 }
 
-/** The call asked for the tab's snapshot with its result, and its tool offers that (snapshotOption). */
-function wantsSnapshot(tool: Tool, rawArgs: unknown): boolean {
-  return 'snapshot' in tool.schema.shape && (rawArgs as Args | undefined)?.snapshot === true;
+/** The call, as it acted, asked for the tab's snapshot with its result, and its tool offers that (snapshotOption). */
+function wantsSnapshot(tool: Tool, worked: Worked): boolean {
+  return 'snapshot' in tool.schema.shape && worked.args?.snapshot === true;
 }
 
 function parseArgs(tool: Tool, raw: unknown): Args {

@@ -5,11 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Approver } from '../../src/core/approvals.ts';
+import { ToolRunner } from '../../src/tools/runner.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const secret = 'Hush-Value-5521';
+/** The /gate page shows "Gate open" once the test opens it (its script asks /gate-state). */
+let gateOpen = false;
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -26,18 +31,37 @@ before(async () => {
     'GET /leak': (_req, _body, res) => html(res, `<title>Leak</title><p>code ${secret}</p>`),
     'GET /search': (_req, _body, res) =>
       html(res, `<title>Search</title><form action="/found"><label>Query <input name="q"></label></form>`),
+    // A login wall: with auto-switch on and the switch not made, the call still worked in the tab it named.
+    'GET /signin': (_req, _body, res) =>
+      html(
+        res,
+        '<title>Sign in</title><form method="post"><label>Email <input type="email" name="e"></label><label>Password <input type="password" name="p"></label><button>Continue</button></form>',
+      ),
+    'GET /gate': (_req, _body, res) =>
+      html(
+        res,
+        '<title>Gate</title><script>const poll = async () => { if ((await (await fetch("/gate-state")).text()) === "open") document.body.append("Gate open"); else setTimeout(poll, 50); }; poll();</script>',
+      ),
+    'GET /gate-state': (_req, _body, res) => {
+      res.end(gateOpen ? 'open' : 'shut');
+    },
+    'GET /to-vault': (_req, _body, res) =>
+      html(res, `<title>Hub</title><a href="${site.url('vault.test', '/safe')}">Open the vault</a>`),
+    'GET /safe': (_req, _body, res) => html(res, '<title>Vault</title><p>Vault contents</p>'),
     'GET /found': (req, _body, res) =>
       html(
         res,
         `<title>Found</title><p>Results for ${new URL(req.url ?? '/', 'http://x').searchParams.get('q')}</p>`,
       ),
   });
-  tw = await startInProcess({ secrets: `SHOP_CODE=${secret}\n` });
+  tw = await startInProcess({ secrets: `SHOP_CODE=${secret}\n`, rules: ['*://vault.test/*'] });
 });
 after(async () => {
   await tw?.close();
   await site?.close();
 });
+
+const tabIdOf = (result: { text: string }) => /^Tab (p\d+):/m.exec(result.text)?.[1];
 
 const snapshotCalls = (mcp: InProcessMcp) =>
   mcp.audit().filter((record) => record.tool === 'take_snapshot' && record.outcome !== 'started');
@@ -106,6 +130,86 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     const leak = await mcp.call('new_page', { url: url('/leak'), snapshot: true });
     assert.match(leak.text, /<untrusted>[\s\S]*code /, leak.text);
     assert.ok(!leak.text.includes(secret), leak.text);
+    await mcp.close();
+  });
+
+  test('a login wall the switch was not made for: the snapshot is of the tab the call named, not the selected one', async () => {
+    const mcp = await tw.connect();
+    const named = tabIdOf(await mcp.call('new_page', { url: url('/list') }));
+    const selected = tabIdOf(await mcp.call('new_page', { url: url('/search') }));
+    assert.ok(named && selected && named !== selected);
+    // auto mode (the login-wall switch on), the human saying no if asked (this machine's Chrome may answer).
+    const saysNo: Approver = { name: 'test', ask: async () => ({ choice: 'reject' }) };
+    const auto = new ToolRunner({ ...mcp.runner.options, autoSwitch: true });
+    const walled = await auto.call(
+      'navigate_page',
+      { url: url('/signin'), pageId: named, snapshot: true },
+      { frontEnd: 'mcp', approver: saysNo },
+    );
+    const shown = walled.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    assert.match(shown, /Login wall/, shown);
+    assert.match(shown, new RegExp(`Tab ${named} \\[agent\\] .*/signin "Sign in"\n<untrusted>`), shown);
+    await mcp.close();
+  });
+
+  test('a skipped call comes with no snapshot; a modified one with the snapshot of the tab it acted in', async () => {
+    const mcp = await tw.connect({ policy: 'strict' });
+    const first = tabIdOf(await mcp.call('new_page', { url: url('/list') }));
+    const second = tabIdOf(await mcp.call('new_page', { url: url('/search') }));
+    assert.ok(first && second);
+    mcp.human.will({ decision: 'skip' });
+    const skipped = await mcp.call('press_key', { key: 'End', pageId: first, snapshot: true });
+    assert.match(skipped.text, /The user skipped press_key; nothing was done/, skipped.text);
+    assert.doesNotMatch(skipped.text, /<untrusted>/, 'nothing was done: nothing to show');
+    mcp.human.will({
+      decision: 'modify',
+      args: JSON.stringify({ key: 'End', pageId: second, snapshot: true }),
+    });
+    const pressed = await mcp.call('press_key', { key: 'End', pageId: first, snapshot: true });
+    assert.ok(!pressed.isError, pressed.text);
+    assert.match(
+      pressed.text,
+      new RegExp(`Tab ${second} \\[agent\\] .*/search "Search"\n<untrusted>`),
+      pressed.text,
+    );
+    assert.equal(snapshotCalls(mcp).length, 1);
+    await mcp.close();
+  });
+
+  test('a sensitive page a click led to, shown by the snapshot: no note that no result showed it', async () => {
+    const mcp = await tw.connect();
+    const hub = await mcp.call('new_page', { url: url('/to-vault'), snapshot: true });
+    mcp.human.will({ decision: 'approve' });
+    const clicked = await mcp.call('click', { ref: refOf(hub.text, 'Open the vault'), snapshot: true });
+    assert.ok(!clicked.isError, clicked.text);
+    assert.match(clicked.text, /Vault contents/, clicked.text);
+    assert.doesNotMatch(clicked.text, /not a page a tool result showed/, clicked.text);
+    assert.match((await mcp.call('browser_status')).text, /tainted by reading: http:\/\/vault\.test:\d+\n/);
+    await mcp.close();
+  });
+
+  test('a call the client cancelled reads no snapshot once its action is done', async () => {
+    const mcp = await tw.connect();
+    await mcp.call('new_page', { url: url('/gate') });
+    const cancel = new AbortController();
+    const waiting = mcp.client
+      .callTool({ name: 'wait_for', arguments: { text: 'Gate open', snapshot: true } }, undefined, {
+        signal: cancel.signal,
+      })
+      .catch((error: unknown) => error);
+    await waitFor('wait_for to start', () => mcp.audit().some((record) => record.tool === 'wait_for'));
+    cancel.abort();
+    await waiting;
+    gateOpen = true;
+    await waitFor('wait_for to end', () =>
+      mcp.audit().some((record) => record.tool === 'wait_for' && record.outcome === 'ok'),
+    );
+    await mcp.call('list_pages');
+    assert.deepEqual(
+      mcp.audit().filter((record) => record.tool === 'take_snapshot'),
+      [],
+      'no read started for nobody',
+    );
     await mcp.close();
   });
 });
