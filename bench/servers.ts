@@ -82,8 +82,11 @@ export function servers(chrome: string): ServerUnderTest[] {
       ],
       navigate: (url) => ({ name: 'browser_navigate', arguments: { url } }),
       snapshot: { name: 'browser_snapshot', arguments: {} },
-      // Its navigate answers with the page's snapshot.
-      look: (url) => [{ name: 'browser_navigate', arguments: { url } }],
+      // Its navigate answers with a link to the page's snapshot, written to a file (measured on this version).
+      look: (url) => [
+        { name: 'browser_navigate', arguments: { url } },
+        { name: 'browser_snapshot', arguments: {} },
+      ],
       ref: /\[ref=\S+\]/,
     },
   ];
