@@ -289,6 +289,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           description: 'Tab id; default: the selected tab',
           type: 'string',
         },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
+        },
       },
       required: ['ref'],
     },
@@ -366,6 +370,10 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
         pageId: {
           description: 'Tab id; default: the selected tab',
           type: 'string',
+        },
+        snapshot: {
+          description: "true: end with the tab's snapshot",
+          type: 'boolean',
         },
       },
       required: ['action'],

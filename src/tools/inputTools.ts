@@ -55,7 +55,7 @@ export const hover = defineTool({
   name: 'hover',
   description: 'Move the mouse over an element.',
   kind: 'write',
-  schema: () => z.object({ ref, pageId }),
+  schema: () => z.object({ ref, pageId, snapshot: snapshotOption() }),
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);

@@ -7,7 +7,15 @@ import { allFrames } from '../browser/elements.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
-import { judgedDestructive, pageTarget, requireTab, runAction, runOnPage, statusLine } from './common.ts';
+import {
+  judgedDestructive,
+  pageTarget,
+  requireTab,
+  runAction,
+  runOnPage,
+  snapshotOption,
+  statusLine,
+} from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
@@ -53,7 +61,12 @@ export const handleDialog = defineTool({
   description: 'Accept or dismiss the open dialog of a tab.',
   kind: 'write',
   schema: () =>
-    z.object({ action: z.enum(['accept', 'dismiss']), promptText: z.string().optional(), pageId }),
+    z.object({
+      action: z.enum(['accept', 'dismiss']),
+      promptText: z.string().optional(),
+      pageId,
+      snapshot: snapshotOption(),
+    }),
   carriesData: (args) => args.promptText !== undefined,
   // The dialog may come from any frame of the page, and Playwright does not say which: every frame counts, so
   // a page embedding a sensitive frame is judged as sensitive.

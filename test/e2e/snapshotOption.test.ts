@@ -1,5 +1,6 @@
-// The `snapshot` option of navigate_page, new_page, click, press_key, fill_form and wait_for: the tab's snapshot
-// comes with the result (one agent turn instead of two), read in a take_snapshot call of its own on the call path:
+// The `snapshot` option of navigate_page, new_page, click, hover, press_key, fill_form, wait_for and handle_dialog:
+// the tab's snapshot comes with the result (one agent turn instead of two), read in a take_snapshot call of its own
+// on the call path:
 // audited, judged and redacted like any read, its refs usable, and an action that went through never turned into
 // an error by a snapshot that could not be taken. In-process (test/helpers/inProcessMcp.ts), real Chromium.
 
@@ -26,7 +27,11 @@ before(async () => {
       html(res, '<title>List</title><h1>Orders</h1><a href="/order/7">Order seven</a>'),
     'GET /order/7': (_req, _body, res) => html(res, '<title>Order 7</title><h1>Order seven detail</h1>'),
     'GET /alert': (_req, _body, res) =>
-      html(res, '<title>Alert</title><button onclick="alert(\'are you sure\')">Warn me</button>'),
+      html(
+        res,
+        `<title>Alert</title><button onclick="document.body.insertAdjacentHTML('beforeend', confirm('are you sure') ? '<p>Went ahead</p>' : '<p>Kept it</p>')">Warn me</button>
+        <button onmouseenter="document.getElementById('menu').hidden = false">Account menu</button><ul id="menu" hidden><li><a href="/order/7">Sign out</a></li></ul>`,
+      ),
     // The page shows a declared secret: the snapshot that comes with a result must not.
     'GET /leak': (_req, _body, res) => html(res, `<title>Leak</title><p>code ${secret}</p>`),
     'GET /search': (_req, _body, res) =>
@@ -112,7 +117,7 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     await mcp.close();
   });
 
-  test('a click that opens a dialog went through: the snapshot says why it is missing, the call is no error', async () => {
+  test('a click that opens a dialog went through: the snapshot says why it is missing, the call is no error; handle_dialog and hover with snapshot', async () => {
     const mcp = await tw.connect();
     const page = await mcp.call('new_page', { url: url('/alert'), snapshot: true });
     const clicked = await mcp.call('click', { ref: refOf(page.text, 'Warn me'), snapshot: true });
@@ -120,8 +125,11 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     assert.match(clicked.text, /Clicked button "Warn me"/, clicked.text);
     assert.match(clicked.text, /No snapshot: .*are you sure/s, clicked.text);
     assert.doesNotMatch(clicked.text, /<untrusted>/);
-    const answered = await mcp.call('handle_dialog', { action: 'dismiss' });
+    const answered = await mcp.call('handle_dialog', { action: 'dismiss', snapshot: true });
     assert.ok(!answered.isError, answered.text);
+    assert.match(answered.text, /<untrusted>[\s\S]*Kept it/, 'the page as the answer left it');
+    const hovered = await mcp.call('hover', { ref: refOf(page.text, 'Account menu'), snapshot: true });
+    assert.match(hovered.text, /link "Sign out" .*@e\d+/, 'the menu the hover opened, with its refs');
     await mcp.close();
   });
 
