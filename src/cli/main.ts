@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { agentCommand } from './agentCommand.ts';
 import { auditCommand } from './auditCommand.ts';
+import { cacheCompiledCode } from './compileCache.ts';
 import { demoCommand } from './demoCommand.ts';
 import { doctorCommand } from './doctorCommand.ts';
 import { exitWithError } from './errorReport.ts';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<void> {
   // An error nothing awaited (a server's 'error' event) ends the process the same way: one line, a code.
   process.on('uncaughtException', exitWithError);
+  cacheCompiledCode();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
