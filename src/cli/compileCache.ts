@@ -3,7 +3,10 @@
 // tools/list; compiled code read back from the cache saves ~50 ms of it on every later start. Node 22.8+ keeps such
 // a cache itself (module.enableCompileCache, which covers tabward's own ES modules too); on Node 20 the
 // v8-compile-cache-lib hook does, for CommonJS modules loaded after it is installed. Best effort: a cache that
-// cannot be made, read or written means compiling without one, never an error.
+// cannot be made, read or written means compiling without one, never an error. A module the Node 20 hook compiles
+// cannot import() (it compiles without a dynamic-import callback): playwright-core's one import() is of the optional
+// kerberos package for Negotiate proxies, which tabward does not install, so it fails the same way either way; a
+// CommonJS dependency that needs import() must be loaded before cacheCompiledCode or without the hook.
 //
 // The cache is code: V8 checks an entry against its script's length only, so whoever can write the cache runs code
 // in tabward, with the user's logins. It is used only where no one else can write (home.ts makes the home private,

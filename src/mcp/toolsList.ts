@@ -41,7 +41,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -86,7 +86,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -165,7 +165,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -193,7 +193,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -265,7 +265,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -290,7 +290,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -344,7 +344,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },
@@ -372,7 +372,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'string',
         },
         snapshot: {
-          description: "true: end with the tab's snapshot",
+          description: 'also return the snapshot',
           type: 'boolean',
         },
       },

@@ -22,7 +22,7 @@ import { text } from './tool.ts';
  * The `snapshot` option of the tools after which an agent usually reads the page (see snapshotAfter in
  * tools/runner.ts): the tab's snapshot comes with the result, which saves the agent a turn.
  */
-export const snapshotOption = () => z.boolean().optional().describe("true: end with the tab's snapshot");
+export const snapshotOption = () => z.boolean().optional().describe('also return the snapshot');
 
 export async function pageTarget(context: ToolContext, pageId: string | undefined): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
