@@ -128,18 +128,12 @@ export function prepareProfile(given: string | undefined): Profile {
   return { userDataDir, temporary: given === undefined, ownTmp, artifactsDir };
 }
 
-/** tabward's flags for a browser of its own, with how it is to be driven (a port, or a pipe) before the page. */
 /**
- * `blankTab: false` starts a headless browser with no tab at all (the agent's first call opens its own): about
- * 0.2 s less to the first page here. A headed browser keeps its first window, or closing the agent's last tab
- * would quit it.
+ * tabward's flags for a browser of its own, with how it is to be driven (a port, or a pipe) before the page. It
+ * starts with one blank tab: a headless one's renderer starts with the browser (launchIsolated.ts hands that tab to
+ * the agent), and a headed browser keeps its window, or closing the agent's last tab would quit it.
  */
-export function chromeArgs(
-  options: LaunchOptions,
-  userDataDir: string,
-  debugging: string,
-  blankTab = true,
-): string[] {
+export function chromeArgs(options: LaunchOptions, userDataDir: string, debugging: string): string[] {
   return [
     ...baseChromeArgs,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
@@ -147,7 +141,7 @@ export function chromeArgs(
     `--user-data-dir=${userDataDir}`,
     debugging,
     ...(options.extraArgs ?? []),
-    blankTab || !options.headless ? 'about:blank' : '--no-startup-window',
+    'about:blank',
   ];
 }
 

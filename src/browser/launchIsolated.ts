@@ -1,14 +1,15 @@
-// The isolated browser: a Chromium launched by Playwright and driven over a pipe (--remote-debugging-pipe), in a
-// fresh temporary profile of tabward's own, with tabward's flags only (Playwright's defaults are left out). No port
-// to poll for and no WebSocket to open: about a second less to the first tab than launching with a port and
-// attaching over CDP, and no debugging port that another local process could reach. Closing asks Chromium to quit
-// (Browser.close) before ending its process group; the profile goes however the browser ends. Playwright's own
-// SIGINT/SIGTERM/SIGHUP handlers stay off: tabward's shutdown decides when the browser closes.
+// The isolated browser: a Chromium of tabward's own, driven over a pipe (--remote-debugging-pipe), in a fresh
+// temporary profile, with tabward's flags only. tabward spawns it and hands the pipe to Playwright
+// (connectOverCDP with a transport, pipeTransport.ts) rather than have Playwright launch it, so the browser and its
+// first tab start while playwright-core loads. No port to poll for and no WebSocket to open, and no debugging port
+// that another local process could reach. Closing asks Chromium to quit (Browser.close) before ending its process
+// group; the profile goes however the browser ends. Playwright installs no signal handlers for a browser it did not
+// launch: tabward's shutdown decides when the browser closes.
 
-import { readlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { loadChromium } from './connect.ts';
 import { settledWithin } from './deadline.ts';
@@ -20,14 +21,17 @@ import {
   rememberBrowser,
   removeWithRetries,
 } from './launch.ts';
+import { PipeTransport } from './pipeTransport.ts';
 
 export interface IsolatedBrowser {
   readonly browser: Browser;
   /** The profile's own context: every tab of the agent lives here. */
   readonly context: BrowserContext;
   readonly userDataDir: string;
-  /** The browser process, leader of its process group (0 if Chromium did not say). */
+  /** The browser process, leader of its process group. */
   readonly pid: number;
+  /** The blank tab the browser started with, if it is there: the agent's first tab, with no tab to open. */
+  readonly firstTab: Page | undefined;
   /** Browser.close, then the process group, then the temporary profile. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -36,34 +40,41 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   options.signal?.throwIfAborted();
   const profile = prepareProfile(options.userDataDir);
   const profileToDelete = profile.temporary ? profile.userDataDir : undefined;
-  let pid = 0;
-  // Before the pipe answers, the browser is found by the lock it takes on its profile.
-  const pidNow = () => pid || lockHolder(profile.userDataDir);
-  // Registered before the launch: tabward exiting while Chromium starts still ends it and removes the profile.
-  const forget = rememberBrowser(pidNow, profileToDelete);
-  // Playwright's launch cannot be cancelled: stopping one in flight kills the browser, which fails the launch.
-  const stopStarting = () => void killWhileStarting(pidNow, launched);
-  const { promise: launched, resolve: done } = settledSignal();
-  options.signal?.addEventListener('abort', stopStarting, { once: true });
-  let context: BrowserContext;
+  // Spawned before playwright-core is loaded: the browser boots (its first tab's renderer too) on another core
+  // while the library loads here, about 0.15 s of the first call's wait (bench/results.md, eighth pass).
+  const child = spawn(
+    options.executablePath,
+    chromeArgs(options, profile.userDataDir, '--remote-debugging-pipe'),
+    {
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, TMPDIR: profile.ownTmp },
+    },
+  );
+  const pid = child.pid ?? 0;
+  // Registered at once: tabward exiting while Chromium starts still ends it and removes the profile.
+  const forget = rememberBrowser(() => pid, profileToDelete);
+  const stderr: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 200) stderr.push(chunk.toString());
+  });
+  const failed = startFailure(child, stderr, options.signal);
+  let browser: Browser;
   try {
+    const [, toBrowser, fromBrowser] = child.stdio.slice(2) as [unknown, Writable, Readable];
+    if (!pid || !toBrowser || !fromBrowser) throw await failed.reason;
     const chromium = await loadChromium();
     options.signal?.throwIfAborted();
-    context = await chromium.launchPersistentContext(profile.userDataDir, {
-      executablePath: options.executablePath,
-      headless: options.headless,
-      ignoreDefaultArgs: true,
-      args: chromeArgs(options, profile.userDataDir, '--remote-debugging-pipe', false),
-      env: { ...process.env, TMPDIR: profile.ownTmp },
-      artifactsDir: profile.artifactsDir,
-      // As a browser attached over CDP: the window's own size, no emulated viewport.
-      viewport: null,
-      timeout: options.timeoutMs ?? 30_000,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+    browser = await Promise.race([
+      chromium.connectOverCDP(new PipeTransport(toBrowser, fromBrowser), {
+        timeout: options.timeoutMs ?? 30_000,
+        artifactsDir: profile.artifactsDir,
+      }),
+      failed.reason,
+    ]);
   } catch (error) {
+    failed.stop();
+    if (pid) killGroup(pid, 'SIGKILL');
     forget();
     if (profileToDelete) await removeWithRetries(profileToDelete);
     if (options.signal?.aborted)
@@ -71,90 +82,81 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
         'browser_unavailable',
         'The browser start was stopped: tabward is shutting down.',
       );
+    if (error instanceof TabwardError) throw error;
     const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    throw new TabwardError('browser_unavailable', `The browser did not start: ${message.slice(0, 600)}`);
-  } finally {
-    done();
-    options.signal?.removeEventListener('abort', stopStarting);
+    throw new TabwardError(
+      'browser_unavailable',
+      `The browser did not start: ${message.slice(0, 300)} ${stderr.join('').slice(-300)}`.trim(),
+    );
   }
-  const browser = context.browser();
-  pid = lockHolder(profile.userDataDir) || (browser ? await browserPid(browser) : 0);
+  failed.stop();
+  // The browser's own profile: the one its command line named, where every tab of the agent lives.
+  const context = browser.contexts()[0];
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= stop(context, browser, pid, profileToDelete).finally(forget);
+    closing ??= stop(browser, pid, profileToDelete).finally(forget);
     return closing;
   };
-  // Asked to stop just as the launch finished: closed at once.
-  if (!browser || options.signal?.aborted) {
+  // Asked to stop just as the start finished: closed at once.
+  if (!context || options.signal?.aborted) {
     await close();
     throw new TabwardError(
       'browser_unavailable',
-      browser
+      context
         ? 'The browser start was stopped: tabward is shutting down.'
-        : 'The browser started without a handle.',
+        : 'The browser started without its default profile.',
     );
   }
-  return { browser, context, userDataDir: profile.userDataDir, pid, close };
+  const firstTab = context.pages().find((page) => page.url() === 'about:blank');
+  return { browser, context, userDataDir: profile.userDataDir, pid, firstTab, close };
 }
 
-function settledSignal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = (): void => undefined;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
+/**
+ * Rejects (with what the browser said on stderr) when the start cannot succeed: the process would not spawn or
+ * exited, or tabward began shutting down, in which case the browser is killed. `stop` ends the watch.
+ */
+function startFailure(
+  child: ChildProcess,
+  stderr: readonly string[],
+  signal: AbortSignal | undefined,
+): { reason: Promise<never>; stop: () => void } {
+  let fail: (error: Error) => void = () => undefined;
+  const reason = new Promise<never>((_, reject) => {
+    fail = reject;
   });
-  return { promise, resolve };
+  // Only ever awaited in a race: unobserved otherwise.
+  reason.catch(() => undefined);
+  const onError = (error: Error) =>
+    fail(new TabwardError('browser_unavailable', `The browser did not start: ${error.message}`));
+  const onExit = (code: number | null, signalName: string | null) =>
+    fail(
+      new TabwardError(
+        'browser_unavailable',
+        `The browser exited during start-up (${code ?? signalName}): ${stderr.join('').slice(-600)}`,
+      ),
+    );
+  const onAbort = () => {
+    if (child.pid) killGroup(child.pid, 'SIGKILL');
+    fail(new TabwardError('browser_unavailable', 'The browser start was stopped: tabward is shutting down.'));
+  };
+  child.on('error', onError);
+  child.once('exit', onExit);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    reason,
+    stop: () => {
+      child.off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
-/** The process holding the profile's lock (Chromium's SingletonLock links to "<host>-<pid>"), 0 if none yet. */
-function lockHolder(userDataDir: string): number {
-  try {
-    return Number(/-(\d+)$/.exec(readlinkSync(join(userDataDir, 'SingletonLock')))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-async function killWhileStarting(pid: () => number, launched: Promise<void>): Promise<void> {
-  let settled = false;
-  void launched.then(() => {
-    settled = true;
-  });
-  while (!settled) {
-    const id = pid();
-    if (id) {
-      killGroup(id, 'SIGKILL');
-      return;
-    }
-    await sleep(25);
-  }
-}
-
-/** The browser process's id, as Chromium reports it (Playwright does not hand out the process of a pipe launch). */
-async function browserPid(browser: Browser): Promise<number> {
-  try {
-    const cdp = await browser.newBrowserCDPSession();
-    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as {
-      processInfo: { type: string; id: number }[];
-    };
-    void cdp.detach().catch(() => undefined);
-    return processInfo.find((info) => info.type === 'browser')?.id ?? 0;
-  } catch {
-    return 0;
-  }
-}
-
-async function stop(
-  context: BrowserContext,
-  browser: Browser | null,
-  pid: number,
-  profileToDelete: string | undefined,
-): Promise<void> {
-  if (browser?.isConnected()) {
+async function stop(browser: Browser, pid: number, profileToDelete: string | undefined): Promise<void> {
+  if (browser.isConnected()) {
     // Browser.close lets Chromium quit as it would for a user (its temp files removed). Its answer may never come
-    // (the pipe closes as the browser exits), so with the process known, its exit is what is waited for.
-    const asked = closeOverCdp(browser).catch(() => undefined);
-    if (pid) await until(() => !alive(pid), 2000);
-    else await settledWithin(asked, 2000);
+    // (the pipe closes as the browser exits): the process's exit is what is waited for.
+    void closeOverCdp(browser).catch(() => undefined);
+    await until(() => !alive(pid), 2000);
   }
   if (alive(pid)) {
     killGroup(pid, 'SIGTERM');
@@ -164,9 +166,9 @@ async function stop(
     }
   }
   // Helpers (renderers, the GPU process) may outlive a browser process that crashed or was killed.
-  if (pid) killGroup(pid, 'SIGKILL');
-  // With its process gone, Playwright's side ends at once (a pid unknown: Playwright closes it the slow way).
-  await settledWithin(context.close(), pid ? 2000 : 10_000);
+  killGroup(pid, 'SIGKILL');
+  // With its process gone (the pipe with it), Playwright's side ends at once.
+  await settledWithin(browser.close(), 2000);
   if (profileToDelete) await removeWithRetries(profileToDelete);
 }
 

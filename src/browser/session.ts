@@ -286,6 +286,9 @@ export class BrowserSession {
   async openRunPage(timeoutMs: number): Promise<RecipePage> {
     const connection = await this.ensure();
     const { network } = this.config;
+    // Runs open contexts of their own: the blank tab the browser started with would only hold memory.
+    const spare = await this.takeSpareTab();
+    if (spare) await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(() => undefined);
     if (connection.mode === 'shared') {
       const page = await RecipePage.open(connection.context, false, timeoutMs);
       if (network) await withDeadline(page.guardedBy(network), timeoutMs, 'Guarding the tab');
@@ -441,6 +444,7 @@ export class BrowserSession {
     // Before any tab is used: no request of the agent's pages may leave unjudged.
     if (network && connection.mode !== 'shared')
       await withDeadline(network.watchContext(connection.context), 30_000, 'Guarding the browser');
+    const firstTab = await this.usableFirstTab(connection);
     this.current = connection;
     this.wantedMode = connection.mode;
     this.pages.forget('the browser was replaced');
@@ -448,10 +452,36 @@ export class BrowserSession {
     const onAgentPopup =
       network && connection.mode === 'shared' ? (page: Page) => network.watchPage(page) : undefined;
     this.pages.watch(connection.context, connection.mode !== 'shared', onAgentPopup);
+    if (firstTab) {
+      const tracked = this.pages.track(firstTab, true);
+      tracked.ownedByAgent = true;
+      this.pages.selected = tracked;
+      this.spareTab = tracked;
+    }
     connection.browser.on('disconnected', () => {
       if (this.current === connection) this.lost(connection);
     });
     this.emitMode(connection.mode);
+  }
+
+  /**
+   * The blank tab a headless browser of tabward's own started with (its renderer started while playwright-core
+   * loaded) becomes the agent's first tab, handed out as warmUp's tab is: the first call uses it, or new_page does.
+   * A headed browser's first window stays as it was. A tab the backstop could not take under watch is closed, not used.
+   */
+  private async usableFirstTab(connection: Connection): Promise<Page | undefined> {
+    const first = connection.launched?.firstTab;
+    if (!first || !this.config.headless || first.isClosed()) return undefined;
+    const { network } = this.config;
+    const guarded = network
+      ? await withDeadline(network.ready(first), 30_000, 'Guarding the tab').then(
+          () => true,
+          () => false,
+        )
+      : true;
+    if (guarded) return first;
+    await withDeadline(first.close(), 5_000, 'Closing a tab').catch(() => undefined);
+    return undefined;
   }
 
   private dropConnection(why: string): void {

@@ -30,8 +30,9 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   const warmUp = () => {
     if (warmedUp || closing) return;
     warmedUp = true;
-    preloadBrowserLibrary();
-    if (flags.warmUp) browser.session.warmUp();
+    // A browser warmed up is spawned before the library loads (it boots meanwhile): only without one is the library
+    // loaded here.
+    if (!(flags.warmUp && browser.session.warmUp())) preloadBrowserLibrary();
     setImmediate(
       () =>
         void browser.page
