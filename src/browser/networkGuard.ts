@@ -130,6 +130,10 @@ export class NetworkGuard implements Backstop {
       );
       void this.startPopup(page).catch(() => undefined);
     });
+    // A tab already open (the blank one a browser of tabward's own starts with) is first seen now, before any
+    // action: unseen, every later new_page would count as the action that opened it, its page's requests held for
+    // that call's human as the new tab's doing.
+    for (const page of context.pages()) this.seen(page);
     await Promise.all(context.pages().map((page) => this.ready(page).catch(() => undefined)));
   }
 
