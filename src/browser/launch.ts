@@ -137,7 +137,10 @@ export function chromeArgs(options: LaunchOptions, userDataDir: string, debuggin
   return [
     ...baseChromeArgs,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    ...(options.headless ? ['--headless'] : []),
+    // Headless, the start-up infobars (an unsupported flag: --no-sandbox as root, --ignore-certificate-errors) are
+    // seen by nobody, yet take 56 px off the top of the first tab, which is the agent's: its viewport would differ
+    // from every later tab's. A window keeps them, for the human who sees it.
+    ...(options.headless ? ['--headless', '--disable-infobars'] : []),
     `--user-data-dir=${userDataDir}`,
     debugging,
     ...(options.extraArgs ?? []),

@@ -1,10 +1,12 @@
 // The blank tab the isolated browser starts with becomes the agent's first tab (BrowserSession.install): it must be
-// guarded as a tab tabward opened is. Its requests are its own page's doing, never a later new_page call's: a page
-// in it that keeps posting into a sensitive site gets nothing put to the human who approves another tab's opening.
+// guarded as a tab tabward opened is, and look like one to a page. Its requests are its own page's doing, never a
+// later new_page call's: a page in it that keeps posting into a sensitive site gets nothing put to the human who
+// approves another tab's opening. Its viewport is a new tab's: no start-up infobar takes its top.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { BrowserSession } from '../../src/browser/session.ts';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, startMcp } from '../helpers/mcpClient.ts';
 
 describe("the browser's first tab, used by the agent", () => {
@@ -51,4 +53,26 @@ describe("the browser's first tab, used by the agent", () => {
     assert.deepEqual(askedForNewPage, [], 'the first tab’s POSTs are not new_page’s doing');
     assert.equal(deletes().length, 0);
   });
+});
+
+test('the first tab has the viewport of a tab opened later', async () => {
+  // testChromeArgs' --ignore-certificate-errors (and --no-sandbox, as root) are flags Chromium warns about in an
+  // infobar over the first tab of its first window.
+  const session = new BrowserSession({
+    mode: 'isolated',
+    headless: true,
+    chromeArgs: testChromeArgs,
+    attach: {},
+    attachTimeoutMs: 5_000,
+    notify: () => undefined,
+  });
+  try {
+    const first = await session.target();
+    const later = await session.newPage();
+    assert.notEqual(first.id, later.id);
+    const size = (tab: typeof first) => tab.page.evaluate('[innerWidth, innerHeight]');
+    assert.deepEqual(await size(first), await size(later));
+  } finally {
+    await session.close();
+  }
 });
