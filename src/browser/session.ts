@@ -123,9 +123,14 @@ export class BrowserSession {
     const opening = this.connect().then(async (connection) => {
       // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own. Only in this
       // browser: one the agent switched to meanwhile (the user's Chrome) gets no tab of tabward's choosing.
-      if (this.current !== connection || this.pages.list().length > 0) return connection;
-      const tab = await this.openTab(connection);
-      if (this.current === connection) this.spareTab = tab;
+      if (this.current !== connection) return connection;
+      if (this.pages.list().length === 0) {
+        const tab = await this.openTab(connection);
+        if (this.current === connection) this.spareTab = tab;
+      }
+      // Runs Playwright's snapshot script once in the blank tab: its code, in tabward and in the tab's renderer,
+      // is compiled before the first page needs it.
+      this.spareTab?.prepareSnapshot();
       return connection;
     });
     this.warmTab = opening
