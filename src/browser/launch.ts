@@ -71,6 +71,7 @@ export const baseChromeArgs = [
 
 export async function launchChrome(options: LaunchOptions): Promise<LaunchedChrome> {
   options.signal?.throwIfAborted();
+  refuseNonSwitches(options.extraArgs);
   const profile = prepareProfile(options.userDataDir);
   const { userDataDir, artifactsDir } = profile;
   const args = chromeArgs(options, userDataDir, '--remote-debugging-port=0');
@@ -146,6 +147,20 @@ export function chromeArgs(options: LaunchOptions, userDataDir: string, debuggin
     ...(options.extraArgs ?? []),
     'about:blank',
   ];
+}
+
+/**
+ * Extra arguments must be switches: Chromium opens any other argument as a page at start, in a tab that loads before
+ * tabward's guard watches it. Pages are opened with navigate_page or new_page.
+ */
+export function refuseNonSwitches(extraArgs: readonly string[] | undefined): void {
+  const page = extraArgs?.find((arg) => !arg.startsWith('-'));
+  if (page === undefined) return;
+  throw new TabwardError(
+    'bad_input',
+    `The browser argument "${page.slice(0, 200)}" is not a Chromium switch: Chromium would open it as a page before tabward's guard watches the tab.`,
+    'Give --chrome-arg switches only (starting with --); open pages with navigate_page or new_page.',
+  );
 }
 
 /** Browsers still running, so that tabward exiting by any path (even process.exit) ends them and their profiles. */

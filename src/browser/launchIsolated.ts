@@ -18,6 +18,7 @@ import {
   killGroup,
   type LaunchOptions,
   prepareProfile,
+  refuseNonSwitches,
   rememberBrowser,
   removeWithRetries,
 } from './launch.ts';
@@ -38,6 +39,7 @@ export interface IsolatedBrowser {
 
 export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBrowser> {
   options.signal?.throwIfAborted();
+  refuseNonSwitches(options.extraArgs);
   const profile = prepareProfile(options.userDataDir);
   const profileToDelete = profile.temporary ? profile.userDataDir : undefined;
   // Spawned before playwright-core is loaded: the browser boots (its first tab's renderer too) on another core
@@ -132,7 +134,7 @@ function startFailure(
     fail(
       new TabwardError(
         'browser_unavailable',
-        `The browser exited during start-up (${code ?? signalName}): ${stderr.join('').slice(-600)}`,
+        `The browser exited during start-up (${code ?? signalName}): ${stderr.join('').trim().slice(-600) || 'it said nothing on stderr'}`,
       ),
     );
   const onAbort = () => {
