@@ -109,19 +109,19 @@ describe('WebMCP bridge, service worker and relay restarts', () => {
     const notConnected = /No browser of workspace "team" is connected/;
     const stoppedListing = /^http:\/\/127\.0\.0\.1:\d+ \(its browser is not connected now\)$/m;
     let listed = '';
-    for (let attempt = 0; attempt < 3 && !stoppedListing.test(listed); attempt++) {
+    for (let attempt = 0; attempt < 5 && !stoppedListing.test(listed); attempt++) {
       await cdp.send('ServiceWorker.stopAllWorkers');
       let down = await search('while stopped');
-      for (let i = 0; i < 30 && !notConnected.test(down.text); i++) {
-        if (down.isError)
-          assert.match(
-            down.text,
-            /not connected|disconnected during task-\w+(; the outcome is unknown|; nothing was run)/,
-          );
+      for (let i = 0; i < 30 && down.isError && !notConnected.test(down.text); i++) {
+        assert.match(
+          down.text,
+          /not connected|disconnected during task-\w+(; the outcome is unknown|; nothing was run)/,
+        );
         await new Promise((resolve) => setTimeout(resolve, 100));
         down = await search('while stopped');
       }
-      assert.ok(down.isError, down.text);
+      // Woken again before the relay saw it go (the call then ran, as it should): stopped again.
+      if (!down.isError) continue;
       assert.match(down.text, notConnected);
       listed = (await callTool(rig.agent, 'listSiteTools')).text;
     }
