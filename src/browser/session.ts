@@ -232,6 +232,8 @@ export class BrowserSession {
 
   async newPage(): Promise<TrackedPage> {
     this.used = true;
+    // Started first: a browser started now comes with its blank tab, which is the one to hand out.
+    await this.connect();
     const spare = await this.takeSpareTab();
     if (spare) {
       this.config.network?.treatAsNew(spare.page);

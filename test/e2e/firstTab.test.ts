@@ -55,6 +55,21 @@ describe("the browser's first tab, used by the agent", () => {
   });
 });
 
+test('new_page as the first call of a session uses the blank tab the browser started with: no tab beside it', async () => {
+  const mcp = await startMcp({ args: ['--mode', 'isolated', '--no-warm-up'] });
+  const site = await startFixture({ '/': (_req, _body, res) => html(res, '<title>Home</title>Home') });
+  try {
+    const opened = await mcp.call('new_page', { url: site.url('example.com', '/') });
+    assert.match(opened.text, /^Tab p1: /, opened.text);
+    const status = await mcp.call('browser_status');
+    assert.doesNotMatch(status.text, /about:blank/, status.text);
+    assert.doesNotMatch(status.text, /\bp2\b/, status.text);
+  } finally {
+    await mcp.close();
+    await site.close();
+  }
+});
+
 test('the first tab has the viewport of a tab opened later', async () => {
   // testChromeArgs' --ignore-certificate-errors (and --no-sandbox, as root) are flags Chromium warns about in an
   // infobar over the first tab of its first window.
