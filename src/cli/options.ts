@@ -75,7 +75,12 @@ export function addBrowserOptions(command: Command): Command {
       '--executable-path <path>',
       'Chrome/Chromium to launch (else TABWARD_CHROME, then the usual install paths)',
     )
-    .option('--chrome-arg <arg>', 'extra Chromium switch for browsers tabward launches (repeatable)', collect, [])
+    .option(
+      '--chrome-arg <arg>',
+      'extra Chromium switch for browsers tabward launches (repeatable)',
+      collect,
+      [],
+    )
     .option('--user-data-dir <dir>', "your Chrome's profile dir, to find its DevToolsActivePort")
     .option('--browser-url <url>', "your Chrome's debugging URL, e.g. http://127.0.0.1:9222")
     .option('--ws-endpoint <url>', 'a CDP WebSocket URL (your Chrome, or a browser service in remote mode)')

@@ -53,7 +53,12 @@ function addRecipeOptions(command: Command): Command {
     .option('--user-data-dir <dir>', "with --shared: your Chrome's profile dir")
     .option('--browser-url <url>', "with --shared: your Chrome's debugging URL")
     .option('--executable-path <path>', 'the Chrome/Chromium to launch')
-    .option('--chrome-arg <arg>', 'extra Chromium switch for the browser tabward launches (repeatable)', collect, [])
+    .option(
+      '--chrome-arg <arg>',
+      'extra Chromium switch for the browser tabward launches (repeatable)',
+      collect,
+      [],
+    )
     .option('--headed', 'show the browser window')
     .option(
       '--secrets <file>',
