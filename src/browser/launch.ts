@@ -74,18 +74,9 @@ export async function launchChrome(options: LaunchOptions): Promise<LaunchedChro
   refuseNonSwitches(options.extraArgs);
   const profile = prepareProfile(options.userDataDir);
   const { userDataDir, artifactsDir } = profile;
-  const args = chromeArgs(options, userDataDir, '--remote-debugging-port=0');
-  const child = spawn(options.executablePath, args, {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TMPDIR: profile.ownTmp },
-  });
+  const { child, stderr } = spawnChrome(options, profile, '--remote-debugging-port=0');
   const profileToDelete = profile.temporary ? userDataDir : undefined;
   const forget = rememberBrowser(() => child.pid, profileToDelete);
-  const stderr: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < 200) stderr.push(chunk.toString());
-  });
   let closing: Promise<void> | undefined;
   const close = (graceful?: () => Promise<void>) => {
     closing ??= stopChrome(child, profileToDelete, graceful).finally(forget);
@@ -199,12 +190,8 @@ async function waitForActivePort(
         'browser_unavailable',
         'The browser start was stopped: tabward is shutting down.',
       );
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new TabwardError(
-        'browser_unavailable',
-        `The browser exited during start-up (${child.exitCode ?? child.signalCode}): ${stderr.join('').slice(-600)}`,
-      );
-    }
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw exitedDuringStart(child.exitCode ?? child.signalCode, stderr);
     const port = readPortIfComplete(userDataDir);
     if (port) return port;
     await sleep(50);
@@ -221,7 +208,35 @@ function readPortIfComplete(userDataDir: string): ActivePort | undefined {
   }
 }
 
-async function stopChrome(
+/**
+ * Chromium with tabward's flags, driven by `debugging` (a port, or the pipe on its fds 3 and 4), leader of its own
+ * process group, its temp folders inside the profile. What it says on stderr is kept (the first 200 chunks, enough to
+ * say why a start failed) and the rest drained, so that it never blocks on a full pipe.
+ */
+export function spawnChrome(
+  options: LaunchOptions,
+  profile: Profile,
+  debugging: '--remote-debugging-port=0' | '--remote-debugging-pipe',
+): { child: ChildProcess; stderr: string[] } {
+  const pipe = debugging === '--remote-debugging-pipe';
+  const child = spawn(options.executablePath, chromeArgs(options, profile.userDataDir, debugging), {
+    detached: process.platform !== 'win32',
+    stdio: pipe ? ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TMPDIR: profile.ownTmp },
+  });
+  const stderr: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 200) stderr.push(chunk.toString());
+  });
+  return { child, stderr };
+}
+
+export function exitedDuringStart(how: number | string | null, stderr: readonly string[]): TabwardError {
+  const said = stderr.join('').trim().slice(-600) || 'it said nothing on stderr';
+  return new TabwardError('browser_unavailable', `The browser exited during start-up (${how}): ${said}`);
+}
+
+export async function stopChrome(
   child: ChildProcess,
   profileToDelete: string | undefined,
   graceful: (() => Promise<void>) | undefined,

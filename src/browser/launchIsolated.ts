@@ -6,21 +6,22 @@
 // group; the profile goes however the browser ends. Playwright installs no signal handlers for a browser it did not
 // launch: tabward's shutdown decides when the browser closes.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { loadChromium } from './connect.ts';
 import { settledWithin } from './deadline.ts';
 import {
-  chromeArgs,
+  exitedDuringStart,
   killGroup,
   type LaunchOptions,
   prepareProfile,
   refuseNonSwitches,
   rememberBrowser,
   removeWithRetries,
+  spawnChrome,
+  stopChrome,
 } from './launch.ts';
 import { PipeTransport } from './pipeTransport.ts';
 
@@ -44,26 +45,15 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   const profileToDelete = profile.temporary ? profile.userDataDir : undefined;
   // Spawned before playwright-core is loaded: the browser boots (its first tab's renderer too) on another core
   // while the library loads here, about 0.15 s of the first call's wait (bench/results.md, eighth pass).
-  const child = spawn(
-    options.executablePath,
-    chromeArgs(options, profile.userDataDir, '--remote-debugging-pipe'),
-    {
-      detached: process.platform !== 'win32',
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-      env: { ...process.env, TMPDIR: profile.ownTmp },
-    },
-  );
+  const { child, stderr } = spawnChrome(options, profile, '--remote-debugging-pipe');
   const pid = child.pid ?? 0;
   // Registered at once: tabward exiting while Chromium starts still ends it and removes the profile.
   const forget = rememberBrowser(() => pid, profileToDelete);
-  const stderr: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < 200) stderr.push(chunk.toString());
-  });
   const failed = startFailure(child, stderr, options.signal);
   let browser: Browser;
   try {
-    const [, toBrowser, fromBrowser] = child.stdio.slice(2) as [unknown, Writable, Readable];
+    const toBrowser = child.stdio[3] as Writable | null;
+    const fromBrowser = child.stdio[4] as Readable | null;
     if (!pid || !toBrowser || !fromBrowser) throw await failed.reason;
     const chromium = await loadChromium();
     options.signal?.throwIfAborted();
@@ -96,7 +86,13 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   const context = browser.contexts()[0];
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= stop(browser, pid, profileToDelete).finally(forget);
+    // Browser.close lets Chromium quit as it would for a user (its temp files removed); then its process group.
+    // With the process gone (the pipe with it), Playwright's side ends at once.
+    closing ??= stopChrome(child, profileToDelete, () => closeOverCdp(browser))
+      .then(async () => {
+        await settledWithin(browser.close(), 2000);
+      })
+      .finally(forget);
     return closing;
   };
   // Asked to stop just as the start finished: closed at once.
@@ -131,12 +127,7 @@ function startFailure(
   const onError = (error: Error) =>
     fail(new TabwardError('browser_unavailable', `The browser did not start: ${error.message}`));
   const onExit = (code: number | null, signalName: string | null) =>
-    fail(
-      new TabwardError(
-        'browser_unavailable',
-        `The browser exited during start-up (${code ?? signalName}): ${stderr.join('').trim().slice(-600) || 'it said nothing on stderr'}`,
-      ),
-    );
+    fail(exitedDuringStart(code ?? signalName, stderr));
   const onAbort = () => {
     if (child.pid) killGroup(child.pid, 'SIGKILL');
     fail(new TabwardError('browser_unavailable', 'The browser start was stopped: tabward is shutting down.'));
@@ -153,47 +144,7 @@ function startFailure(
   };
 }
 
-async function stop(browser: Browser, pid: number, profileToDelete: string | undefined): Promise<void> {
-  if (browser.isConnected()) {
-    // Browser.close lets Chromium quit as it would for a user (its temp files removed). Its answer may never come
-    // (the pipe closes as the browser exits): the process's exit is what is waited for.
-    void closeOverCdp(browser).catch(() => undefined);
-    await until(() => !alive(pid), 2000);
-  }
-  if (alive(pid)) {
-    killGroup(pid, 'SIGTERM');
-    if (!(await until(() => !alive(pid), 3000))) {
-      killGroup(pid, 'SIGKILL');
-      await until(() => !alive(pid), 2000);
-    }
-  }
-  // Helpers (renderers, the GPU process) may outlive a browser process that crashed or was killed.
-  killGroup(pid, 'SIGKILL');
-  // With its process gone (the pipe with it), Playwright's side ends at once.
-  await settledWithin(browser.close(), 2000);
-  if (profileToDelete) await removeWithRetries(profileToDelete);
-}
-
 async function closeOverCdp(browser: Browser): Promise<void> {
   const cdp = await browser.newBrowserCDPSession();
   await cdp.send('Browser.close');
-}
-
-function alive(pid: number): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(done: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() >= deadline) return false;
-    await sleep(20);
-  }
-  return true;
 }
