@@ -14,6 +14,7 @@ import { bundledExtensionId, type RelayToExtension } from '../../src/protocol/si
 import { RelayStore } from '../../src/relay/relayStore.ts';
 import { startWebmcpSite } from '../fixtures/webmcpSite.ts';
 import type { Fixture } from '../helpers/fixtureServer.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 import {
   agentToken,
   callTool,
@@ -326,12 +327,17 @@ describe('a hostile page next to a shared shop', () => {
     // other site's call reaches its newest document, and the shop, with no document left, reopens in the background.
     await shop.goto(evilUrl);
     await shop.waitForFunction('window.ready');
-    const followed = await callTool(rig.agent, 'callSiteTool', {
-      site: new URL(evilUrl).origin,
-      tool: 'searchProducts',
-      arguments: { query: 'moved' },
+    // The new document's tools reach the relay a moment after the page is ready (seen late once on a loaded
+    // machine): until then the site's other document answers. Once they have, its calls go to the newest.
+    await waitFor('the newest document to take the call', async () => {
+      const followed = await callTool(rig.agent, 'callSiteTool', {
+        site: new URL(evilUrl).origin,
+        tool: 'searchProducts',
+        arguments: { query: 'moved' },
+      });
+      assert.match(followed.text, /3 results for moved/);
+      return ((await shop.evaluate('window.calls.length')) as number) > 0;
     });
-    assert.match(followed.text, /3 results for moved/);
     assert.deepEqual(
       await shop.evaluate('window.calls.map((c) => c[1].query)'),
       ['moved'],
