@@ -97,7 +97,14 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   return applyBudget(kept, options.maxTokens);
 }
 
-function renderNode(node: AriaNode | string, depth: number, lines: string[], context: RenderContext): void {
+/** `withinItem`: inside a list item, where a list of its own is indented under the item. */
+function renderNode(
+  node: AriaNode | string,
+  depth: number,
+  lines: string[],
+  context: RenderContext,
+  withinItem = false,
+): void {
   if (typeof node === 'string') {
     pushText(lines, depth, node);
     return;
@@ -106,8 +113,15 @@ function renderNode(node: AriaNode | string, depth: number, lines: string[], con
     renderTable(node, depth, lines, context);
     return;
   }
-  const label = describe(node, context);
-  const children = node.children ?? [];
+  if (node.role === 'list' && !node.name) {
+    // Its items' "- " bullets already say it is a list: no line of its own.
+    const itemDepth = withinItem ? depth + 1 : depth;
+    for (const child of node.children ?? []) renderNode(child, itemDepth, lines, context, withinItem);
+    return;
+  }
+  const options = inlineOptions(node);
+  const label = describe(node, context, options);
+  const children = options ? [] : (node.children ?? []);
   if (label) {
     const separator = node.role === 'listitem' ? ' ' : ': ';
     lines.push(
@@ -116,11 +130,12 @@ function renderNode(node: AriaNode | string, depth: number, lines: string[], con
   } else if (node.text)
     pushText(lines, depth, context.allRefs && node.ref ? `${node.text} @${node.ref}` : node.text);
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
-  for (const child of children) renderNode(child, childDepth, lines, context);
+  for (const child of children)
+    renderNode(child, childDepth, lines, context, withinItem || node.role === 'listitem');
 }
 
 /** One line for an element, or '' when it is a wrapper whose children say everything. */
-function describe(node: AriaNode, context: RenderContext): string {
+function describe(node: AriaNode, context: RenderContext, options?: InlineOptions): string {
   const actionable = isActionable(node);
   if (!actionable && transparentRoles.has(node.role) && !node.name) return '';
   if (node.role === 'heading')
@@ -128,24 +143,70 @@ function describe(node: AriaNode, context: RenderContext): string {
   if (node.role === 'listitem') return '-';
   const parts: string[] = [node.role === 'generic' ? 'clickable' : node.role];
   if (node.name) parts.push(JSON.stringify(node.name));
-  if (actionable && node.text && node.text !== node.name) parts.push(`=${JSON.stringify(node.text)}`);
+  const value = node.text ?? options?.selected;
+  if (actionable && value && value !== node.name) parts.push(`=${JSON.stringify(value)}`);
   for (const state of shownStates) {
-    const value = node[state];
-    if (value === true) parts.push(`[${state}]`);
-    else if (typeof value === 'string' || typeof value === 'number') parts.push(`[${state}=${value}]`);
+    const stateValue = node[state];
+    if (stateValue === true) parts.push(`[${state}]`);
+    else if (typeof stateValue === 'string' || typeof stateValue === 'number')
+      parts.push(`[${state}=${stateValue}]`);
   }
   if (node.url) parts.push(relativeUrl(node.url, context.pageUrl));
   if ((actionable || context.allRefs) && node.ref) parts.push(`@${node.ref}`);
+  if (options) parts.push(`options: ${options.list}`);
   return parts.join(' ');
+}
+
+/** What an option's name must not hold to go unquoted: the separator, a quote, a line break or other control. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const unquotable = /[|"\u0000-\u001f\u007f]/;
+
+interface InlineOptions {
+  readonly selected?: string;
+  readonly list: string;
+}
+
+/**
+ * A drop-down's options on its own line, its choice as its value: `combobox "Size" ="40" @e9 options: 40 | 41 | 42`.
+ * A line per option costs twice the tokens on a long list (a country picker). Only for a plain single choice:
+ * options with no ref and no state but `selected`, no groups; a name holding "|", a quote, a control character,
+ * space at an end (or none at all) quotes them all.
+ */
+function inlineOptions(node: AriaNode): InlineOptions | undefined {
+  if (node.role !== 'combobox' || !node.children?.length) return undefined;
+  const names: string[] = [];
+  let selected: string | undefined;
+  for (const child of node.children) {
+    if (typeof child === 'string') {
+      if (child.trim()) return undefined;
+      continue;
+    }
+    if (child.role !== 'option' || child.ref || child.children?.length) return undefined;
+    const states = shownStates.filter((state) => state !== 'selected' && child[state] !== undefined);
+    if (states.length > 0) return undefined;
+    const name = child.name ?? child.text ?? '';
+    if (child.selected === true) {
+      if (selected !== undefined) return undefined;
+      selected = name;
+    }
+    names.push(name);
+  }
+  if (names.length === 0) return undefined;
+  const plain = names.every((name) => name.trim() === name && name !== '' && !unquotable.test(name));
+  const list = plain ? names.join(' | ') : names.map((name) => JSON.stringify(name)).join(', ');
+  return selected === undefined ? { list } : { selected, list };
 }
 
 export function isActionable(node: AriaNode): boolean {
   return actionableRoles.has(node.role) || node.cursor === 'pointer';
 }
 
+/** Text that only separates what is around it (a breadcrumb's "›", a menu's "|"): nothing to read. */
+const separatorOnly = /^[›»«‹|·•∙⋅/\\>—–~\s]+$/;
+
 function pushText(lines: string[], depth: number, text: string): void {
   const trimmed = text.trim();
-  if (!trimmed) return;
+  if (!trimmed || separatorOnly.test(trimmed)) return;
   const last = lines.length - 1;
   const lastLine = lines[last];
   // A "-" list bullet takes the text that follows it on the same line.

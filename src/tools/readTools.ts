@@ -36,7 +36,9 @@ export const takeSnapshot = defineTool({
       ...(args.allRefs ? { allRefs: true } : {}),
       redact: (text) => secrets.redactor.text(text),
     });
-    const header = `Tab ${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
+    // A tab is the agent's unless marked: a snapshot's header is read on every turn, the mark only matters on the user's.
+    const owner = tab.ownedByAgent ? '' : ' [user]';
+    const header = `Tab ${tab.id}${owner} ${tab.page.url()} "${title}"`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
     return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: [tab] };
   },

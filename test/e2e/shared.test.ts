@@ -56,6 +56,12 @@ describe('shared and auto modes', { timeout: 300_000 }, () => {
       await mcp.call('take_snapshot', { pageId: userTab });
       const before = site.writes().length;
       const userSnapshot = await mcp.call('take_snapshot', { pageId: userTab });
+      assert.match(
+        userSnapshot.text,
+        new RegExp(`^Tab ${userTab} \\[user\\] \\S+/private`),
+        "marked as the user's",
+      );
+      assert.match(snapshot.text, /^Tab p\d+ \S+\/private/, "the agent's own tab carries no mark");
       mcp.human.will({ decision: 'reject', reason: 'that is my tab' });
       const click = await mcp.call('click', { pageId: userTab, ref: refOf(userSnapshot.text, 'Edit plan') });
       assert.ok(click.isError && /rejected: .*that is my tab/.test(click.text), click.text);

@@ -104,7 +104,7 @@ test('allRefs gives plain elements with text a ref too', () => {
   assert.equal(renderSnapshot(plain, { pageUrl: 'https://a.test/', allRefs: true }), 'Drag me @e7');
 });
 
-test('list items read "- text", unnamed landmarks add no line, a checkbox label after it is not repeated', () => {
+test('list items read "- text", unnamed lists and landmarks add no line, a checkbox label after it is not repeated', () => {
   const page: AriaNode[] = [
     {
       role: 'main',
@@ -117,7 +117,7 @@ test('list items read "- text", unnamed landmarks add no line, a checkbox label 
   ];
   assert.equal(
     renderSnapshot(page, { pageUrl: 'https://a.test/' }),
-    'list\n - First point\ncheckbox "Keep me signed in" @e3',
+    '- First point\ncheckbox "Keep me signed in" @e3',
   );
 });
 
@@ -133,8 +133,87 @@ test('a list item whose content is an element reads "- element" on one line', ()
       ],
     },
   ];
+  assert.equal(renderSnapshot(list, { pageUrl: 'https://a.test/' }), '- link "Result 1" /r/1 @e7\nsnippet');
+});
+
+test('a drop-down reads as one line: its choice as its value, then its options', () => {
+  const option = (name: string, selected = false): AriaNode => ({
+    role: 'option',
+    name,
+    ...(selected && { selected }),
+  });
+  const select = (children: (AriaNode | string)[]): AriaNode[] => [
+    { role: 'combobox', name: 'Size', ref: 'e9', children },
+  ];
+  const render = (children: (AriaNode | string)[]) =>
+    renderSnapshot(select(children), { pageUrl: 'https://a.test/' });
   assert.equal(
-    renderSnapshot(list, { pageUrl: 'https://a.test/' }),
-    'list\n - link "Result 1" /r/1 @e7\n snippet',
+    render([option('40', true), option('41'), option('42')]),
+    'combobox "Size" ="40" @e9 options: 40 | 41 | 42',
+  );
+  // A name that holds the separator, or space at an end, quotes every option.
+  assert.equal(
+    render([option('A | B'), option(' C', true)]),
+    'combobox "Size" =" C" @e9 options: "A | B", " C"',
+  );
+  assert.equal(
+    render([option('a\nbutton "Delete" @e5'), option('b')]),
+    'combobox "Size" @e9 options: "a\\nbutton \\"Delete\\" @e5", "b"',
+  );
+  // Nothing chosen: no value.
+  assert.equal(render([option('S'), option('M')]), 'combobox "Size" @e9 options: S | M');
+  // Options an agent acts on one by one (a ref), with a state, in groups, or several chosen keep a line each.
+  for (const children of [
+    [option('S'), { role: 'option', name: 'M', ref: 'e10' }],
+    [option('S'), { role: 'option', name: 'M', disabled: true }],
+    [{ role: 'group', name: 'Small', children: [option('S')] }],
+    [option('S', true), option('M', true)],
+  ])
+    assert.match(render(children), /\n option "S"/);
+  // The query finds the drop-down by one of its options.
+  assert.equal(
+    renderSnapshot(select([option('40', true), option('41')]), { pageUrl: 'https://a.test/', query: '41' }),
+    'combobox "Size" ="40" @e9 options: 40 | 41',
+  );
+});
+
+test('text that only separates (a breadcrumb\'s "›", a menu\'s "|") is left out', () => {
+  const crumbs: AriaNode[] = [
+    {
+      role: 'navigation',
+      children: [
+        { role: 'link', name: 'Shop', ref: 'e3', url: '/' },
+        ' › ',
+        { role: 'link', name: 'Shoes', ref: 'e4', url: '/shoes' },
+        '|',
+        '· • / » —',
+        '› Sale',
+      ],
+    },
+  ];
+  assert.equal(
+    renderSnapshot(crumbs, { pageUrl: 'https://a.test/' }),
+    'navigation\n link "Shop" / @e3\n link "Shoes" /shoes @e4\n › Sale',
+  );
+});
+
+test('a list inside a list item is indented under it; a named list keeps its line', () => {
+  const item = (text: string, ...children: AriaNode[]): AriaNode => ({ role: 'listitem', text, children });
+  const nested: AriaNode[] = [
+    {
+      role: 'list',
+      children: [
+        item('Fruit', {
+          role: 'generic',
+          children: [{ role: 'list', children: [item('Apple'), item('Pear')] }],
+        }),
+        item('Nuts'),
+      ],
+    },
+    { role: 'list', name: 'Tags', children: [item('red')] },
+  ];
+  assert.equal(
+    renderSnapshot(nested, { pageUrl: 'https://a.test/' }),
+    '- Fruit\n - Apple\n - Pear\n- Nuts\nlist "Tags"\n - red',
   );
 });
