@@ -6,7 +6,7 @@
 // removes that profile.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -168,11 +168,39 @@ export function rememberBrowser(pid: () => number | undefined, profile: string |
   };
 }
 
+/**
+ * Runs inside process.exit, so it must never throw: an exception there makes process.exit return without exiting,
+ * and a tabward with a server listening would live on. Chromium's helpers can still be writing into the profile for
+ * a moment after the kill (ENOTEMPTY): one more try after they had time to die, then it is said, not thrown.
+ */
 function killAllSync(): void {
   for (const { pid, profile } of running.values()) {
-    const id = pid();
-    if (id) killGroup(id, 'SIGKILL');
-    if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+    try {
+      const id = pid();
+      if (id) killGroup(id, 'SIGKILL');
+      if (profile) removeProfileSync(profile);
+    } catch (error) {
+      sayAtExit(`tabward: could not remove the browser profile ${profile ?? ''}: ${String(error)}`);
+    }
+  }
+}
+
+function removeProfileSync(profile: string): void {
+  const remove = () => rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+  try {
+    remove();
+  } catch {
+    // A synchronous pause: nothing asynchronous runs during an exit.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+    remove();
+  }
+}
+
+function sayAtExit(line: string): void {
+  try {
+    writeSync(2, `${line}\n`);
+  } catch {
+    // stderr is gone with the client
   }
 }
 
