@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
+import { refEngine, refEngineSource, useRefEngine } from './refLocators.ts';
 
 export interface AttachTarget {
   readonly userDataDir?: string;
@@ -54,9 +55,24 @@ async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Pr
  * makes Node scan its whole bundle for export names first (cjs-module-lexer, 90-140 ms of CPU here).
  */
 export async function loadChromium(): Promise<typeof import('playwright-core').chromium> {
-  const playwright = requireFromHere('playwright-core') as typeof import('playwright-core');
-  return playwright.chromium;
+  return playwright().chromium;
 }
+
+const playwright = () => requireFromHere('playwright-core') as typeof import('playwright-core');
+
+/**
+ * Gives a browser just connected the selector engine its refs resolve with (refLocators.ts), before anything runs
+ * in its pages: Playwright builds the engines into each document's script once, and gives a connected browser's
+ * own context only the engines registered after it exists. One name a browser: a name registers once.
+ */
+export async function withRefEngine(browser: Browser): Promise<Browser> {
+  const name = `${refEngine}-${++enginesRegistered}`;
+  await playwright().selectors.register(name, refEngineSource, { contentScript: true });
+  useRefEngine(browser, name);
+  return browser;
+}
+
+let enginesRegistered = 0;
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -77,10 +93,11 @@ export async function connectCdp(
     1500,
   );
   try {
-    return await (await loadChromium()).connectOverCDP(endpoint, {
+    const browser = await (await loadChromium()).connectOverCDP(endpoint, {
       timeout: timeoutMs,
       ...(artifactsDir ? { artifactsDir } : {}),
     });
+    return await withRefEngine(browser);
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new TabwardError(

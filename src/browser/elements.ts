@@ -9,6 +9,7 @@ import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
+import { locatorFor } from './refLocators.ts';
 
 export interface ResolvedElement {
   readonly locator: Locator;
@@ -124,8 +125,8 @@ export async function resolveRef(
       'Take a new snapshot.',
     );
   }
-  const locator = tracked.page.getByRef(info.target);
   const work = async () => {
+    const locator = await locatorFor(tracked.page, info.target, ref);
     const handle = await locator.elementHandle({ timeout: timeoutMs });
     // Three round trips at once; releasing the handle is nobody's wait.
     const [frame, live, hooks] = await Promise.all([
@@ -136,7 +137,7 @@ export async function resolveRef(
     void handle.dispose().catch(() => undefined);
     if (!frame)
       throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
-    return { frames: frameChain(frame), live, hooks };
+    return { locator, frames: frameChain(frame), live, hooks };
   };
   // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
   const navigated = tracked.nextDocument(
@@ -149,7 +150,12 @@ export async function resolveRef(
   );
   try {
     const interrupt = Promise.race([tracked.interrupted, navigated.promise]);
-    const { frames, live, hooks } = await withDeadline(work(), timeoutMs, `finding ${ref}`, interrupt);
+    const { locator, frames, live, hooks } = await withDeadline(
+      work(),
+      timeoutMs,
+      `finding ${ref}`,
+      interrupt,
+    );
     const element = {
       locator,
       frames,

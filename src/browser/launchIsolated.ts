@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import { loadChromium } from './connect.ts';
+import { loadChromium, withRefEngine } from './connect.ts';
 import { settledWithin } from './deadline.ts';
 import {
   exitedDuringStart,
@@ -58,10 +58,12 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
     const chromium = await loadChromium();
     options.signal?.throwIfAborted();
     browser = await Promise.race([
-      chromium.connectOverCDP(new PipeTransport(toBrowser, fromBrowser), {
-        timeout: options.timeoutMs ?? 30_000,
-        artifactsDir: profile.artifactsDir,
-      }),
+      chromium
+        .connectOverCDP(new PipeTransport(toBrowser, fromBrowser), {
+          timeout: options.timeoutMs ?? 30_000,
+          artifactsDir: profile.artifactsDir,
+        })
+        .then(withRefEngine),
       failed.reason,
     ]);
   } catch (error) {

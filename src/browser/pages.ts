@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
+import type { ElementAddress } from './axRead.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
@@ -15,8 +16,8 @@ import { RendererAnnouncements } from './rendererAnnouncements.ts';
 export interface RefInfo {
   readonly role: string;
   readonly name: string;
-  /** Playwright's own ref for the element (the agent sees a shorter one). */
-  readonly target: string;
+  /** Where the element is: its document and node (the agent sees a short ref instead). */
+  readonly target: ElementAddress;
 }
 
 export class TrackedPage {
@@ -31,14 +32,9 @@ export class TrackedPage {
   /** The refs a snapshot of this document actually showed the agent: only these may be acted on. */
   handedOut = new Set<string>();
   refsDocumentSeq = -1;
-  /**
-   * The snapshot script being prepared in the background (prepareSnapshot). Playwright resolves refs against the
-   * last aria snapshot a document took, so it must be over before a snapshot whose refs the agent uses is taken.
-   */
-  snapshotPrepared: Promise<unknown> | undefined;
   private idleWork: NodeJS.Timeout | undefined;
-  /** Playwright refs of the fields a secret was typed into, in the document `secretDocumentSeq`. */
-  secretFields = new Set<string>();
+  /** The fields a secret was typed into, in the document `secretDocumentSeq`. */
+  secretFields = new Set<Locator>();
   secretDocumentSeq = -1;
   /** URLs whose document this tab loaded with a POST: reloading or going back to them posts again. */
   readonly postedUrls = new Set<string>();
@@ -175,10 +171,10 @@ export class TrackedPage {
   }
 
   /** Remembers a field a secret was typed into: screenshots mask it, scripts on the page ask first. */
-  noteSecretField(playwrightRef: string): void {
+  noteSecretField(field: Locator): void {
     if (this.secretDocumentSeq !== this.documentSeq) this.secretFields = new Set();
     this.secretDocumentSeq = this.documentSeq;
-    this.secretFields.add(playwrightRef);
+    this.secretFields.add(field);
   }
 
   /**
@@ -226,7 +222,7 @@ export class TrackedPage {
   /** What a screenshot hides: password fields in every frame, and every field a secret was typed into. */
   secretMasks(): Locator[] {
     const passwords = this.page.frames().map((frame) => frame.locator('input[type=password]'));
-    const typed = this.holdsTypedSecret ? [...this.secretFields].map((ref) => this.page.getByRef(ref)) : [];
+    const typed = this.holdsTypedSecret ? [...this.secretFields] : [];
     return [...passwords, ...typed];
   }
 
@@ -324,23 +320,35 @@ export class TrackedPage {
   }
 
   /**
-   * Once the tab has been idle a moment after a navigation (the agent is thinking), starts Playwright's snapshot
-   * script in the new document without waiting for it: 30 to 50 ms of the document's first take_snapshot here,
-   * done while the agent reads the result instead. A call that comes sooner does that work itself, as before
-   * (both at once would cost more). It reads nothing the agent sees and sends nothing; a failure (the page moved
-   * on, a dialog) is of no consequence.
+   * Once the tab has been idle a moment (the agent is reading a result), starts Playwright's script in the
+   * document's utility world without waiting for it: the 20 to 30 ms the document's first action (a click, a
+   * fill) would otherwise spend evaluating it, done while the agent thinks instead. A call that comes sooner does
+   * that work itself, as before. It reads nothing the agent sees and sends nothing; a failure (the page moved on,
+   * a dialog) is of no consequence.
    */
-  prepareSnapshot(): void {
+  prepareActions(): void {
     this.stopIdleWork();
     this.idleWork = setTimeout(() => {
       this.idleWork = undefined;
       if (this.closed || this.dialog || this.crashed || this.retired) return;
-      this.snapshotPrepared = this.page
-        .locator('head')
-        .ariaSnapshot({ timeout: prepareSnapshotMs })
+      void this.page
+        .locator(':root')
+        .count()
         .catch(() => undefined);
     }, idleBeforePreparingMs);
     this.idleWork.unref();
+  }
+
+  /** tabward's own CDP session of the tab: the snapshot reads the browser's accessibility tree over it. */
+  async cdpSession(): Promise<CDPSession> {
+    const session = await this.ownSession;
+    if (!session)
+      throw new TabwardError(
+        'page_closed',
+        `tabward could not open its own connection to tab ${this.id}.`,
+        'Open the page again with new_page.',
+      );
+    return session;
   }
 
   /** What tabward reads in the main document for itself (password values, login-wall facts), out of the page's reach. */
@@ -381,9 +389,7 @@ function goneWithBrowser(id: string, why: string): string {
 const settleRequestsMs = 500;
 /** How long no new request must start after an action before it counts as settled. */
 const quietMs = 60;
-/** The bound on preparing a document's snapshot script in the background. */
-const prepareSnapshotMs = 5_000;
-/** How long a tab stays untouched after a navigation before its snapshot script is prepared. */
+/** How long a tab stays untouched before Playwright's script is prepared in its document. */
 const idleBeforePreparingMs = 50;
 /** The bound on one turn of the page's event loop. */
 const pageTurnMs = 1_000;

@@ -128,9 +128,9 @@ export class BrowserSession {
         const tab = await this.openTab(connection);
         if (this.current === connection) this.spareTab = tab;
       }
-      // Runs Playwright's snapshot script once in the blank tab: its code, in tabward and in the tab's renderer,
-      // is compiled before the first page needs it.
-      this.spareTab?.prepareSnapshot();
+      // Runs Playwright's script once in the blank tab: its code, in tabward and in the tab's renderer, is
+      // compiled before the first page's first action needs it.
+      this.spareTab?.prepareActions();
       return connection;
     });
     this.warmTab = opening

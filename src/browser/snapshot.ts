@@ -1,14 +1,16 @@
-// Taking a snapshot of a tab: Playwright's AI aria tree (refs resolve with page.getByRef), rendered compact,
-// with the values of password fields removed and the refs remembered for stale-ref checks. The tree is read in
-// Playwright's utility world; the password values beside it out of the page's reach too (the main document's,
-// with its title, in tabward's own isolated world; other frames' through Playwright's locators), and masked in
-// the tree itself, in every form the tree shows them, before it is rendered or its refs are remembered.
+// Taking a snapshot of a tab: Chromium's accessibility tree of each of its documents (axRead.ts), rendered
+// compact, with the values of password fields masked and the refs remembered for stale-ref checks and for
+// resolving them to exactly the element shown (refLocators.ts). The tree comes from the browser, the password values
+// beside it from tabward's own isolated world: both out of the page's reach. Values are masked in the tree itself,
+// in every form the tree shows them, before it is rendered or its refs are remembered.
 
 import type { Frame } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
+import { addressOf, type FrameScope, readTab, type TabRead } from './axRead.ts';
+import { normalized } from './axToAria.ts';
 import { withDeadline } from './deadline.ts';
 import type { TrackedPage } from './pages.ts';
-import { type AriaNode, isActionable, renderSnapshot } from './snapshotFormat.ts';
+import { type AriaNode, isActionable, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
   readonly ref?: string;
@@ -33,10 +35,9 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
   const { page } = tracked;
   tracked.stopIdleWork();
   const work = async () => {
-    await tracked.snapshotPrepared;
     const read = await treeWithPasswords(tracked, options.timeoutMs);
     const forms = shownForms(rememberPasswords(tracked, read.passwords));
-    const tree = maskTree(read.tree, forms);
+    const tree = maskTree(read.tree, forms, page.url());
     const title = maskText(read.title, forms);
     if (tracked.refsDocumentSeq !== tracked.documentSeq) {
       tracked.refs = new Map();
@@ -44,7 +45,7 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       tracked.handedOut = new Set();
       tracked.refsDocumentSeq = tracked.documentSeq;
     }
-    const shortTree = shortenRefs(tree, tracked);
+    const shortTree = shortenRefs(tree, tracked, read.frames);
     for (const ref of shownRefs(shortTree, options.allRefs ?? false)) tracked.handedOut.add(ref);
     const text = renderSnapshot(shortTree, {
       pageUrl: page.url(),
@@ -54,6 +55,8 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       ...(options.allRefs ? { allRefs: true } : {}),
       hide: options.redact ?? same,
     });
+    // The agent acts on what it has just read: Playwright's script is made ready while it thinks.
+    tracked.prepareActions();
     return { text, title };
   };
   return withDeadline(work(), options.timeoutMs, 'take_snapshot', tracked.interrupted);
@@ -63,16 +66,14 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
 const maxReads = 3;
 
 /**
- * The aria tree and, beside it, the values in the password fields of the documents it was read from. A frame that
- * navigates while they are read (a frame loading, a page reloading itself) could give a tree of one document and
- * values of another: the pair is read again once the frames that navigated have their documents, and after
- * `maxReads` the snapshot fails rather than go out unchecked.
+ * The accessibility tree of every document of the tab and, beside it, the values in their password fields. A
+ * frame that navigates while they are read (a frame loading, a page reloading itself) could give a tree of one
+ * document and values of another: the pair is read again once the frames that navigated have their documents, and
+ * after `maxReads` the snapshot fails rather than go out unchecked.
  */
-async function treeWithPasswords(
-  tracked: TrackedPage,
-  timeoutMs: number,
-): Promise<{ tree: AriaNode[]; title: string; passwords: string[] }> {
+async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promise<TabRead> {
   const { page } = tracked;
+  const session = await tracked.cdpSession();
   for (let attempt = 1; ; attempt++) {
     const navigatedFrames = new Set<Frame>();
     let onNavigated: (frame: Frame) => void = () => undefined;
@@ -83,18 +84,14 @@ async function treeWithPasswords(
       };
     });
     page.on('framenavigated', onNavigated);
-    const reads = Promise.all([
-      page.ariaSnapshotJSON({ mode: 'ai', timeout: timeoutMs }),
-      passwordValues(tracked, timeoutMs),
-    ]);
-    // What a navigation interrupted is nobody's to wait for any more (a frame's read waits for its new document).
-    reads.catch(() => undefined);
+    const read = readTab(page, session);
+    // What a navigation interrupted is nobody's to wait for any more.
+    read.catch(() => undefined);
     try {
-      const outcome = await Promise.race([reads.catch((error: unknown) => ({ error })), navigated]);
+      const outcome = await Promise.race([read.catch((error: unknown) => ({ error })), navigated]);
       if (outcome !== 'navigated') {
         if ('error' in outcome) throw outcome.error;
-        const [json, { title, passwords }] = outcome;
-        return { tree: json as unknown as AriaNode[], title, passwords };
+        return outcome;
       }
     } finally {
       page.off('framenavigated', onNavigated);
@@ -113,69 +110,6 @@ async function treeWithPasswords(
     );
   }
 }
-
-/** Fields whose value is a password: type=password in any case, or one the page asks a password manager to fill. */
-const passwordFieldSelector =
-  'input[type=password i], input[autocomplete~=current-password i], input[autocomplete~=new-password i]';
-
-/**
- * Values typed into password fields, in every frame and through open shadow roots (where the aria tree reaches
- * too), so that a snapshot can never show them; and the main document's title. Read out of the page's reach, as
- * the aria tree is (a page may lie to scripts in its own world about its fields): the main document in tabward's
- * own isolated world (browser/isolatedReads.ts), other frames through Playwright's locators, which run in its
- * utility world and reach out-of-process frames. A field that cannot be read fails the snapshot: it never goes
- * out unmasked.
- */
-async function passwordValues(
-  tracked: TrackedPage,
-  timeoutMs: number,
-): Promise<{ title: string; passwords: string[] }> {
-  const { page } = tracked;
-  const main = page.mainFrame();
-  const inFrame = async (frame: Frame): Promise<string[]> => {
-    const fields = frame.locator(passwordFieldSelector);
-    const count = await fields.count();
-    return Promise.all(
-      Array.from({ length: count }, (_, i) => fields.nth(i).inputValue({ timeout: timeoutMs })),
-    );
-  };
-  const unreadable = (error: unknown) => {
-    throw new TabwardError(
-      'blocked',
-      `Could not read the page's password fields to mask them (${String(error).split('\n')[0]}); nothing was shown.`,
-      'The page was probably changing: call take_snapshot again.',
-    );
-  };
-  const [[title, mainValues], ...others] = await Promise.all([
-    tracked.readInDocument<[string, string[]]>(readInFrame).catch(unreadable),
-    ...page
-      .frames()
-      .filter((frame) => frame !== main)
-      // A frame that went away while it was read shows nothing any more.
-      .map((frame) =>
-        inFrame(frame).catch((error: unknown) => (frame.isDetached() ? [] : unreadable(error))),
-      ),
-  ]);
-  const passwords = [...mainValues, ...others.flat()].filter((value) => value.length > 0);
-  return { title, passwords };
-}
-
-/**
- * Runs in the page (source text: the Node tsconfig has no DOM types). Returns [title, password values]. The
- * field's own type, not a selector: an XHTML document matches attribute values case-sensitively.
- */
-const readInFrame = `(() => {
-  const values = [];
-  const isPassword = (input) =>
-    input.type === 'password' ||
-    (input.getAttribute('autocomplete') || '').toLowerCase().split(/\\s+/).some((token) => token === 'current-password' || token === 'new-password');
-  const visit = (root) => {
-    for (const input of root.querySelectorAll('input')) if (isPassword(input)) values.push(String(input.value));
-    for (const host of root.querySelectorAll('*')) if (host.shadowRoot) visit(host.shadowRoot);
-  };
-  visit(document);
-  return [document.title, values];
-})()`;
 
 /** The password values seen in each tab's current document: a field the page turns to type=text keeps its mask. */
 const seenInDocument = new WeakMap<TrackedPage, { documentSeq: number; values: Set<string> }>();
@@ -199,22 +133,13 @@ function rememberPasswords(tracked: TrackedPage, values: readonly string[]): str
   return [...seen.values];
 }
 
-/** Text as Playwright's tree shows it (its normalizeWhiteSpace): zero-width spaces and soft hyphens dropped, trimmed, whitespace runs collapsed. */
-function shownByPlaywright(text: string): string {
-  return text
-    .replace(/[\u200b\u00ad]/g, '')
-    .trim()
-    .replace(/\s+/g, ' ');
-}
-
 /**
  * Each value as typed and as the tree shows it, longest first. A form of only whitespace is not one: it cannot be
  * told apart from the spaces around any word.
  */
 function shownForms(values: readonly string[]): string[] {
   const forms = new Set<string>();
-  for (const value of values)
-    for (const form of [value, shownByPlaywright(value)]) if (form.trim()) forms.add(form);
+  for (const value of values) for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
@@ -230,14 +155,20 @@ function maskText(text: string, forms: readonly string[], mask = '••••')
  * it is quoted for the agent or its names are remembered with the refs; the refs and roles are tabward's and
  * Playwright's, and stay whole whatever a value is (a one-digit code box would otherwise break every ref).
  */
-function maskTree(nodes: readonly (AriaNode | string)[], forms: readonly string[]): AriaNode[] {
+function maskTree(
+  nodes: readonly (AriaNode | string)[],
+  forms: readonly string[],
+  pageUrl: string,
+): AriaNode[] {
   if (forms.length === 0) return nodes as AriaNode[];
   const mask = (node: AriaNode | string): AriaNode | string => {
     if (typeof node === 'string') return maskText(node, forms);
     const masked: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === 'children' && Array.isArray(value)) masked[key] = value.map(mask);
-      else if (key === 'url' && typeof value === 'string') masked[key] = maskText(value, forms, '****');
+      // A link on the page's own origin is shown by its path: only that is the page's to fill.
+      else if (key === 'url' && typeof value === 'string')
+        masked[key] = maskText(relativeUrl(value, pageUrl), forms, '****');
       else if (typeof value === 'string' && key !== 'role' && key !== 'ref' && key !== 'cursor')
         masked[key] = maskText(value, forms);
       else masked[key] = value;
@@ -248,21 +179,27 @@ function maskTree(nodes: readonly (AriaNode | string)[], forms: readonly string[
 }
 
 /**
- * Gives every element with a ref a short one of tabward's own (Playwright's carry frame and generation prefixes
- * that cost the agent tokens). The same element keeps its short ref across snapshots of one document, so a ref
- * from an earlier snapshot never silently points at another element.
+ * Gives every element with a ref a short one of tabward's own (the keys carry a frame id and a node id that would
+ * cost the agent tokens), and remembers where each element is. The same element keeps its short ref across
+ * snapshots of one document, so a ref from an earlier snapshot never silently points at another element.
  */
-function shortenRefs(nodes: readonly (AriaNode | string)[], tracked: TrackedPage): (AriaNode | string)[] {
+function shortenRefs(
+  nodes: readonly (AriaNode | string)[],
+  tracked: TrackedPage,
+  frames: ReadonlyMap<string, FrameScope>,
+): (AriaNode | string)[] {
   return nodes.map((node) => {
     if (typeof node === 'string') return node;
     let ref: string | undefined;
-    if (node.ref) {
+    const target = node.ref ? addressOf(node.ref, frames) : undefined;
+    if (node.ref && target) {
       ref = tracked.shortRefs.get(node.ref) ?? `e${tracked.shortRefs.size + 1}`;
       tracked.shortRefs.set(node.ref, ref);
-      tracked.refs.set(ref, { role: node.role, name: node.name ?? node.text ?? '', target: node.ref });
+      tracked.refs.set(ref, { role: node.role, name: node.name ?? node.text ?? '', target });
     }
-    const children = node.children ? shortenRefs(node.children, tracked) : undefined;
-    return { ...node, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
+    const children = node.children ? shortenRefs(node.children, tracked, frames) : undefined;
+    const { ref: _key, ...rest } = node;
+    return { ...rest, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
   });
 }
 

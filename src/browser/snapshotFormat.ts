@@ -272,7 +272,7 @@ function cellText(cell: AriaNode | string, context: RenderContext): string {
   return (isActionable(cell) || context.allRefs) && cell.ref ? `${own} @${cell.ref}` : own;
 }
 
-function relativeUrl(url: string, pageUrl: string): string {
+export function relativeUrl(url: string, pageUrl: string): string {
   try {
     const target = new URL(url, pageUrl);
     const page = new URL(pageUrl);

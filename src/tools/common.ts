@@ -188,8 +188,8 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
   const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
   const summary = `${line} "${title}"${status}`;
   const verdict = facts ? classifyLoginWall(facts) : undefined;
-  // An agent reads the page it opened next: the snapshot's script is made ready while it thinks.
-  tab.prepareSnapshot();
+  // An agent acts on the page it opened next: Playwright's script is made ready while it thinks.
+  tab.prepareActions();
   // The title is page content: reaching a sensitive page taints like reading it.
   if (!verdict?.isLoginWall) return { content: [text(summary)], readFrom: [tab] };
   return {

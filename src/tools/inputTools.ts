@@ -263,7 +263,7 @@ async function fillOne(
   const { timeoutMs } = context;
   const element = await resolveJudged(tab, elementRef, target, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
-  if (isSecret) tab.noteSecretField(element.info.target);
+  if (isSecret) tab.noteSecretField(element.locator);
   const secretNamed = isSecret ? undefined : context.secrets.nameOf(value);
   const durable = await durableTarget(element, true, timeoutMs);
   const found = secretNamed ? { ...durable, secret: secretNamed } : durable;

@@ -1,0 +1,115 @@
+// Turning an element of a snapshot (a backend node id in a document tabward read, axRead.ts) into a Playwright
+// locator for exactly that element, so that Playwright's actions (actionability, scrolling, input) work on it.
+// The element is handed to Playwright's own isolated world of its frame over CDP (DOM.resolveNode into that world)
+// and kept there under its key; a selector engine of tabward's, run by Playwright in that same world, finds it
+// by the key. The page's scripts cannot see that world, so they can neither read the keys nor point one at
+// another element; an element removed or a document replaced makes its key find nothing.
+
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { TabwardError } from '../core/errors.ts';
+import type { ElementAddress } from './axRead.ts';
+
+/** The engine's name; each connected browser registers it under a name of its own (connect.ts). */
+export const refEngine = 'tabward-ref';
+
+const enginesByBrowser = new WeakMap<Browser, string>();
+
+export function useRefEngine(browser: Browser, name: string): void {
+  enginesByBrowser.set(browser, name);
+}
+
+function engineOf(page: Page): string {
+  const browser = page.context().browser();
+  const name = browser ? enginesByBrowser.get(browser) : undefined;
+  if (!name)
+    throw new TabwardError(
+      'internal',
+      "tabward's ref engine is not set up for this browser.",
+      'Reconnect it.',
+    );
+  return name;
+}
+
+/**
+ * Runs in Playwright's utility world (contentScript): the element kept under the key, while it is in the document
+ * queried. Source text: the Node tsconfig has no DOM types.
+ */
+export const refEngineSource = `({
+  query(root, key) {
+    const element = globalThis.__tabwardRefs?.get(key)?.deref();
+    if (!element || !element.isConnected) return null;
+    const document = root.nodeType === 9 ? root : root.ownerDocument;
+    return element.ownerDocument === document && (root.nodeType === 9 || root.contains(element)) ? element : null;
+  },
+  queryAll(root, key) {
+    const element = this.query(root, key);
+    return element ? [element] : [];
+  },
+})`;
+
+/** Runs on the element in Playwright's world: keeps it under the key; false when it left the document. */
+const keepElement = `function (key) {
+  if (!this.isConnected) return false;
+  (globalThis.__tabwardRefs ??= new Map()).set(key, new WeakRef(this));
+  return true;
+}`;
+
+/** The locator of the element, its iframes entered from the top document; fails (stale_ref) when it is gone. */
+export async function locatorFor(page: Page, element: ElementAddress, ref: string): Promise<Locator> {
+  const world = utilityWorldOf(page);
+  const engine = engineOf(page);
+  let scope: Page | FrameLocator = page;
+  for (const owner of element.frame.owners)
+    scope = scope.frameLocator(`${engine}=${await keep(owner, world, ref)}`);
+  return scope.locator(`${engine}=${await keep(element, world, ref)}`);
+}
+
+async function keep(element: ElementAddress, world: string, ref: string): Promise<string> {
+  const { session, frameId } = element.frame;
+  const key = `${frameId}/${element.backendNodeId}`;
+  const gone = (why: string) =>
+    new TabwardError('stale_ref', `Ref ${ref} is no longer in the page (${why}).`, 'Take a new snapshot.');
+  let objectId: string | undefined;
+  try {
+    const { executionContextId } = await session.send('Page.createIsolatedWorld', {
+      frameId,
+      worldName: world,
+    });
+    const { object } = await session.send('DOM.resolveNode', {
+      backendNodeId: element.backendNodeId,
+      executionContextId,
+    });
+    objectId = object.objectId;
+    if (!objectId) throw gone('it has no node');
+    const reply = await session.send('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: keepElement,
+      arguments: [{ value: key }],
+      returnByValue: true,
+    });
+    if (reply.result.value !== true) throw gone('it was removed');
+    return key;
+  } catch (error) {
+    if (error instanceof TabwardError) throw error;
+    throw gone(String(error).split('\n')[0] ?? 'its document changed');
+  } finally {
+    if (objectId) void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
+  }
+}
+
+/**
+ * The name of Playwright's isolated world in a page's frames, `__playwright_utility_world_<page guid>` (Playwright
+ * 1.65's crPage.ts). Page.createIsolatedWorld with an existing world's name answers with that world. If a later
+ * Playwright named it otherwise, the key would be kept in a world of its own that the engine never looks in: every
+ * ref would fail as stale (the ref tests would say so), never reach another element.
+ */
+function utilityWorldOf(page: Page): string {
+  const guid = (page as unknown as { _guid?: unknown })._guid;
+  if (typeof guid !== 'string')
+    throw new TabwardError(
+      'internal',
+      'This Playwright version does not name its page objects as tabward expects, so refs cannot be resolved.',
+      'Install the playwright-core version tabward pins (package.json).',
+    );
+  return `__playwright_utility_world_${guid}`;
+}
