@@ -244,10 +244,14 @@ async function outOfProcessSession(page: Page, frameId: string): Promise<CDPSess
       if (!entry) {
         entry = page
           .context()
-          // Playwright refuses a frame that is part of its parent's process: not one of these.
+          // Playwright refuses a frame that is part of its parent's process, or one whose target is not attached
+          // yet: asked again next time.
           .newCDPSession(frame)
           .then(async (session) => ({ session, frameId: await mainFrameId(session) }))
-          .catch(() => undefined);
+          .catch(() => {
+            frameSessions.delete(frame);
+            return undefined;
+          });
         frameSessions.set(frame, entry);
       }
       return entry;

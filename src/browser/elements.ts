@@ -5,11 +5,12 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
+import { readsWorld } from './axRead.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
-import { locatorFor } from './refLocators.ts';
+import { callOnElement, locatorFor } from './refLocators.ts';
 
 export interface ResolvedElement {
   readonly locator: Locator;
@@ -103,6 +104,9 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
   return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName };
 }
 
+/** liveFactsOf and hooksOf on the element (`this`), run by CDP in tabward's isolated world. */
+const factsOnElement = `function (keyPress) { return [(${liveFactsOf.toString()})(this, keyPress), (${hooksOf.toString()})(this)]; }`;
+
 export async function resolveRef(
   tracked: TrackedPage,
   ref: string,
@@ -128,11 +132,12 @@ export async function resolveRef(
   const work = async () => {
     const locator = await locatorFor(tracked.page, info.target, ref);
     const handle = await locator.elementHandle({ timeout: timeoutMs });
-    // Three round trips at once; releasing the handle is nobody's wait.
-    const [frame, live, hooks] = await Promise.all([
+    // Side by side; releasing the handle is nobody's wait. The facts are read in tabward's own world of the
+    // element's document: a page that patched its built-ins (closest, getAttribute, the form's action, Map) would
+    // lie to a read made in its own world about where a click goes.
+    const [frame, [live, hooks]] = await Promise.all([
       handle.ownerFrame(),
-      handle.evaluate(liveFactsOf, keyPress),
-      handle.evaluate(hooksOf),
+      callOnElement<[LiveFacts, ElementHooks]>(info.target, readsWorld, factsOnElement, [keyPress], ref),
     ]);
     void handle.dispose().catch(() => undefined);
     if (!frame)

@@ -65,10 +65,29 @@ export async function locatorFor(page: Page, element: ElementAddress, ref: strin
 }
 
 async function keep(element: ElementAddress, world: string, ref: string): Promise<string> {
+  const key = `${element.frame.frameId}/${element.backendNodeId}`;
+  const kept = await callOnElement<boolean>(element, world, keepElement, [key], ref);
+  if (kept !== true)
+    throw new TabwardError(
+      'stale_ref',
+      `Ref ${ref} is no longer in the page (it was removed).`,
+      'Take a new snapshot.',
+    );
+  return key;
+}
+
+/**
+ * Calls `functionDeclaration` on the element (as `this`), in the named isolated world of its document, and answers
+ * its JSON result. A node that no longer exists, or whose document is gone, fails as a stale ref.
+ */
+export async function callOnElement<T>(
+  element: ElementAddress,
+  world: string,
+  functionDeclaration: string,
+  args: readonly unknown[],
+  ref: string,
+): Promise<T> {
   const { session, frameId } = element.frame;
-  const key = `${frameId}/${element.backendNodeId}`;
-  const gone = (why: string) =>
-    new TabwardError('stale_ref', `Ref ${ref} is no longer in the page (${why}).`, 'Take a new snapshot.');
   let objectId: string | undefined;
   try {
     const { executionContextId } = await session.send('Page.createIsolatedWorld', {
@@ -80,18 +99,22 @@ async function keep(element: ElementAddress, world: string, ref: string): Promis
       executionContextId,
     });
     objectId = object.objectId;
-    if (!objectId) throw gone('it has no node');
+    if (!objectId) throw new Error('it has no node');
     const reply = await session.send('Runtime.callFunctionOn', {
       objectId,
-      functionDeclaration: keepElement,
-      arguments: [{ value: key }],
+      functionDeclaration,
+      arguments: args.map((value) => ({ value })),
       returnByValue: true,
     });
-    if (reply.result.value !== true) throw gone('it was removed');
-    return key;
+    if (reply.exceptionDetails)
+      throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
+    return reply.result.value as T;
   } catch (error) {
-    if (error instanceof TabwardError) throw error;
-    throw gone(String(error).split('\n')[0] ?? 'its document changed');
+    throw new TabwardError(
+      'stale_ref',
+      `Ref ${ref} is no longer in the page (${String(error).split('\n')[0]}).`,
+      'Take a new snapshot.',
+    );
   } finally {
     if (objectId) void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
   }
