@@ -5,7 +5,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
-import { readsWorld } from './axRead.ts';
+import { type ElementAddress, readsWorld } from './axRead.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
@@ -104,6 +104,24 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
   return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName };
 }
 
+/** The element's locator and its frame as Playwright knows it (the main frame's needs no lookup). */
+async function locatorAndFrame(
+  tracked: TrackedPage,
+  target: ElementAddress,
+  ref: string,
+  timeoutMs: number,
+): Promise<[Locator, Frame]> {
+  const locator = await locatorFor(tracked.page, target, ref);
+  if (target.frame.owners.length === 0) return [locator, tracked.page.mainFrame()];
+  const handle = await locator.elementHandle({ timeout: timeoutMs });
+  const frame = await handle.ownerFrame();
+  // Releasing the handle is nobody's wait.
+  void handle.dispose().catch(() => undefined);
+  if (!frame)
+    throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
+  return [locator, frame];
+}
+
 /** liveFactsOf and hooksOf on the element (`this`), run by CDP in tabward's isolated world. */
 const factsOnElement = `function (keyPress) { return [(${liveFactsOf.toString()})(this, keyPress), (${hooksOf.toString()})(this)]; }`;
 
@@ -130,18 +148,13 @@ export async function resolveRef(
     );
   }
   const work = async () => {
-    const locator = await locatorFor(tracked.page, info.target, ref);
-    const handle = await locator.elementHandle({ timeout: timeoutMs });
-    // Side by side; releasing the handle is nobody's wait. The facts are read in tabward's own world of the
-    // element's document: a page that patched its built-ins (closest, getAttribute, the form's action, Map) would
-    // lie to a read made in its own world about where a click goes.
-    const [frame, [live, hooks]] = await Promise.all([
-      handle.ownerFrame(),
+    // Side by side. The facts are read in tabward's own world of the element's document: a page that patched its
+    // built-ins (closest, getAttribute, the form's action, Map) would lie to a read made in its own world about
+    // where a click goes.
+    const [[locator, frame], [live, hooks]] = await Promise.all([
+      locatorAndFrame(tracked, info.target, ref, timeoutMs),
       callOnElement<[LiveFacts, ElementHooks]>(info.target, readsWorld, factsOnElement, [keyPress], ref),
     ]);
-    void handle.dispose().catch(() => undefined);
-    if (!frame)
-      throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
     return { locator, frames: frameChain(frame), live, hooks };
   };
   // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
