@@ -46,7 +46,7 @@ const maxFrames = 60;
 export async function readTab(page: Page, session: CDPSession): Promise<TabRead> {
   const frames = new Map<string, FrameScope>();
   const passwords: string[] = [];
-  const main: FrameScope = { session, frameId: await mainFrameId(session), owners: [] };
+  const main = await mainScope(session);
   const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
     frames.set(scope.frameId, scope);
     const [nodes, facts] = await Promise.all([axNodes(scope), factsOf(scope)]);
@@ -87,6 +87,11 @@ export async function readTab(page: Page, session: CDPSession): Promise<TabRead>
 }
 
 const iframeRoles = new Set(['Iframe', 'IframePresentational']);
+
+/** The tab's main document, on tabward's session of the tab. */
+export async function mainScope(session: CDPSession): Promise<FrameScope> {
+  return { session, frameId: await mainFrameId(session), owners: [] };
+}
 
 const mainFrameIds = new WeakMap<CDPSession, Promise<string>>();
 
@@ -203,7 +208,11 @@ async function pointerElements(scope: FrameScope): Promise<Set<number>> {
  * The document an iframe element shows: a frame of the same process is read on the parent's session, an
  * out-of-process one on its own. Undefined when the frame is gone or has no document yet.
  */
-async function childScope(page: Page, parent: FrameScope, owner: number): Promise<FrameScope | undefined> {
+export async function childScope(
+  page: Page,
+  parent: FrameScope,
+  owner: number,
+): Promise<FrameScope | undefined> {
   const owners = [...parent.owners, { frame: parent, backendNodeId: owner }];
   const { node } = await parent.session.send('DOM.describeNode', { backendNodeId: owner }).catch(() => ({
     node: undefined,

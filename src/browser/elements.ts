@@ -122,6 +122,9 @@ async function locatorAndFrame(
   return [locator, frame];
 }
 
+/** liveFactsOf on the element (`this`) with its key-press argument, run by CDP in tabward's isolated world. */
+export const liveFactsSource = `function (keyPress) { return (${liveFactsOf.toString()})(this, keyPress); }`;
+
 /** liveFactsOf and hooksOf on the element (`this`), run by CDP in tabward's isolated world. */
 const factsOnElement = `function (keyPress) { return [(${liveFactsOf.toString()})(this, keyPress), (${hooksOf.toString()})(this)]; }`;
 
@@ -273,50 +276,6 @@ export interface FocusTarget {
   readonly tag: string;
 }
 
-/**
- * Where a key press without a ref lands: the deepest focused element, through iframes (same- or cross-origin)
- * and shadow roots, with its frame chain and effects. When the chain cannot be followed, every frame of the
- * page counts, so a page embedding a sensitive frame is treated as sensitive.
- */
-export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Promise<FocusTarget> {
-  return focusOn(tracked.page, timeoutMs, tracked.interrupted);
-}
-
-/** focusedTarget for any page (recipe runs drive pages tabward does not track). */
-export async function focusOn(
-  page: Page,
-  timeoutMs: number,
-  interrupted?: Promise<never>,
-): Promise<FocusTarget> {
-  const work = async (): Promise<FocusTarget> => {
-    let frame = page.mainFrame();
-    for (let depth = 0; depth < 12; depth++) {
-      const handle = await frame.evaluateHandle(deepActiveElement);
-      const element = handle.asElement();
-      if (!element) {
-        await handle.dispose();
-        return { frames: frameChain(frame), effects: [], name: '', tag: '' };
-      }
-      const child = await element.contentFrame();
-      if (child) {
-        await element.dispose();
-        frame = child;
-        continue;
-      }
-      const live = await element.evaluate(liveFactsOf, true);
-      await element.dispose();
-      return { frames: frameChain(frame), ...live };
-    }
-    return { frames: allFrames(page), effects: [], name: '', tag: '' };
-  };
-  try {
-    return await withDeadline(work(), timeoutMs, 'reading the focused element', interrupted);
-  } catch (error) {
-    if (error instanceof TabwardError && error.code === 'dialog_open') throw error;
-    return { frames: allFrames(page), effects: [], name: '', tag: '' };
-  }
-}
-
 /** The live facts of the first element a locator matches: its frame chain, name, tag, effects, fingerprint. */
 export async function describeLocator(
   locator: Locator,
@@ -332,13 +291,4 @@ export async function describeLocator(
     return { frames, ...live, fingerprint: fingerprintOf(frames, live) };
   };
   return withDeadline(work(), timeoutMs, 'finding the element');
-}
-
-/** Runs in the page: the focused element, through open shadow roots. */
-function deepActiveElement(): unknown {
-  type Focusable = { shadowRoot?: { activeElement: Focusable | null } | null };
-  let current = (globalThis as unknown as { document: { activeElement: Focusable | null } }).document
-    .activeElement;
-  while (current?.shadowRoot?.activeElement) current = current.shadowRoot.activeElement;
-  return current;
 }

@@ -2,15 +2,19 @@
 // what the runner needs to judge a click and to extract data. Isolated and remote runs get a context of their
 // own (fresh cookies, safe to run side by side); shared runs a tab in the user's profile.
 
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
-import { describeLocator, type FocusTarget, focusOn, frameChain } from './elements.ts';
+import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
+import { focusOn } from './focusedElement.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 
 export class RecipePage {
+  /** tabward's CDP session of the tab, for reads out of the page's reach (opened on first use). */
+  private session: Promise<CDPSession> | undefined;
+
   private constructor(
     private readonly page: Page,
     private readonly closeTab: () => Promise<void>,
@@ -54,8 +58,9 @@ export class RecipePage {
   }
 
   /** Where a key press without a selector lands: the deepest focused element. */
-  focused(): Promise<FocusTarget> {
-    return focusOn(this.page, this.timeoutMs);
+  async focused(): Promise<FocusTarget> {
+    this.session ??= this.page.context().newCDPSession(this.page);
+    return focusOn(this.page, await this.session, this.timeoutMs);
   }
 
   /** In the user's Chrome only this tab is policed by the network backstop. */

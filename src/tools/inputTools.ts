@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
-import { focusedTarget } from '../browser/elements.ts';
+import { focusedTarget } from '../browser/focusedElement.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { type AuditTarget, focusedTargetKey } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';

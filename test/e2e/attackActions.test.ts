@@ -52,6 +52,17 @@ describe('attacks on how actions are judged', () => {
           `<title>Quiz</title><label>Answer <input id="a"></label>
           <iframe src="${gh.url('github.com', '/settings/transfer')}" width="300" height="80"></iframe>`,
         ),
+      // The same, with a script that tells its own world the focus never left the answer field.
+      '/keys-lying': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Quiz</title><label>Answer <input id="a"></label>
+          <iframe src="${gh.url('github.com', '/settings/transfer')}" width="300" height="80"></iframe>
+          <script>
+            const answer = document.getElementById('a');
+            Object.defineProperty(Document.prototype, 'activeElement', { get: () => answer, configurable: true });
+          </script>`,
+        ),
       '/dialog': (_req, _body, res) =>
         html(
           res,
@@ -87,6 +98,21 @@ describe('attacks on how actions are judged', () => {
     const enter = await mcp.call('press_key', { key: 'Enter' });
     assert.ok(enter.isError && enter.text.startsWith('rejected:'), enter.text);
     assert.match(mcp.human.questions.at(asked) ?? '', /press_key[\s\S]*SENSITIVE PAGE/);
+    assert.deepEqual(gh.writes(), [], 'the transfer never reached the server');
+  });
+
+  test('a page that tells its own world the focus is elsewhere does not change where keys are judged to land', async () => {
+    await mcp.call('new_page', { url: evil.url('quiz.example', '/keys-lying') });
+    const snapshot = await mcp.call('take_snapshot');
+    await mcp.call('click', { ref: refOf(snapshot.text, 'Answer') });
+    await mcp.call('press_key', { key: 'Tab' });
+    await mcp.call('press_key', { key: 'Tab' });
+    const asked = mcp.human.questions.length;
+    const enter = await mcp.call('press_key', { key: 'Enter' });
+    assert.ok(enter.isError && enter.text.startsWith('rejected:'), enter.text);
+    // The guard asks before the key is pressed (the network backstop's question, about a request, would come after).
+    assert.match(mcp.human.questions.at(asked) ?? '', /^tabward: press_key — SENSITIVE PAGE/);
+    assert.doesNotMatch(mcp.human.questions.at(asked) ?? '', /POST/);
     assert.deepEqual(gh.writes(), [], 'the transfer never reached the server');
   });
 
