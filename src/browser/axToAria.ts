@@ -71,8 +71,8 @@ export function axToAria(nodes: readonly AxNode[], conversion: AxConversion): (A
     return items;
   };
   const convert = (node: AxNode, parentName: string, depth: number): Item[] => {
-    // A tree deeper than any real page is cut rather than allowed to exhaust the stack.
-    if (depth > maxDepth) return [];
+    // A tree deeper than any real page is cut rather than allowed to exhaust the stack, and says so.
+    if (depth > maxDepth) return [block, `(nested deeper than ${maxDepth} levels: not shown)`, block];
     const chromeRole = String(node.role?.value ?? '');
     if (dropped.has(chromeRole)) return [];
     if (chromeRole === 'StaticText') return node.ignored ? [] : [stringValue(node.name)];

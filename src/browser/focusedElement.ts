@@ -7,9 +7,10 @@
 
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import { childScope, type FrameScope, mainScope, readsWorld } from './axRead.ts';
 import { withDeadline } from './deadline.ts';
+import { readsWorld } from './documentReads.ts';
 import { allFrames, type FocusTarget, frameChain, liveFactsSource } from './elements.ts';
+import { childScope, type FrameScope, mainScope } from './frameScopes.ts';
 import type { TrackedPage } from './pages.ts';
 import { callOnElement, locatorFor } from './refLocators.ts';
 

@@ -7,7 +7,8 @@
 
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import type { ElementAddress } from './axRead.ts';
+import { readsWorld } from './documentReads.ts';
+import type { ElementAddress } from './frameScopes.ts';
 
 /** The engine's name; each connected browser registers it under a name of its own (connect.ts). */
 export const refEngine = 'tabward-ref';
@@ -47,9 +48,8 @@ export const refEngineSource = `({
   },
 })`;
 
-/** Runs on the element in Playwright's world: keeps it under the key; false when it left the document. */
+/** Runs on the element in Playwright's world: keeps it under the key. */
 const keepElement = `function (key) {
-  if (!this.isConnected) return false;
   (globalThis.__tabwardRefs ??= new Map()).set(key, new WeakRef(this));
   return true;
 }`;
@@ -64,21 +64,34 @@ export async function locatorFor(page: Page, element: ElementAddress, ref: strin
   return scope.locator(`${engine}=${await keep(element, world, ref)}`);
 }
 
+/**
+ * Keeps the element in Playwright's world under its key. Playwright's world cannot tell which document tabward read,
+ * so tabward's world of the frame's document is asked before and after: a frame that moved on to another document
+ * in between (whose nodes may reuse the same ids) fails the ref, and what was kept there is under a key no ref of
+ * the new document has.
+ */
 async function keep(element: ElementAddress, world: string, ref: string): Promise<string> {
-  const key = `${element.frame.frameId}/${element.backendNodeId}`;
-  const kept = await callOnElement<boolean>(element, world, keepElement, [key], ref);
-  if (kept !== true)
-    throw new TabwardError(
-      'stale_ref',
-      `Ref ${ref} is no longer in the page (it was removed).`,
-      'Take a new snapshot.',
-    );
+  const key = `${element.frame.frameId}:${element.frame.document ?? ''}/${element.backendNodeId}`;
+  await callOnElement(element, readsWorld, 'function () { return true; }', [], ref);
+  await callOnElement(element, world, keepElement, [key], ref, false);
+  await callOnElement(element, readsWorld, 'function () { return true; }', [], ref);
   return key;
 }
 
 /**
+ * Runs on the element: the function's result, unless the element left the document of this world or (in tabward's
+ * world, given the token of the document the element was read in) the frame shows another document now.
+ */
+const checked = (functionDeclaration: string) => `function (token, args) {
+  if (!this.isConnected || this.ownerDocument !== document) return { stale: 'it was removed' };
+  if (token !== null && globalThis.__tabwardDocument !== token) return { stale: 'its frame shows another document now' };
+  return { value: (${functionDeclaration}).apply(this, args) };
+}`;
+
+/**
  * Calls `functionDeclaration` on the element (as `this`), in the named isolated world of its document, and answers
- * its JSON result. A node that no longer exists, or whose document is gone, fails as a stale ref.
+ * its JSON result. A node that no longer exists or left its document, or a frame that moved on from the document it
+ * was read in, fails as a stale ref (the document is checked only in tabward's own world, which holds its token).
  */
 export async function callOnElement<T>(
   element: ElementAddress,
@@ -86,8 +99,11 @@ export async function callOnElement<T>(
   functionDeclaration: string,
   args: readonly unknown[],
   ref: string,
+  checkDocument = world === readsWorld,
 ): Promise<T> {
-  const { session, frameId } = element.frame;
+  const { session, frameId, document } = element.frame;
+  const stale = (why: string) =>
+    new TabwardError('stale_ref', `Ref ${ref} is no longer in the page (${why}).`, 'Take a new snapshot.');
   let objectId: string | undefined;
   try {
     const { executionContextId } = await session.send('Page.createIsolatedWorld', {
@@ -99,22 +115,21 @@ export async function callOnElement<T>(
       executionContextId,
     });
     objectId = object.objectId;
-    if (!objectId) throw new Error('it has no node');
+    if (!objectId) throw stale('it has no node');
     const reply = await session.send('Runtime.callFunctionOn', {
       objectId,
-      functionDeclaration,
-      arguments: args.map((value) => ({ value })),
+      functionDeclaration: checked(functionDeclaration),
+      arguments: [{ value: checkDocument && document !== undefined ? document : null }, { value: args }],
       returnByValue: true,
     });
     if (reply.exceptionDetails)
       throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
-    return reply.result.value as T;
+    const answer = reply.result.value as { stale?: string; value?: T };
+    if (answer.stale !== undefined) throw stale(answer.stale);
+    return answer.value as T;
   } catch (error) {
-    throw new TabwardError(
-      'stale_ref',
-      `Ref ${ref} is no longer in the page (${String(error).split('\n')[0]}).`,
-      'Take a new snapshot.',
-    );
+    if (error instanceof TabwardError) throw error;
+    throw stale(String(error).split('\n')[0] ?? 'its document changed');
   } finally {
     if (objectId) void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
   }

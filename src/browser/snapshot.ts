@@ -9,6 +9,7 @@ import { TabwardError } from '../core/errors.ts';
 import { addressOf, type FrameScope, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
 import { withDeadline } from './deadline.ts';
+import { DocumentChanged } from './documentReads.ts';
 import type { TrackedPage } from './pages.ts';
 import { type AriaNode, isActionable, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
@@ -84,14 +85,16 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
       };
     });
     page.on('framenavigated', onNavigated);
-    const read = readTab(page, session);
+    const read = readTab(page, session, timeoutMs);
     // What a navigation interrupted is nobody's to wait for any more.
     read.catch(() => undefined);
     try {
       const outcome = await Promise.race([read.catch((error: unknown) => ({ error })), navigated]);
       if (outcome !== 'navigated') {
-        if ('error' in outcome) throw outcome.error;
-        return outcome;
+        if (!('error' in outcome)) return outcome;
+        // The main document was replaced while it was read, before Playwright told of it: as a navigation.
+        if (!(outcome.error instanceof DocumentChanged)) throw outcome.error;
+        navigatedFrames.add(page.mainFrame());
       }
     } finally {
       page.off('framenavigated', onNavigated);
@@ -134,19 +137,21 @@ function rememberPasswords(tracked: TrackedPage, values: readonly string[]): str
 }
 
 /**
- * Each value as typed and as the tree shows it, longest first. A form of only whitespace is not one: it cannot be
- * told apart from the spaces around any word.
+ * Each value as typed and as the tree shows it, longest first, in any case (a page's style can show text in capitals:
+ * text-transform). A form of only whitespace is not one: it cannot be told apart from the spaces around any word.
  */
-function shownForms(values: readonly string[]): string[] {
+function shownForms(values: readonly string[]): RegExp[] {
   const forms = new Set<string>();
   for (const value of values) for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
-  return [...forms].sort((a, b) => b.length - a.length);
+  return [...forms]
+    .sort((a, b) => b.length - a.length)
+    .map((form) => new RegExp(form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
 }
 
 /** A URL's mask is ASCII: the bullets would come out percent-encoded, nine characters each. */
-function maskText(text: string, forms: readonly string[], mask = '••••'): string {
+function maskText(text: string, forms: readonly RegExp[], mask = '••••'): string {
   let output = text;
-  for (const form of forms) output = output.split(form).join(mask);
+  for (const form of forms) output = output.replace(form, mask);
   return output;
 }
 
@@ -157,7 +162,7 @@ function maskText(text: string, forms: readonly string[], mask = '••••')
  */
 function maskTree(
   nodes: readonly (AriaNode | string)[],
-  forms: readonly string[],
+  forms: readonly RegExp[],
   pageUrl: string,
 ): AriaNode[] {
   if (forms.length === 0) return nodes as AriaNode[];

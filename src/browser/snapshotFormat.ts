@@ -125,10 +125,9 @@ function renderNode(
   if (label) {
     const separator = node.role === 'listitem' ? ' ' : ': ';
     lines.push(
-      `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${node.text}` : ''}`,
+      `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${plainText(node.text)}` : ''}`,
     );
-  } else if (node.text)
-    pushText(lines, depth, context.allRefs && node.ref ? `${node.text} @${node.ref}` : node.text);
+  } else if (node.text) pushText(lines, depth, node.text, context.allRefs && node.ref ? ` @${node.ref}` : '');
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
   for (const child of children)
     renderNode(child, childDepth, lines, context, withinItem || node.role === 'listitem');
@@ -204,9 +203,20 @@ export function isActionable(node: AriaNode): boolean {
 /** Text that only separates what is around it (a breadcrumb's "›", a menu's "|"): nothing to read. */
 const separatorOnly = /^[›»«‹|·•∙⋅/\\>—–~\s]+$/;
 
-function pushText(lines: string[], depth: number, text: string): void {
-  const trimmed = text.trim();
-  if (!trimmed || separatorOnly.test(trimmed)) return;
+/**
+ * Page text as it is shown unquoted: what reads like a ref of tabward's ("@e12") gets a full-width at sign, so that
+ * a paragraph cannot pass itself off as a line of the snapshot (`button "Keep my data" @e2` written as text, beside
+ * the real @e2 that deletes).
+ */
+function plainText(text: string): string {
+  return text.replace(/@(?=(?:f\d+)?e\d+\b)/g, '＠');
+}
+
+/** `ref`: tabward's own ref after the text (with allRefs), left as it is. */
+function pushText(lines: string[], depth: number, text: string, ref = ''): void {
+  const plain = plainText(text.trim());
+  if (!plain || separatorOnly.test(plain)) return;
+  const trimmed = `${plain}${ref}`;
   const last = lines.length - 1;
   const lastLine = lines[last];
   // A "-" list bullet takes the text that follows it on the same line.
@@ -268,7 +278,8 @@ function cellText(cell: AriaNode | string, context: RenderContext): string {
   if (typeof cell === 'string') return cell.trim();
   const inner: string[] = [];
   for (const child of cell.children ?? []) renderNode(child, 0, inner, context);
-  const own = inner.length > 0 ? inner.map((line) => line.trim()).join(' ') : (cell.name ?? cell.text ?? '');
+  const own =
+    inner.length > 0 ? inner.map((line) => line.trim()).join(' ') : plainText(cell.name ?? cell.text ?? '');
   return (isActionable(cell) || context.allRefs) && cell.ref ? `${own} @${cell.ref}` : own;
 }
 

@@ -24,6 +24,11 @@ const shownValue = 'shown-Pw-2235';
 const autocompleteValue = 'autocomplete-Pw-2236';
 const frameAutocompleteValue = 'frame-autocomplete-Pw-2238';
 const reloadingValue = 'Pw-2237-';
+const closedValue = 'closed-root-Pw-2239';
+const hiddenFrameValue = 'hidden-frame-Pw-2240';
+const ariaHiddenFrameValue = 'aria-hidden-frame-Pw-2241';
+const deepValue = 'deep-frame-Pw-2242';
+const casedValue = 'cased-pw-2243';
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -91,6 +96,50 @@ before(async () => {
         </script>`,
       ),
     '/lying': (_req, _body, res) => html(res, lying),
+    // A password field in a closed shadow root (out of reach of any script but its page's), its value echoed
+    // beside it in the same root.
+    '/closed-root': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Closed</title><div id="host"></div>
+        <script>
+          const root = host.attachShadow({ mode: 'closed' });
+          root.innerHTML = '<label>Closed password <input type="password" value="${closedValue}"></label><p></p>';
+          root.querySelector('p').textContent = 'You typed ' + root.querySelector('input').value;
+        </script>`,
+      ),
+    // Frames the snapshot does not show (hidden, or nested past its limit) post their password to the page.
+    '/unshown-frames': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Unshown</title><div id="sink"></div>
+        <script>addEventListener('message', (e) => { const p = document.createElement('p'); p.textContent = 'Got ' + e.data; sink.append(p); });</script>
+        <iframe style="display:none" src="/posting-frame?${hiddenFrameValue}"></iframe>
+        <iframe aria-hidden="true" src="${site.url('other.test', `/posting-frame?${ariaHiddenFrameValue}`)}"></iframe>
+        <iframe src="${site.url('other.test', '/nest?9')}"></iframe>`,
+      ),
+    '/posting-frame': (req, _body, res) =>
+      html(
+        res,
+        `<input type="password" value="${decodeURIComponent(new URL(req.url ?? '/', 'http://x').search.slice(1))}">
+        <script>top.postMessage(document.querySelector('input').value, '*')</script>`,
+      ),
+    '/nest': (req, _body, res) => {
+      const depth = Number(new URL(req.url ?? '/', 'http://x').search.slice(1));
+      html(
+        res,
+        depth === 0
+          ? `<input type="password" value="${deepValue}"><script>top.postMessage('${deepValue}', '*')</script>`
+          : `<iframe src="/nest?${depth - 1}"></iframe>`,
+      );
+    },
+    // A value the page shows again in capitals, by its style.
+    '/cased': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Cased</title><label>Cased password <input type="password" id="pw" value="${casedValue}"></label>
+        <p id="echo" style="text-transform: uppercase"></p><script>echo.textContent = pw.value;</script>`,
+      ),
     // The same page in a frame of the site's own, and in a frame of another site (an out-of-process frame).
     '/framed-lying': (_req, _body, res) =>
       html(
@@ -191,4 +240,30 @@ test("a frame's tree and its password values are read from the same document", a
     assert.ok(!snapshot.text.includes(reloadingValue), `shown:\n${snapshot.text}`);
     if (snapshot.isError) assert.match(snapshot.text, /kept navigating/);
   }
+});
+
+test('a password field in a closed shadow root is masked, and so is its value echoed beside it', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/closed-root') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.match(snapshot.text, /Closed password.*@e\d+/);
+  assert.match(snapshot.text, /You typed ••••/);
+  assert.ok(!snapshot.text.includes(closedValue), `shown:\n${snapshot.text}`);
+});
+
+test('a password of a frame the snapshot does not show (hidden, aria-hidden, too deep) is masked where it is copied', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/unshown-frames') });
+  const deadline = Date.now() + 15_000;
+  let snapshot = await mcp.call('take_snapshot');
+  // Every frame has posted its value by the time three "Got" lines are shown.
+  while ((snapshot.text.match(/Got /g) ?? []).length < 3 && Date.now() < deadline)
+    snapshot = await mcp.call('take_snapshot');
+  assert.equal((snapshot.text.match(/Got ••••/g) ?? []).length, 3, snapshot.text);
+  for (const value of [hiddenFrameValue, ariaHiddenFrameValue, deepValue])
+    assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
+});
+
+test('a value the page shows in other letter case (text-transform) is masked', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/cased') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.ok(!snapshot.text.toLowerCase().includes(casedValue), `shown:\n${snapshot.text}`);
 });

@@ -73,6 +73,30 @@ before(async () => {
         <div style="display:none">Invisible text</div>
         <div style="cursor:pointer" onclick="fetch('/pressed?widget', { method: 'POST' })"><span>Open the menu</span></div>`,
       ),
+    // A frame of another site that the page moves on, after the agent read it, to a third site (and to one more
+    // and back to its own site): its new documents' elements may have the ids the old ones had.
+    '/moving-frame': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Shop</title><h1>Top</h1><iframe id="f" src="${site.url('b.test', '/one')}"></iframe>`,
+      ),
+    '/one': (_req, _body, res) =>
+      html(
+        res,
+        `<input aria-label="Search products" onclick="fetch('/pressed?search', { method: 'POST' })">`,
+      ),
+    '/two': (_req, _body, res) =>
+      html(
+        res,
+        `<input readonly value="Delete my account" aria-label="Delete my account" onclick="fetch('/pressed?delete', { method: 'POST' })">`.repeat(
+          20,
+        ),
+      ),
+    '/many-frames': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Many</title>${Array.from({ length: 150 }, (_, i) => `<iframe srcdoc="<button>Frame ${i}</button>"></iframe>`).join('')}`,
+      ),
     'POST /pressed': (_req, _body, res) => html(res, 'ok'),
   });
   // A sensitive page (github.com/settings) whose script lies to its own world about the button the agent clicks.
@@ -207,6 +231,70 @@ test('what is hidden from the accessibility tree is not shown; a pointer-cursor 
   assert.deepEqual(pressed, ['widget']);
 });
 
+/** Moves the page's frame to `url`, and waits until its new document is in. */
+async function moveFrame(url: string, path: string): Promise<void> {
+  const before = site.seen.filter((request) => request.path === path).length;
+  await mcp.call('evaluate_script', {
+    function: `() => { document.getElementById('f').src = ${JSON.stringify(url)}; }`,
+  });
+  const deadline = Date.now() + 10_000;
+  while (site.seen.filter((request) => request.path === path).length === before && Date.now() < deadline)
+    await new Promise((done) => setTimeout(done, 50));
+  // The document's own load, after its request.
+  await new Promise((done) => setTimeout(done, 300));
+}
+
+test('a ref into a frame that moved on to another site is stale, with or without a snapshot since', async () => {
+  for (const between of [false, true]) {
+    await mcp.call('new_page', { url: site.url('a.test', '/moving-frame') });
+    const deadline = Date.now() + 10_000;
+    let snapshot = await mcp.call('take_snapshot');
+    while (!snapshot.text.includes('Search products') && Date.now() < deadline)
+      snapshot = await mcp.call('take_snapshot');
+    const ref = refOf(snapshot.text, 'Search products');
+    await moveFrame(site.url('c.test', '/two'), '/two');
+    if (between) {
+      const later = await mcp.call('take_snapshot');
+      assert.notEqual(
+        refOf(later.text, 'Delete my account'),
+        ref,
+        'an element of the new document gets a ref of its own',
+      );
+    }
+    const pressed = await pressedAfter(async () => {
+      const click = await mcp.call('click', { ref });
+      assert.ok(click.isError && click.text.startsWith('stale_ref:'), `between=${between}: ${click.text}`);
+    });
+    assert.deepEqual(pressed, [], `between=${between}`);
+  }
+});
+
+test('a ref into a frame that left and came back to its own site is stale: it is not the document read', async () => {
+  await mcp.call('new_page', { url: site.url('a.test', '/moving-frame') });
+  const deadline = Date.now() + 10_000;
+  let snapshot = await mcp.call('take_snapshot');
+  while (!snapshot.text.includes('Search products') && Date.now() < deadline)
+    snapshot = await mcp.call('take_snapshot');
+  const ref = refOf(snapshot.text, 'Search products');
+  await moveFrame(site.url('c.test', '/two'), '/two');
+  await moveFrame(site.url('b.test', '/one?again'), '/one?again');
+  const pressed = await pressedAfter(async () => {
+    const fill = await mcp.call('fill', { ref, value: 'my home address' });
+    assert.ok(fill.isError && fill.text.startsWith('stale_ref:'), fill.text);
+  });
+  assert.deepEqual(pressed, []);
+});
+
+test('a page of 150 frames is shown up to the limit, saying so, within the deadline', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/many-frames') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.equal(snapshot.isError, false, snapshot.text);
+  const shown = (snapshot.text.match(/button "Frame \d+"/g) ?? []).length;
+  assert.ok(shown > 0 && shown < 60, `${shown} frames shown`);
+  assert.match(snapshot.text, /a frame not shown: 60 frames/);
+});
+
+// Last: reading the sensitive page taints the session, and the human is asked about later pages.
 test("the human is asked about the element as it is, not as the page's own scripts describe it", async () => {
   mcp.human.will({ decision: 'approve' });
   await mcp.call('new_page', { url: github.url('github.com', '/settings/danger') });
