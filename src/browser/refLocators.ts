@@ -58,23 +58,31 @@ const keepElement = `function (key) {
 export async function locatorFor(page: Page, element: ElementAddress, ref: string): Promise<Locator> {
   const world = utilityWorldOf(page);
   const engine = engineOf(page);
+  // Each element is kept under a key of its own: the frames' owners and the element at once.
+  const [target, ...owners] = await Promise.all(
+    [element, ...element.frame.owners].map((each) => keep(each, world, ref)),
+  );
   let scope: Page | FrameLocator = page;
-  for (const owner of element.frame.owners)
-    scope = scope.frameLocator(`${engine}=${await keep(owner, world, ref)}`);
-  return scope.locator(`${engine}=${await keep(element, world, ref)}`);
+  for (const key of owners) scope = scope.frameLocator(`${engine}=${key}`);
+  return scope.locator(`${engine}=${target}`);
 }
 
 /**
  * Keeps the element in Playwright's world under its key. Playwright's world cannot tell which document tabward read,
- * so tabward's world of the frame's document is asked before and after: a frame that moved on to another document
- * in between (whose nodes may reuse the same ids) fails the ref, and what was kept there is under a key no ref of
- * the new document has.
+ * so tabward's world of the frame's document is asked just before and just after (the three calls are sent
+ * together and the renderer runs them in order): a frame that moved on to another document in between (whose nodes
+ * may reuse the same ids) fails the ref, and what was kept there is under a key no ref of the new document has.
  */
 async function keep(element: ElementAddress, world: string, ref: string): Promise<string> {
   const key = `${element.frame.frameId}:${element.frame.document ?? ''}/${element.backendNodeId}`;
-  await callOnElement(element, readsWorld, 'function () { return true; }', [], ref);
-  await callOnElement(element, world, keepElement, [key], ref, false);
-  await callOnElement(element, readsWorld, 'function () { return true; }', [], ref);
+  const token = element.frame.document ?? null;
+  await withElement(element, [readsWorld, world], ref, async ([ours = '', playwrights = ''], call) => {
+    await Promise.all([
+      call(ours, 'function () { return true; }', token, []),
+      call(playwrights, keepElement, null, [key]),
+      call(ours, 'function () { return true; }', token, []),
+    ]);
+  });
   return key;
 }
 
@@ -88,10 +96,70 @@ const checked = (functionDeclaration: string) => `function (token, args) {
   return { value: (${functionDeclaration}).apply(this, args) };
 }`;
 
+type CallOn = <T>(
+  objectId: string,
+  functionDeclaration: string,
+  token: string | null,
+  args: readonly unknown[],
+) => Promise<T>;
+
 /**
- * Calls `functionDeclaration` on the element (as `this`), in the named isolated world of its document, and answers
- * its JSON result. A node that no longer exists or left its document, or a frame that moved on from the document it
- * was read in, fails as a stale ref (the document is checked only in tabward's own world, which holds its token).
+ * Resolves the element in each named isolated world of its document (in parallel) and hands `use` its object in
+ * each, with a way to call functions on them; releases them after. A node that no longer exists or left its
+ * document, or a frame that moved on from the document it was read in, fails as a stale ref.
+ */
+async function withElement<T>(
+  element: ElementAddress,
+  worlds: readonly string[],
+  ref: string,
+  use: (objectIds: string[], call: CallOn) => Promise<T>,
+): Promise<T> {
+  const { session, frameId } = element.frame;
+  const stale = (why: string) =>
+    new TabwardError('stale_ref', `Ref ${ref} is no longer in the page (${why}).`, 'Take a new snapshot.');
+  const objectIds: string[] = [];
+  const call: CallOn = async <R>(
+    objectId: string,
+    functionDeclaration: string,
+    token: string | null,
+    args: readonly unknown[],
+  ) => {
+    const reply = await session.send('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: checked(functionDeclaration),
+      arguments: [{ value: token }, { value: args }],
+      returnByValue: true,
+    });
+    if (reply.exceptionDetails)
+      throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
+    const answer = reply.result.value as { stale?: string; value?: R };
+    if (answer.stale !== undefined) throw stale(answer.stale);
+    return answer.value as R;
+  };
+  try {
+    const contexts = await Promise.all(
+      worlds.map((world) => session.send('Page.createIsolatedWorld', { frameId, worldName: world })),
+    );
+    const objects = await Promise.all(
+      contexts.map(({ executionContextId }) =>
+        session.send('DOM.resolveNode', { backendNodeId: element.backendNodeId, executionContextId }),
+      ),
+    );
+    for (const { object } of objects) if (object.objectId) objectIds.push(object.objectId);
+    if (objectIds.length !== worlds.length) throw stale('it has no node');
+    return await use(objectIds, call);
+  } catch (error) {
+    if (error instanceof TabwardError) throw error;
+    throw stale(String(error).split('\n')[0] ?? 'its document changed');
+  } finally {
+    for (const objectId of objectIds)
+      void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
+  }
+}
+
+/**
+ * Calls `functionDeclaration` on the element (as `this`) in the named isolated world of its document and answers
+ * its JSON result; in tabward's own world, the document is checked to be the one the element was read in.
  */
 export async function callOnElement<T>(
   element: ElementAddress,
@@ -99,40 +167,11 @@ export async function callOnElement<T>(
   functionDeclaration: string,
   args: readonly unknown[],
   ref: string,
-  checkDocument = world === readsWorld,
 ): Promise<T> {
-  const { session, frameId, document } = element.frame;
-  const stale = (why: string) =>
-    new TabwardError('stale_ref', `Ref ${ref} is no longer in the page (${why}).`, 'Take a new snapshot.');
-  let objectId: string | undefined;
-  try {
-    const { executionContextId } = await session.send('Page.createIsolatedWorld', {
-      frameId,
-      worldName: world,
-    });
-    const { object } = await session.send('DOM.resolveNode', {
-      backendNodeId: element.backendNodeId,
-      executionContextId,
-    });
-    objectId = object.objectId;
-    if (!objectId) throw stale('it has no node');
-    const reply = await session.send('Runtime.callFunctionOn', {
-      objectId,
-      functionDeclaration: checked(functionDeclaration),
-      arguments: [{ value: checkDocument && document !== undefined ? document : null }, { value: args }],
-      returnByValue: true,
-    });
-    if (reply.exceptionDetails)
-      throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
-    const answer = reply.result.value as { stale?: string; value?: T };
-    if (answer.stale !== undefined) throw stale(answer.stale);
-    return answer.value as T;
-  } catch (error) {
-    if (error instanceof TabwardError) throw error;
-    throw stale(String(error).split('\n')[0] ?? 'its document changed');
-  } finally {
-    if (objectId) void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
-  }
+  const token = world === readsWorld ? (element.frame.document ?? null) : null;
+  return withElement(element, [world], ref, ([objectId], call) =>
+    call<T>(objectId ?? '', functionDeclaration, token, args),
+  );
 }
 
 /**
