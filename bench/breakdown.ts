@@ -1,8 +1,8 @@
 // Where a navigate+snapshot's milliseconds go, page by page, in one process with the backstop on: the browser's
 // own navigation (Playwright goto to DOMContentLoaded on a second, unguarded tab), what navigate_page adds to it
 // (the backstop's two pauses of the document request, the login-wall read, guard and audit), the first
-// take_snapshot of a fresh document (which pays for Playwright's injected script) and a second one (the aria
-// tree and tabward's rendering alone). Medians of alternated rounds.
+// take_snapshot of a fresh document and a second one (Chromium's accessibility tree, tabward's reads beside it
+// and its rendering). Medians of alternated rounds.
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

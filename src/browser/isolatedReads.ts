@@ -1,9 +1,8 @@
 // tabward's own reads of a tab's main document (password values to mask, the login-wall facts), evaluated in an
 // isolated world of its own over tabward's CDP session of the tab. The page's world is the page's: a page that
-// redefines what its scripts see (an input's value getter, querySelectorAll) would lie to a read made there, and
-// a password Playwright's aria snapshot shows (read in Playwright's own isolated world) would go unmasked. No
-// slower than Playwright's evaluate in the page's world: making the world costs about what injecting Playwright's
-// helper script there did (navigate+snapshot alternated in process, bench/results.md).
+// redefines what its scripts see (an input's value getter, querySelectorAll) would lie to a read made there. The
+// world is the one the snapshot reads in (documentReads.ts, same name): made once a document, by whichever reads
+// first. No slower than Playwright's evaluate in the page's world (bench/results.md).
 
 import type { CDPSession } from 'playwright-core';
 

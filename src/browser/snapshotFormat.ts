@@ -1,6 +1,7 @@
-// Renders Playwright's AI aria tree into tabward's compact snapshot: refs only on elements an agent can act
-// on, wrappers without meaning flattened, tables as rows of cells, URLs relative to the page, and a token
-// budget with an explicit truncation marker.
+// Renders the aria tree of a tab (axToAria.ts: Chromium's accessibility tree in the shape of Playwright's AI
+// snapshot) into tabward's compact snapshot: refs only on elements an agent can act on, wrappers without meaning
+// flattened, tables as rows of cells, URLs relative to the page, and a token budget with an explicit truncation
+// marker.
 
 export interface AriaNode {
   readonly role: string;

@@ -1,6 +1,7 @@
 // A snapshot never shows what is typed into a password field, however it got there (the page's markup, its
 // script, the agent's fill) and wherever the field is: the main document (read over tabward's own CDP session),
-// a frame, an open shadow root. The tree itself is Playwright's; tabward masks the values it reads beside it.
+// a frame (shown or not), an open or a closed shadow root. The tree is Chromium's accessibility tree; tabward masks
+// the values it reads beside it in its own isolated world, however the tree shows them.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
