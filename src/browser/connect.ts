@@ -3,10 +3,10 @@
 // for a bounded time.
 
 import { createRequire } from 'node:module';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
-import { refEngine, refEngineSource, useRefEngine } from './refLocators.ts';
+import { refEngine, refEngineSource } from './refLocators.ts';
 
 export interface AttachTarget {
   readonly userDataDir?: string;
@@ -62,17 +62,38 @@ const playwright = () => requireFromHere('playwright-core') as typeof import('pl
 
 /**
  * Gives a browser just connected the selector engine its refs resolve with (refLocators.ts), before anything runs
- * in its pages: Playwright builds the engines into each document's script once, and gives a connected browser's
- * own context only the engines registered after it exists. One name a browser: a name registers once.
+ * in its pages: Playwright builds the engines into each document's script once. Registered once a process (a
+ * context made later, by newContext, is given every engine registered); a connected browser's own context exists
+ * before that and Playwright hands it only the engines registered after it, so a browser connected later gives its
+ * contexts the engine the way Playwright's register does for the contexts it knows (their channel's
+ * registerSelectorEngine, the one call here outside Playwright's public API; a name registered per connection
+ * instead would add an engine to every document's script for every connection a long-running serve ever made).
  */
 export async function withRefEngine(browser: Browser): Promise<Browser> {
-  const name = `${refEngine}-${++enginesRegistered}`;
-  await playwright().selectors.register(name, refEngineSource, { contentScript: true });
-  useRefEngine(browser, name);
+  const first = !engineRegistered;
+  engineRegistered ??= playwright().selectors.register(refEngine, refEngineSource, { contentScript: true });
+  await engineRegistered;
+  if (!first) await Promise.all(browser.contexts().map((context) => giveEngine(context)));
   return browser;
 }
 
-let enginesRegistered = 0;
+let engineRegistered: Promise<void> | undefined;
+
+async function giveEngine(context: BrowserContext): Promise<void> {
+  const channel = (context as unknown as { _channel?: { registerSelectorEngine?: unknown } })._channel;
+  if (typeof channel?.registerSelectorEngine !== 'function')
+    throw new TabwardError(
+      'internal',
+      'This Playwright version cannot be given the selector engine tabward resolves refs with.',
+      'Install the playwright-core version tabward pins (package.json).',
+    );
+  await (channel.registerSelectorEngine as (params: unknown) => Promise<void>)
+    .call(channel, { selectorEngine: { name: refEngine, source: refEngineSource, contentScript: true } })
+    .catch((error: unknown) => {
+      // A browser connected while the first registration ran was given it then.
+      if (!/already registered/.test(String(error))) throw error;
+    });
+}
 
 const requireFromHere = createRequire(import.meta.url);
 

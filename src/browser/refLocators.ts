@@ -5,31 +5,13 @@
 // by the key. The page's scripts cannot see that world, so they can neither read the keys nor point one at
 // another element; an element removed or a document replaced makes its key find nothing.
 
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { readsWorld } from './documentReads.ts';
 import type { ElementAddress } from './frameScopes.ts';
 
-/** The engine's name; each connected browser registers it under a name of its own (connect.ts). */
+/** The engine's name (registered with Playwright by connect.ts, for every browser tabward connects). */
 export const refEngine = 'tabward-ref';
-
-const enginesByBrowser = new WeakMap<Browser, string>();
-
-export function useRefEngine(browser: Browser, name: string): void {
-  enginesByBrowser.set(browser, name);
-}
-
-function engineOf(page: Page): string {
-  const browser = page.context().browser();
-  const name = browser ? enginesByBrowser.get(browser) : undefined;
-  if (!name)
-    throw new TabwardError(
-      'internal',
-      "tabward's ref engine is not set up for this browser.",
-      'Reconnect it.',
-    );
-  return name;
-}
 
 /**
  * Runs in Playwright's utility world (contentScript): the element kept under the key, while it is in the document
@@ -57,7 +39,7 @@ const keepElement = `function (key) {
 /** The locator of the element, its iframes entered from the top document; fails (stale_ref) when it is gone. */
 export async function locatorFor(page: Page, element: ElementAddress, ref: string): Promise<Locator> {
   const world = utilityWorldOf(page);
-  const engine = engineOf(page);
+  const engine = refEngine;
   // Each element is kept under a key of its own: the frames' owners and the element at once.
   const [target, ...owners] = await Promise.all(
     [element, ...element.frame.owners].map((each) => keep(each, world, ref)),
