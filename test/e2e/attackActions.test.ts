@@ -88,8 +88,9 @@ describe('attacks on how actions are judged', () => {
     await evil?.close();
   });
 
-  test('Tab, Tab, Enter into a sensitive iframe asks, judged on the focused frame', async () => {
-    await mcp.call('new_page', { url: evil.url('quiz.example', '/keys') });
+  /** Focuses the page's answer field, tabs into the embedded frame and presses Enter: the human's question. */
+  async function enterAfterTwoTabs(path: string): Promise<string> {
+    await mcp.call('new_page', { url: evil.url('quiz.example', path) });
     const snapshot = await mcp.call('take_snapshot');
     await mcp.call('click', { ref: refOf(snapshot.text, 'Answer') });
     await mcp.call('press_key', { key: 'Tab' });
@@ -97,23 +98,19 @@ describe('attacks on how actions are judged', () => {
     const asked = mcp.human.questions.length;
     const enter = await mcp.call('press_key', { key: 'Enter' });
     assert.ok(enter.isError && enter.text.startsWith('rejected:'), enter.text);
-    assert.match(mcp.human.questions.at(asked) ?? '', /press_key[\s\S]*SENSITIVE PAGE/);
     assert.deepEqual(gh.writes(), [], 'the transfer never reached the server');
+    return mcp.human.questions.at(asked) ?? '';
+  }
+
+  test('Tab, Tab, Enter into a sensitive iframe asks, judged on the focused frame', async () => {
+    assert.match(await enterAfterTwoTabs('/keys'), /press_key[\s\S]*SENSITIVE PAGE/);
   });
 
   test('a page that tells its own world the focus is elsewhere does not change where keys are judged to land', async () => {
-    await mcp.call('new_page', { url: evil.url('quiz.example', '/keys-lying') });
-    const snapshot = await mcp.call('take_snapshot');
-    await mcp.call('click', { ref: refOf(snapshot.text, 'Answer') });
-    await mcp.call('press_key', { key: 'Tab' });
-    await mcp.call('press_key', { key: 'Tab' });
-    const asked = mcp.human.questions.length;
-    const enter = await mcp.call('press_key', { key: 'Enter' });
-    assert.ok(enter.isError && enter.text.startsWith('rejected:'), enter.text);
+    const question = await enterAfterTwoTabs('/keys-lying');
     // The guard asks before the key is pressed (the network backstop's question, about a request, would come after).
-    assert.match(mcp.human.questions.at(asked) ?? '', /^tabward: press_key — SENSITIVE PAGE/);
-    assert.doesNotMatch(mcp.human.questions.at(asked) ?? '', /POST/);
-    assert.deepEqual(gh.writes(), [], 'the transfer never reached the server');
+    assert.match(question, /^tabward: press_key — SENSITIVE PAGE/);
+    assert.doesNotMatch(question, /POST/);
   });
 
   test('accepting a dialog raised by a sensitive iframe asks', async () => {

@@ -140,13 +140,26 @@ async function pressedAfter(click: () => Promise<unknown>): Promise<string[]> {
     .map((request) => request.path.replace('/pressed?', ''));
 }
 
-test('a ref acts on its element in every kind of frame and in a shadow root', async () => {
-  await mcp.call('new_page', { url: site.url('site.test', '/frames') });
+/** Opens the page and takes snapshots until `text` shows (its frames load after the page's own document). */
+async function openShowing(url: string, text: string): Promise<string> {
+  await mcp.call('new_page', { url });
   const deadline = Date.now() + 10_000;
   let snapshot = await mcp.call('take_snapshot');
-  // The frames load after the page's own document.
-  while (!snapshot.text.includes('Deep button') && Date.now() < deadline)
-    snapshot = await mcp.call('take_snapshot');
+  while (!snapshot.text.includes(text) && Date.now() < deadline) snapshot = await mcp.call('take_snapshot');
+  return snapshot.text;
+}
+
+/** The action on the ref is refused as stale, and nothing the page would have sent on it arrives. */
+async function refusedAsStale(action: 'click' | 'fill', ref: string, why: string): Promise<void> {
+  const pressed = await pressedAfter(async () => {
+    const outcome = await mcp.call(action, action === 'fill' ? { ref, value: 'my home address' } : { ref });
+    assert.ok(outcome.isError && outcome.text.startsWith('stale_ref:'), `${why}: ${outcome.text}`);
+  });
+  assert.deepEqual(pressed, [], why);
+}
+
+test('a ref acts on its element in every kind of frame and in a shadow root', async () => {
+  const snapshot = await openShowing(site.url('site.test', '/frames'), 'Deep button');
   for (const [label, id] of [
     ['Outer button', 'outer'],
     ['Inner button', 'inner'],
@@ -154,7 +167,7 @@ test('a ref acts on its element in every kind of frame and in a shadow root', as
     ['Same process button', 'srcdoc'],
     ['Shadow button', 'shadow'],
   ] as const) {
-    const ref = refOf(snapshot.text, label);
+    const ref = refOf(snapshot, label);
     const pressed = await pressedAfter(async () => {
       const click = await mcp.call('click', { ref });
       assert.equal(click.isError, false, `${label}: ${click.text}`);
@@ -168,11 +181,7 @@ test('a ref whose element the page replaced by a look-alike is stale; one it mov
   let snapshot = await mcp.call('take_snapshot');
   const archive = refOf(snapshot.text, 'Archive');
   await mcp.call('click', { ref: refOf(snapshot.text, 'Swap it') });
-  const swapped = await pressedAfter(async () => {
-    const click = await mcp.call('click', { ref: archive });
-    assert.ok(click.isError && click.text.startsWith('stale_ref:'), click.text);
-  });
-  assert.deepEqual(swapped, []);
+  await refusedAsStale('click', archive, 'the look-alike');
   snapshot = await mcp.call('take_snapshot');
   const lookalike = refOf(snapshot.text, 'Archive');
   assert.notEqual(lookalike, archive, 'a new element gets a new ref');
@@ -195,12 +204,12 @@ test("a page that fills its own world with the engine's names and patched built-
 });
 
 test('a ref into a frame that has since loaded a new document is stale, and says so at once', async () => {
-  await mcp.call('new_page', { url: site.url('site.test', '/reloading-frame') });
+  const ref = refOf(
+    await openShowing(site.url('site.test', '/reloading-frame'), 'Inner button'),
+    'Inner button',
+  );
   const deadline = Date.now() + 10_000;
-  let snapshot = await mcp.call('take_snapshot');
-  while (!snapshot.text.includes('Inner button') && Date.now() < deadline)
-    snapshot = await mcp.call('take_snapshot');
-  const ref = refOf(snapshot.text, 'Inner button');
+  let snapshot: { text: string };
   await mcp.call('evaluate_script', { function: "() => { document.getElementById('f').src += '?again'; }" });
   // The frame's new document is in, with a button like the old one, before the old ref is used.
   const again = () => site.seen.some((request) => request.path === '/inner?again');
@@ -208,11 +217,7 @@ test('a ref into a frame that has since loaded a new document is stale, and says
   while (!(again() && snapshot.text.includes('Inner button')) && Date.now() < deadline);
   assert.ok(again(), 'the frame loaded again');
   const started = Date.now();
-  const pressed = await pressedAfter(async () => {
-    const click = await mcp.call('click', { ref });
-    assert.ok(click.isError && click.text.startsWith('stale_ref:'), click.text);
-  });
-  assert.deepEqual(pressed, []);
+  await refusedAsStale('click', ref, 'the reloaded frame');
   assert.ok(Date.now() - started < 20_000, 'answered well within the action deadline');
 });
 
@@ -246,12 +251,8 @@ async function moveFrame(url: string, path: string): Promise<void> {
 
 test('a ref into a frame that moved on to another site is stale, with or without a snapshot since', async () => {
   for (const between of [false, true]) {
-    await mcp.call('new_page', { url: site.url('a.test', '/moving-frame') });
-    const deadline = Date.now() + 10_000;
-    let snapshot = await mcp.call('take_snapshot');
-    while (!snapshot.text.includes('Search products') && Date.now() < deadline)
-      snapshot = await mcp.call('take_snapshot');
-    const ref = refOf(snapshot.text, 'Search products');
+    const snapshot = await openShowing(site.url('a.test', '/moving-frame'), 'Search products');
+    const ref = refOf(snapshot, 'Search products');
     await moveFrame(site.url('c.test', '/two'), '/two');
     if (between) {
       const later = await mcp.call('take_snapshot');
@@ -261,28 +262,16 @@ test('a ref into a frame that moved on to another site is stale, with or without
         'an element of the new document gets a ref of its own',
       );
     }
-    const pressed = await pressedAfter(async () => {
-      const click = await mcp.call('click', { ref });
-      assert.ok(click.isError && click.text.startsWith('stale_ref:'), `between=${between}: ${click.text}`);
-    });
-    assert.deepEqual(pressed, [], `between=${between}`);
+    await refusedAsStale('click', ref, `between=${between}`);
   }
 });
 
 test('a ref into a frame that left and came back to its own site is stale: it is not the document read', async () => {
-  await mcp.call('new_page', { url: site.url('a.test', '/moving-frame') });
-  const deadline = Date.now() + 10_000;
-  let snapshot = await mcp.call('take_snapshot');
-  while (!snapshot.text.includes('Search products') && Date.now() < deadline)
-    snapshot = await mcp.call('take_snapshot');
-  const ref = refOf(snapshot.text, 'Search products');
+  const snapshot = await openShowing(site.url('a.test', '/moving-frame'), 'Search products');
+  const ref = refOf(snapshot, 'Search products');
   await moveFrame(site.url('c.test', '/two'), '/two');
   await moveFrame(site.url('b.test', '/one?again'), '/one?again');
-  const pressed = await pressedAfter(async () => {
-    const fill = await mcp.call('fill', { ref, value: 'my home address' });
-    assert.ok(fill.isError && fill.text.startsWith('stale_ref:'), fill.text);
-  });
-  assert.deepEqual(pressed, []);
+  await refusedAsStale('fill', ref, 'the frame back on its site');
 });
 
 test('a page of 150 frames is shown up to the limit, saying so, within the deadline', async () => {
