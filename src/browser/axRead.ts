@@ -6,23 +6,18 @@
 // snapshot, most of which is its script evaluated anew in every document (bench/results.md).
 
 import type { CDPSession, Page } from 'playwright-core';
-import { type AxNode, axToAria } from './axToAria.ts';
+import { TabwardError } from '../core/errors.ts';
+import { axToAria } from './axToAria.ts';
 import { settledWithin } from './deadline.ts';
-import { DocumentChanged, passwordsIn, pointerElements, readDocument, readsWorld } from './documentReads.ts';
+import { DocumentChanged, passwordsIn, pointerElements, readDocument } from './documentReads.ts';
 import {
-  childScope,
   type ElementAddress,
+  FrameFinder,
   type FrameScope,
   forgetSession,
-  localFrames,
   mainScope,
-  outOfProcessSessions,
 } from './frameScopes.ts';
-import { callOnElement } from './refLocators.ts';
 import type { AriaNode } from './snapshotFormat.ts';
-
-export { readsWorld } from './documentReads.ts';
-export type { ElementAddress, FrameScope } from './frameScopes.ts';
 
 export interface TabRead {
   readonly tree: (AriaNode | string)[];
@@ -47,16 +42,17 @@ const maxFrames = 60;
 export async function readTab(page: Page, session: CDPSession, timeoutMs: number): Promise<TabRead> {
   const frames = new Map<string, FrameScope>();
   const passwords: string[] = [];
+  const finder = new FrameFinder(page);
   /** Frames being read or read: counted before any wait, so that siblings read at once keep to the limit. */
   let reserved = 1;
-  // A frame that does not answer (a script busy looping) is left out rather than hold the whole snapshot.
+  // A frame that does not answer (a script busy looping) fails the snapshot within this, not at its deadline.
   const frameBudgetMs = Math.max(1_000, Math.floor(timeoutMs / 3));
   const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
     const { nodes, facts } = await readDocument(scope);
     const read: FrameScope = { ...scope, document: facts.document };
     const frameKey = `${scope.frameId}:${facts.document}`;
     frames.set(frameKey, read);
-    passwords.push(...facts.passwords, ...(await hiddenPasswords(read, nodes, facts.passwordFields)));
+    passwords.push(...facts.passwords);
     const pointer = facts.pointerCount > 0 ? await pointerElements(read) : new Set<number>();
     const contents = new Map<number, (AriaNode | string)[]>();
     const iframes = nodes.filter((node) => iframeRoles.has(String(node.role?.value)) && !node.ignored);
@@ -69,19 +65,8 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
           return;
         }
         reserved++;
-        const child = await childScope(page, read, owner).catch(() => undefined);
-        if (!child) return;
-        // A frame that cannot be read (gone or replaced meanwhile, its process busy or crashed) shows nothing of
-        // its own: nothing of it needs masking then. The rest of the page is still read.
-        const shown = await settledWithin(
-          readFrame(child).catch((error: unknown) => {
-            if (child.session !== read.session) forgetSession(page, child.session);
-            const why = error instanceof DocumentChanged ? 'it was loading' : String(error).split('\n')[0];
-            return { tree: [`(a frame that could not be read: ${why})`] };
-          }),
-          frameBudgetMs,
-        );
-        contents.set(owner, shown?.tree ?? [`(a frame that did not answer within ${frameBudgetMs} ms)`]);
+        const shown = await childContent(finder, read, owner, frameBudgetMs, readFrame);
+        if (shown) contents.set(owner, shown);
       }),
     );
     const tree = axToAria(nodes, {
@@ -92,69 +77,105 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
     return { tree, title: facts.title };
   };
   const { tree, title } = await readFrame(await mainScope(session));
-  passwords.push(...(await unshownPasswords(page, session, frames, frameBudgetMs)));
+  passwords.push(...(await unshownPasswords(page, session, finder, frames, frameBudgetMs)));
   return { tree, title, passwords, frames };
 }
 
 const iframeRoles = new Set(['Iframe', 'IframePresentational']);
 
 /**
- * The values of password fields the document's own read could not reach (a closed shadow root): Chromium's tree
- * shows each as bullets, and when there are more of those than values read, each is read through its node. Most
- * pages have none, and pay nothing for this.
+ * What an iframe element shows, read within the frame budget. A frame gone meanwhile (removed, its process
+ * crashed) shows a line saying so: nothing of it is shown, so nothing of it needs masking. A frame still there that
+ * does not answer (its script busy looping) fails the snapshot: its password values are unknown, and its script may
+ * have copied one into a frame that is shown. A document replaced meanwhile, or a frame that failed (one loading),
+ * reads the tab again.
  */
-async function hiddenPasswords(
-  scope: FrameScope,
-  nodes: readonly AxNode[],
-  reached: number,
-): Promise<string[]> {
-  const bulleted = nodes.filter(
-    (node) =>
-      !node.ignored && node.backendDOMNodeId !== undefined && /^•+$/.test(String(node.value?.value ?? '')),
-  );
-  if (bulleted.length <= reached) return [];
-  return Promise.all(
-    bulleted.map((node) =>
-      callOnElement<string>(
-        { frame: scope, backendNodeId: node.backendDOMNodeId ?? -1 },
-        readsWorld,
-        'function () { return String(this.value ?? ""); }',
-        [],
-        'a password field',
-      ),
+async function childContent(
+  finder: FrameFinder,
+  parent: FrameScope,
+  owner: number,
+  budgetMs: number,
+  readFrame: (scope: FrameScope) => Promise<{ tree: (AriaNode | string)[] }>,
+): Promise<(AriaNode | string)[] | undefined> {
+  let child: FrameScope | undefined;
+  const work = (async () => {
+    child = await finder.childScope(parent, owner);
+    return child ? (await readFrame(child)).tree : undefined;
+  })();
+  const outcome = await Promise.race([
+    work.then(
+      (tree) => ({ tree }),
+      (error: unknown) => ({ error }),
     ),
+    new Promise<{ late: true }>((resolve) => setTimeout(() => resolve({ late: true }), budgetMs).unref()),
+  ]);
+  if ('tree' in outcome) return outcome.tree;
+  if ('error' in outcome && outcome.error instanceof DocumentChanged) throw outcome.error;
+  // Asked of the parent's document (the frame itself may be what does not answer): does the element still hold a frame?
+  const still = await settledWithin(
+    parent.session.send('DOM.describeNode', { backendNodeId: owner }).then(({ node }) => node.frameId),
+    1_000,
+  );
+  if (!still) {
+    if (child && child.session !== parent.session) forgetSession(finder.page, child.session);
+    return ['(a frame that went away while it was read)'];
+  }
+  // A frame that failed (most often one between two documents, loading) is read again with the whole tab.
+  if ('error' in outcome) throw new DocumentChanged(`a frame could not be read: ${String(outcome.error)}`);
+  throw new TabwardError(
+    'blocked',
+    `A frame of the page did not answer within ${budgetMs} ms, so its password fields could not be read to mask them; nothing was shown.`,
+    'The frame may be busy: call take_snapshot again, or take_screenshot to see the page.',
   );
 }
 
 /**
  * The password values of every frame of the tab that was not read for the tree (hidden, past the limits), each
- * bounded: a frame's script can copy a value into one that is shown. Nothing to do when every frame was read.
+ * within the frame budget: a frame's script can copy a value into one that is shown. One that does not answer fails
+ * the snapshot, as a shown one does.
  */
 async function unshownPasswords(
   page: Page,
   session: CDPSession,
+  finder: FrameFinder,
   read: ReadonlyMap<string, FrameScope>,
   budgetMs: number,
 ): Promise<string[]> {
-  if (page.frames().length <= read.size) return [];
+  if (page.frames().length === 1 && read.size === 1) return [];
   const readIds = new Set([...read.values()].map((scope) => scope.frameId));
-  const sessions = [session, ...(await outOfProcessSessions(page)).map((entry) => entry.session)];
+  const unanswered = () =>
+    new TabwardError(
+      'blocked',
+      `A frame of the page the snapshot does not show did not answer within ${budgetMs} ms, so its password fields could not be read to mask them; nothing was shown.`,
+      'The frame may be busy or loading: call take_snapshot again, or take_screenshot to see the page.',
+    );
+  const sessions = await settledWithin(finder.outOfProcess(), budgetMs);
+  if (!sessions) throw unanswered();
   const values = await Promise.all(
-    [...new Set(sessions)].map(async (each) => {
-      const ids =
-        (await settledWithin(
-          localFrames(each).catch(() => []),
-          budgetMs,
-        )) ?? [];
+    [...new Set([session, ...sessions.map((entry) => entry.session)])].map(async (each) => {
+      const listed = await settledWithin(
+        finder.localFrames(each).then(
+          (ids) => ({ ids }),
+          // A session that failed (its frame gone) has nothing left to mask.
+          () => ({ ids: [] as string[] }),
+        ),
+        budgetMs,
+      );
+      if (!listed) throw unanswered();
+      const { ids } = listed;
       const unread = ids.filter((id) => !readIds.has(id));
       const found = await Promise.all(
-        unread.map(
-          async (id) =>
-            (await settledWithin(
-              passwordsIn(each, id).catch(() => []),
-              budgetMs,
-            )) ?? [],
-        ),
+        unread.map(async (id) => {
+          const got = await settledWithin(
+            passwordsIn(each, id).then(
+              (list) => ({ list }),
+              () => ({ list: [] as string[] }),
+            ),
+            budgetMs,
+          );
+          if (!got) throw unanswered();
+          return got.list;
+        }),
       );
       return found.flat();
     }),

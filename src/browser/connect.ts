@@ -71,7 +71,13 @@ const playwright = () => requireFromHere('playwright-core') as typeof import('pl
  */
 export async function withRefEngine(browser: Browser): Promise<Browser> {
   const first = !engineRegistered;
-  engineRegistered ??= playwright().selectors.register(refEngine, refEngineSource, { contentScript: true });
+  engineRegistered ??= playwright()
+    .selectors.register(refEngine, refEngineSource, { contentScript: true })
+    .catch((error: unknown) => {
+      // Tried again by the next connection, not failed for the life of the process.
+      engineRegistered = undefined;
+      throw error;
+    });
   await engineRegistered;
   if (!first) await Promise.all(browser.contexts().map((context) => giveEngine(context)));
   return browser;

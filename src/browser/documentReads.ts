@@ -10,7 +10,7 @@ import { TabwardError } from '../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import type { FrameScope } from './frameScopes.ts';
 
-/** The world tabward reads in (isolatedReads.ts uses the same name, so both reach one world per document). */
+/** The world tabward reads in (isolatedReads.ts and focusedElement.ts read there too: one world a document). */
 export const readsWorld = 'tabward-reads';
 
 /** The document was replaced while it was read: read the tab again. */
@@ -21,8 +21,6 @@ export interface DocumentFacts {
   readonly document: string;
   readonly title: string;
   readonly passwords: string[];
-  /** How many password fields with a value the read reached (a closed shadow root hides its fields from it). */
-  readonly passwordFields: number;
   readonly pointerCount: number;
 }
 
@@ -30,26 +28,23 @@ export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]
   const { session, frameId } = scope;
   const contextId = await worldOf(session, frameId);
   // Sent together: the renderer answers them in this order.
-  const before = evaluate<[string, string, string[], number, number]>(
-    session,
-    contextId,
-    readFactsInDocument,
-  );
+  const before = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
   const tree = session.send('Accessibility.getFullAXTree', { frameId });
   const after = evaluate<string>(session, contextId, documentToken);
-  const [[document, title, passwords, passwordFields, pointerCount], { nodes }, token] = await Promise.all([
+  const [[document, title, passwords, pointerCount], { nodes }, token] = await Promise.all([
     before.catch(unreadable),
     tree,
     after.catch(unreadable),
   ]);
   if (token !== document) throw new DocumentChanged('the document changed while it was read');
-  return { nodes, facts: { document, title, passwords, passwordFields, pointerCount } };
+  const fields = await fieldPasswords(session, contextId, document, nodes);
+  return { nodes, facts: { document, title, passwords: [...passwords, ...fields], pointerCount } };
 }
 
 function unreadable(error: unknown): never {
   throw new TabwardError(
     'blocked',
-    `Could not read the page's password fields to mask them (${String(error).split('\n')[0]}); nothing was shown.`,
+    `Could not read the page to mask its password fields (${String(error).split('\n')[0]}); nothing was shown.`,
     'The page was probably changing: call take_snapshot again.',
   );
 }
@@ -72,44 +67,98 @@ async function evaluate<T>(session: CDPSession, contextId: number, expression: s
 /** Runs in tabward's world: the document's token, made on the first read (random: the page cannot know it). */
 const documentToken = `(globalThis.__tabwardDocument ??= Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join(''))`;
 
+/** Widgets marked at most: each costs a round trip, and the mark is only a hint for the agent. */
+const maxWidgets = 100;
+
+/** Is this input a password field: its own type (any case, as the property reports it) or what a password manager fills. */
+const isPasswordSource = `(input) =>
+    input.localName === 'input' &&
+    (input.type === 'password' ||
+      (input.getAttribute('autocomplete') || '').toLowerCase().split(/\\s+/).some((token) => token === 'current-password' || token === 'new-password'))`;
+
 /**
  * Runs in tabward's isolated world of a document (source text: the Node tsconfig has no DOM types). Returns
- * [token, title, password values, password fields with a value, pointer widgets] and keeps the widgets for
- * pointerElements. A password field is found by its own type (an XHTML document matches attribute values
- * case-sensitively) or the autocomplete tokens a password manager fills; a widget is the outermost element whose
- * cursor is a pointer that is not a control or an element with a role already.
+ * [token, title, password values, pointer widgets] and keeps the widgets for pointerElements: the outermost elements
+ * whose cursor is a pointer that are not controls or elements with a role already. Open shadow roots are walked;
+ * what a closed one holds is read through the tree's nodes (fieldPasswords).
  */
 const readFactsInDocument = `(() => {
   const values = [];
   const widgets = [];
   const controls = 'a[href],button,input,select,textarea,label,summary,option,[role]';
-  const isPassword = (input) =>
-    input.type === 'password' ||
-    (input.getAttribute('autocomplete') || '').toLowerCase().split(/\\s+/).some((token) => token === 'current-password' || token === 'new-password');
+  const isPassword = ${isPasswordSource};
   const pointing = (el) => el && getComputedStyle(el).cursor === 'pointer';
   const visit = (root) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) visit(el.shadowRoot);
-      if (el.localName === 'input' && isPassword(el)) values.push(String(el.value));
-      if (pointing(el) && !pointing(el.parentElement) && !el.matches(controls)) widgets.push(el);
+      if (isPassword(el)) values.push(String(el.value));
+      if (widgets.length < ${maxWidgets} && pointing(el) && !pointing(el.parentElement) && !el.matches(controls)) widgets.push(el);
     }
   };
   visit(document);
   globalThis.__tabwardWidgets = widgets;
-  const filled = values.filter((value) => value !== '').length;
-  return [${documentToken}, document.title, values, filled, widgets.length];
+  return [${documentToken}, document.title, values, widgets.length];
 })()`;
 
-/** Widgets marked at most: each costs a round trip, and the mark is only a hint for the agent. */
-const maxWidgets = 100;
+/** The roles under which Chromium's tree shows a field's value (and a password field's bullets). */
+const fieldRoles = new Set(['textbox', 'searchbox', 'combobox']);
+
+/**
+ * The values of the password fields among the fields the tree shows with a value, read through their nodes: a
+ * field in a closed shadow root, out of reach of any script but its page's, is reached this way. Every such field
+ * is read (a count of those the page's walk found would be fooled by a decoy field it found elsewhere); most pages
+ * show none with a value, and pay nothing.
+ */
+async function fieldPasswords(
+  session: CDPSession,
+  contextId: number,
+  document: string,
+  nodes: readonly AxNode[],
+): Promise<string[]> {
+  const ids = nodes
+    .filter(
+      (node) => !node.ignored && fieldRoles.has(String(node.role?.value)) && String(node.value?.value ?? ''),
+    )
+    .flatMap((node) => (node.backendDOMNodeId === undefined ? [] : [node.backendDOMNodeId]));
+  if (ids.length === 0) return [];
+  const objectGroup = `tabward-fields-${document}`;
+  try {
+    const objects = await Promise.all(
+      ids.map((backendNodeId) =>
+        session.send('DOM.resolveNode', { backendNodeId, executionContextId: contextId, objectGroup }),
+      ),
+    );
+    const [first] = objects;
+    const reply = await session.send('Runtime.callFunctionOn', {
+      objectId: first?.object.objectId ?? '',
+      functionDeclaration: `function (token, ...fields) {
+        if (globalThis.__tabwardDocument !== token) return null;
+        const isPassword = ${isPasswordSource};
+        return fields.filter(isPassword).map((field) => String(field.value));
+      }`,
+      arguments: [{ value: document }, ...objects.map(({ object }) => ({ objectId: object.objectId ?? '' }))],
+      returnByValue: true,
+    });
+    const values = reply.result.value as string[] | null;
+    if (values === null) throw new DocumentChanged('the document changed while its fields were read');
+    return values;
+  } catch (error) {
+    if (error instanceof DocumentChanged) throw error;
+    return unreadable(error);
+  } finally {
+    void session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => undefined);
+  }
+}
 
 /** The backend node ids of the widgets the facts' read kept (a few round trips, only on pages that have some). */
 export async function pointerElements(scope: FrameScope): Promise<Set<number>> {
   const { session } = scope;
+  const objectGroup = `tabward-widgets-${scope.document ?? ''}`;
   try {
     const { result } = await session.send('Runtime.evaluate', {
-      expression: `globalThis.__tabwardWidgets.slice(0, ${maxWidgets})`,
+      expression: 'globalThis.__tabwardWidgets',
       contextId: await worldOf(session, scope.frameId),
+      objectGroup,
     });
     if (!result.objectId) return new Set();
     const { result: entries } = await session.send('Runtime.getProperties', {
@@ -125,11 +174,13 @@ export async function pointerElements(scope: FrameScope): Promise<Set<number>> {
             .then(({ node }) => node.backendNodeId),
         ),
     );
-    void session.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => undefined);
     return new Set(ids);
   } catch {
     // Only a hint for the agent: a page that changed meanwhile shows its widgets without it.
     return new Set();
+  } finally {
+    // The widgets' objects were made for this read: the page's elements are not kept alive by it.
+    void session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => undefined);
   }
 }
 

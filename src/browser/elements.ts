@@ -5,9 +5,10 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
-import { type ElementAddress, readsWorld } from './axRead.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
+import { readsWorld } from './documentReads.ts';
 import { hooksOf } from './elementHooks.ts';
+import type { ElementAddress } from './frameScopes.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
 import { callOnElement, locatorFor } from './refLocators.ts';
@@ -51,8 +52,9 @@ interface DomElement {
 }
 
 /**
- * Runs in the page: a link's target; a submit button's form action; with keyPress, also the form of a field,
- * which Enter submits. Self-contained, because Playwright sends its source text to the page.
+ * Runs in tabward's isolated world of the element's document (sent there as source text by liveFactsSource and
+ * factsOnElement, hence self-contained): its name, tag, a link's target, a submit button's form action and, with
+ * keyPress, the form of a field, which Enter submits; recipes' describeLocator still runs it through Playwright.
  */
 function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
   const el = node as DomElement;

@@ -11,7 +11,7 @@ export interface FrameScope {
   readonly frameId: string;
   /** The iframe elements that hold it, outermost first (none for the main document). */
   readonly owners: readonly ElementAddress[];
-  /** The token of the document read (documentFacts.ts); none for a document reached live (the focus). */
+  /** The token of the document read (documentReads.ts); none for a document reached live (the focus). */
   readonly document?: string;
 }
 
@@ -38,28 +38,50 @@ function mainFrameId(session: CDPSession): Promise<string> {
 }
 
 /**
- * The document an iframe element shows: a frame of the same process is read on the parent's session, an
- * out-of-process one on its own. Undefined when the frame is gone or has no document yet.
+ * Finds the frames of one tab for one read (a snapshot, a focus lookup): each session's frames and the tab's
+ * out-of-process sessions are asked once a read, whatever the number of iframes.
  */
-export async function childScope(
-  page: Page,
-  parent: FrameScope,
-  owner: number,
-): Promise<FrameScope | undefined> {
-  const owners = [...parent.owners, { frame: parent, backendNodeId: owner }];
-  const { node } = await parent.session.send('DOM.describeNode', { backendNodeId: owner }).catch(() => ({
-    node: undefined,
-  }));
-  const frameId = node?.frameId;
-  if (!frameId) return undefined;
-  if ((await localFrames(parent.session)).includes(frameId))
-    return { session: parent.session, frameId, owners };
-  const session = (await outOfProcessSessions(page)).find((entry) => entry.frameId === frameId)?.session;
-  return session ? { session, frameId, owners } : undefined;
+export class FrameFinder {
+  private readonly locals = new Map<CDPSession, Promise<string[]>>();
+  private sessions: Promise<{ session: CDPSession; frameId: string }[]> | undefined;
+
+  constructor(readonly page: Page) {}
+
+  /**
+   * The document an iframe (or object, embed) element shows: a frame of the same process is read on the parent's
+   * session, an out-of-process one on its own. Undefined when the frame is gone or has no document yet.
+   */
+  async childScope(parent: FrameScope, owner: number): Promise<FrameScope | undefined> {
+    const owners = [...parent.owners, { frame: parent, backendNodeId: owner }];
+    const { node } = await parent.session.send('DOM.describeNode', { backendNodeId: owner }).catch(() => ({
+      node: undefined,
+    }));
+    const frameId = node?.frameId;
+    if (!frameId) return undefined;
+    if ((await this.localFrames(parent.session)).includes(frameId))
+      return { session: parent.session, frameId, owners };
+    const session = (await this.outOfProcess()).find((entry) => entry.frameId === frameId)?.session;
+    return session ? { session, frameId, owners } : undefined;
+  }
+
+  /** The frames a session's target renders itself (its own and those of its process below it). */
+  localFrames(session: CDPSession): Promise<string[]> {
+    let ids = this.locals.get(session);
+    if (!ids) {
+      ids = localFramesOf(session);
+      this.locals.set(session, ids);
+    }
+    return ids;
+  }
+
+  /** A session for each out-of-process frame of the tab. */
+  outOfProcess(): Promise<{ session: CDPSession; frameId: string }[]> {
+    this.sessions ??= outOfProcessSessions(this.page);
+    return this.sessions;
+  }
 }
 
-/** The frames a session's target renders itself (its own and those of its process below it). */
-export async function localFrames(session: CDPSession): Promise<string[]> {
+async function localFramesOf(session: CDPSession): Promise<string[]> {
   const { frameTree } = await session.send('Page.getFrameTree');
   interface Tree {
     readonly frame: { readonly id: string };
@@ -71,17 +93,21 @@ export async function localFrames(session: CDPSession): Promise<string[]> {
 
 /** tabward's session of each out-of-process frame, with the frame id its target has (undefined: not one). */
 const frameSessions = new WeakMap<Frame, Promise<{ session: CDPSession; frameId: string } | undefined>>();
+/** The sessions of frameSessions once open, to forget one at once. */
+const openSessions = new WeakMap<Frame, CDPSession>();
 
-/** A session that failed is opened anew next time (its frame's process may have changed). */
+/** A session that failed is closed, and opened anew next time (its frame's process may have changed). */
 export function forgetSession(page: Page, session: CDPSession): void {
   for (const frame of page.frames())
-    void frameSessions.get(frame)?.then((entry) => {
-      if (entry?.session === session) frameSessions.delete(frame);
-    });
+    if (openSessions.get(frame) === session) {
+      frameSessions.delete(frame);
+      openSessions.delete(frame);
+    }
+  void session.detach().catch(() => undefined);
 }
 
 /** A session for each out-of-process frame of the page (each opened once, then kept). */
-export async function outOfProcessSessions(page: Page): Promise<{ session: CDPSession; frameId: string }[]> {
+async function outOfProcessSessions(page: Page): Promise<{ session: CDPSession; frameId: string }[]> {
   const candidates = page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached());
   const found = await Promise.all(
     candidates.map((frame) => {
@@ -90,9 +116,12 @@ export async function outOfProcessSessions(page: Page): Promise<{ session: CDPSe
         entry = page
           .context()
           // Playwright refuses a frame that is part of its parent's process, or one whose target is not attached
-          // yet: asked again next time.
+          // yet: asked again at the next read.
           .newCDPSession(frame)
-          .then(async (session) => ({ session, frameId: await mainFrameId(session) }))
+          .then(async (session) => {
+            openSessions.set(frame, session);
+            return { session, frameId: await mainFrameId(session) };
+          })
           .catch(() => {
             frameSessions.delete(frame);
             return undefined;

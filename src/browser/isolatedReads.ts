@@ -5,6 +5,7 @@
 // first. No slower than Playwright's evaluate in the page's world (bench/results.md).
 
 import type { CDPSession } from 'playwright-core';
+import { readsWorld } from './documentReads.ts';
 
 interface EvaluateReply<T> {
   readonly result: { readonly value?: T };
@@ -56,7 +57,7 @@ export class IsolatedReads {
     ).frameTree.frame.id;
     const { executionContextId } = (await session.send('Page.createIsolatedWorld', {
       frameId: this.mainFrameId,
-      worldName: 'tabward-reads',
+      worldName: readsWorld,
     })) as { executionContextId: number };
     this.world = { documentSeq, contextId: executionContextId };
     return executionContextId;

@@ -6,8 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import type { ElementAddress } from './axRead.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
+import type { ElementAddress } from './frameScopes.ts';
 import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
@@ -33,6 +33,8 @@ export class TrackedPage {
   handedOut = new Set<string>();
   refsDocumentSeq = -1;
   private idleWork: NodeJS.Timeout | undefined;
+  /** The document Playwright's script was last prepared in (prepareActions). */
+  private preparedDocumentSeq = -1;
   /** The fields a secret was typed into, in the document `secretDocumentSeq`. */
   secretFields = new Set<Locator>();
   secretDocumentSeq = -1;
@@ -328,9 +330,12 @@ export class TrackedPage {
    */
   prepareActions(): void {
     this.stopIdleWork();
+    // Once a document is enough: the script stays for the document's life.
+    if (this.preparedDocumentSeq === this.documentSeq) return;
     this.idleWork = setTimeout(() => {
       this.idleWork = undefined;
       if (this.closed || this.dialog || this.crashed || this.retired) return;
+      this.preparedDocumentSeq = this.documentSeq;
       void this.page
         .locator(':root')
         .count()

@@ -39,14 +39,13 @@ const keepElement = `function (key) {
 /** The locator of the element, its iframes entered from the top document; fails (stale_ref) when it is gone. */
 export async function locatorFor(page: Page, element: ElementAddress, ref: string): Promise<Locator> {
   const world = utilityWorldOf(page);
-  const engine = refEngine;
   // Each element is kept under a key of its own: the frames' owners and the element at once.
   const [target, ...owners] = await Promise.all(
     [element, ...element.frame.owners].map((each) => keep(each, world, ref)),
   );
   let scope: Page | FrameLocator = page;
-  for (const key of owners) scope = scope.frameLocator(`${engine}=${key}`);
-  return scope.locator(`${engine}=${target}`);
+  for (const key of owners) scope = scope.frameLocator(`${refEngine}=${key}`);
+  return scope.locator(`${refEngine}=${target}`);
 }
 
 /**
@@ -132,7 +131,8 @@ async function withElement<T>(
     return await use(objectIds, call);
   } catch (error) {
     if (error instanceof TabwardError) throw error;
-    throw stale(String(error).split('\n')[0] ?? 'its document changed');
+    // The browser's words (a node id not found, a context gone, a target closed) all mean the same to the agent.
+    throw stale('its element or its document is gone');
   } finally {
     for (const objectId of objectIds)
       void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);

@@ -6,12 +6,13 @@
 
 import type { Frame } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
-import { addressOf, type FrameScope, readTab, type TabRead } from './axRead.ts';
+import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
 import { withDeadline } from './deadline.ts';
 import { DocumentChanged } from './documentReads.ts';
+import type { FrameScope } from './frameScopes.ts';
 import type { TrackedPage } from './pages.ts';
-import { type AriaNode, isActionable, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
+import { type AriaNode, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
   readonly ref?: string;
@@ -47,7 +48,6 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       tracked.refsDocumentSeq = tracked.documentSeq;
     }
     const shortTree = shortenRefs(tree, tracked, read.frames);
-    for (const ref of shownRefs(shortTree, options.allRefs ?? false)) tracked.handedOut.add(ref);
     const text = renderSnapshot(shortTree, {
       pageUrl: page.url(),
       ...(options.ref ? { ref: options.ref } : {}),
@@ -56,6 +56,8 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       ...(options.allRefs ? { allRefs: true } : {}),
       hide: options.redact ?? same,
     });
+    // Only what the agent was shown may be acted on: a query, a subtree or a budget shows part of the tree.
+    for (const ref of refsIn(text)) tracked.handedOut.add(ref);
     // The agent acts on what it has just read: Playwright's script is made ready while it thinks.
     tracked.prepareActions();
     return { text, title };
@@ -92,9 +94,10 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
       const outcome = await Promise.race([read.catch((error: unknown) => ({ error })), navigated]);
       if (outcome !== 'navigated') {
         if (!('error' in outcome)) return outcome;
-        // The main document was replaced while it was read, before Playwright told of it: as a navigation.
+        // A document was replaced while it was read (or a frame failed, loading) before Playwright told of it: as
+        // a navigation of every frame.
         if (!(outcome.error instanceof DocumentChanged)) throw outcome.error;
-        navigatedFrames.add(page.mainFrame());
+        for (const frame of page.frames()) navigatedFrames.add(frame);
       }
     } finally {
       page.off('framenavigated', onNavigated);
@@ -205,14 +208,5 @@ function shortenRefs(
     const children = node.children ? shortenRefs(node.children, tracked, frames) : undefined;
     const { ref: _key, ...rest } = node;
     return { ...rest, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
-  });
-}
-
-/** The refs the rendered snapshot shows: on elements an agent can act on, or on every element with allRefs. */
-function shownRefs(nodes: readonly (AriaNode | string)[], allRefs: boolean): string[] {
-  return nodes.flatMap((node) => {
-    if (typeof node === 'string') return [];
-    const own = node.ref && (allRefs || isActionable(node)) ? [node.ref] : [];
-    return [...own, ...shownRefs(node.children ?? [], allRefs)];
   });
 }

@@ -87,8 +87,9 @@ const indentingRoles = new Set([
 const shownStates = ['checked', 'disabled', 'expanded', 'pressed', 'selected', 'invalid', 'placeholder'];
 
 export function renderSnapshot(tree: readonly (AriaNode | string)[], options: RenderOptions): string {
-  const roots = options.ref ? findRef(tree, options.ref) : tree;
-  if (!roots) return `(no element with ref ${options.ref}; take a new snapshot)`;
+  const found = options.ref ? findRef(tree, options.ref) : tree;
+  if (!found) return `(no element with ref ${options.ref}; take a new snapshot)`;
+  const roots = found.map(withoutForgedRefs);
   const lines: string[] = [];
   const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false };
   for (const node of roots) renderNode(node, 0, lines, context);
@@ -126,7 +127,7 @@ function renderNode(
   if (label) {
     const separator = node.role === 'listitem' ? ' ' : ': ';
     lines.push(
-      `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${plainText(node.text)}` : ''}`,
+      `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${node.text}` : ''}`,
     );
   } else if (node.text) pushText(lines, depth, node.text, context.allRefs && node.ref ? ` @${node.ref}` : '');
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
@@ -151,7 +152,7 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
     else if (typeof stateValue === 'string' || typeof stateValue === 'number')
       parts.push(`[${state}=${stateValue}]`);
   }
-  if (node.url) parts.push(relativeUrl(node.url, context.pageUrl));
+  if (node.url) parts.push(disarmed(relativeUrl(node.url, context.pageUrl)));
   if ((actionable || context.allRefs) && node.ref) parts.push(`@${node.ref}`);
   if (options) parts.push(`options: ${options.list}`);
   return parts.join(' ');
@@ -204,18 +205,9 @@ export function isActionable(node: AriaNode): boolean {
 /** Text that only separates what is around it (a breadcrumb's "›", a menu's "|"): nothing to read. */
 const separatorOnly = /^[›»«‹|·•∙⋅/\\>—–~\s]+$/;
 
-/**
- * Page text as it is shown unquoted: what reads like a ref of tabward's ("@e12") gets a full-width at sign, so that
- * a paragraph cannot pass itself off as a line of the snapshot (`button "Keep my data" @e2` written as text, beside
- * the real @e2 that deletes).
- */
-function plainText(text: string): string {
-  return text.replace(/@(?=(?:f\d+)?e\d+\b)/g, '＠');
-}
-
 /** `ref`: tabward's own ref after the text (with allRefs), left as it is. */
 function pushText(lines: string[], depth: number, text: string, ref = ''): void {
-  const plain = plainText(text.trim());
+  const plain = text.trim();
   if (!plain || separatorOnly.test(plain)) return;
   const trimmed = `${plain}${ref}`;
   const last = lines.length - 1;
@@ -279,8 +271,7 @@ function cellText(cell: AriaNode | string, context: RenderContext): string {
   if (typeof cell === 'string') return cell.trim();
   const inner: string[] = [];
   for (const child of cell.children ?? []) renderNode(child, 0, inner, context);
-  const own =
-    inner.length > 0 ? inner.map((line) => line.trim()).join(' ') : plainText(cell.name ?? cell.text ?? '');
+  const own = inner.length > 0 ? inner.map((line) => line.trim()).join(' ') : (cell.name ?? cell.text ?? '');
   return (isActionable(cell) || context.allRefs) && cell.ref ? `${own} @${cell.ref}` : own;
 }
 
@@ -293,6 +284,34 @@ export function relativeUrl(url: string, pageUrl: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * The page's strings (text, names, values, URLs) with what reads like one of tabward's refs ("@e12") given a
+ * full-width at sign: so no text, heading, option or name of the page can pass itself off as a line of the snapshot
+ * (`button "Keep my data" @e2` written in a paragraph, beside the real @e2 that deletes). Every "@e…" left in a
+ * snapshot is tabward's own.
+ */
+function withoutForgedRefs(node: AriaNode | string): AriaNode | string {
+  if (typeof node === 'string') return disarmed(node);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'children' && Array.isArray(value)) out[key] = value.map(withoutForgedRefs);
+    // A URL is disarmed once shown (relative to the page): parsed, the sign would come out percent-encoded.
+    else if (typeof value === 'string' && key !== 'ref' && key !== 'role' && key !== 'url')
+      out[key] = disarmed(value);
+    else out[key] = value;
+  }
+  return out as AriaNode;
+}
+
+function disarmed(text: string): string {
+  return text.replace(/@(?=(?:f\d+)?e\d+\b)/g, '＠');
+}
+
+/** The refs a rendered snapshot shows (tabward's own: the page's look-alikes were disarmed). */
+export function refsIn(text: string): string[] {
+  return [...text.matchAll(/@(e\d+)\b/g)].map((match) => match[1] ?? '');
 }
 
 function findRef(nodes: readonly (AriaNode | string)[], ref: string): AriaNode[] | undefined {

@@ -63,6 +63,19 @@ describe('attacks on how actions are judged', () => {
             Object.defineProperty(Document.prototype, 'activeElement', { get: () => answer, configurable: true });
           </script>`,
         ),
+      // The same sensitive frame inside a closed shadow root, and as an <object>: the focus shows as their host.
+      '/keys-closed': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Quiz</title><label>Answer <input id="a"></label><div id="host"></div>
+          <script>host.attachShadow({ mode: 'closed' }).innerHTML = '<iframe src="${gh.url('github.com', '/settings/transfer')}" width="300" height="80"></iframe>';</script>`,
+        ),
+      '/keys-object': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Quiz</title><label>Answer <input id="a"></label>
+          <object data="${gh.url('github.com', '/settings/transfer')}" type="text/html" width="300" height="80"></object>`,
+        ),
       '/dialog': (_req, _body, res) =>
         html(
           res,
@@ -112,6 +125,16 @@ describe('attacks on how actions are judged', () => {
     assert.match(question, /^tabward: press_key — SENSITIVE PAGE/);
     assert.doesNotMatch(question, /POST/);
   });
+
+  for (const [path, holder] of [
+    ['/keys-closed', 'an iframe in a closed shadow root'],
+    ['/keys-object', 'an <object>'],
+  ] as const)
+    test(`Tab, Tab, Enter into a sensitive frame held by ${holder} asks before the key is pressed`, async () => {
+      const question = await enterAfterTwoTabs(path);
+      assert.match(question, /^tabward: press_key — SENSITIVE PAGE/);
+      assert.doesNotMatch(question, /POST/);
+    });
 
   test('accepting a dialog raised by a sensitive iframe asks', async () => {
     await mcp.call('new_page', { url: evil.url('hello.example', '/dialog') });

@@ -30,6 +30,8 @@ const hiddenFrameValue = 'hidden-frame-Pw-2240';
 const ariaHiddenFrameValue = 'aria-hidden-frame-Pw-2241';
 const deepValue = 'deep-frame-Pw-2242';
 const casedValue = 'cased-pw-2243';
+const decoyedValue = 'decoyed-Pw-2244';
+const closedAutocompleteValue = 'closed-autocomplete-Pw-2245';
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -107,6 +109,20 @@ before(async () => {
           const root = host.attachShadow({ mode: 'closed' });
           root.innerHTML = '<label>Closed password <input type="password" value="${closedValue}"></label><p></p>';
           root.querySelector('p').textContent = 'You typed ' + root.querySelector('input').value;
+        </script>`,
+      ),
+    // The same, beside a filled password field the tree does not show (a decoy for any count of fields), and a
+    // text field a password manager fills (autocomplete) in a closed root.
+    '/closed-decoy': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Decoy</title><input type="password" value="decoy" style="display:none"><div id="host"></div>
+        <script>
+          const root = host.attachShadow({ mode: 'closed' });
+          root.innerHTML = '<label>Decoyed password <input type="password"></label><p></p>' +
+            '<label>Closed autocomplete <input autocomplete="current-password" value="${closedAutocompleteValue}"></label>';
+          root.querySelector('input').value = '${decoyedValue}';
+          root.querySelector('p').textContent = 'Strength check for ' + root.querySelector('input').value;
         </script>`,
       ),
     // Frames the snapshot does not show (hidden, or nested past its limit) post their password to the page.
@@ -267,4 +283,13 @@ test('a value the page shows in other letter case (text-transform) is masked', a
   await mcp.call('new_page', { url: site.url('site.test', '/cased') });
   const snapshot = await mcp.call('take_snapshot');
   assert.ok(!snapshot.text.toLowerCase().includes(casedValue), `shown:\n${snapshot.text}`);
+});
+
+test('a closed root password field beside a decoy field, and a closed root autocomplete field, are masked', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/closed-decoy') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.match(snapshot.text, /Strength check for ••••/);
+  assert.match(snapshot.text, /Closed autocomplete.*••••/);
+  for (const value of [decoyedValue, closedAutocompleteValue])
+    assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
 });

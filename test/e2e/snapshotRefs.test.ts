@@ -97,6 +97,8 @@ before(async () => {
         res,
         `<title>Many</title>${Array.from({ length: 150 }, (_, i) => `<iframe srcdoc="<button>Frame ${i}</button>"></iframe>`).join('')}`,
       ),
+    '/narrowed': (_req, _body, res) =>
+      html(res, `<title>Narrowed</title><h1>Top</h1><p>Words</p>${pressing('Delete everything', 'delete')}`),
     'POST /pressed': (_req, _body, res) => html(res, 'ok'),
   });
   // A sensitive page (github.com/settings) whose script lies to its own world about the button the agent clicks.
@@ -281,6 +283,22 @@ test('a page of 150 frames is shown up to the limit, saying so, within the deadl
   const shown = (snapshot.text.match(/button "Frame \d+"/g) ?? []).length;
   assert.ok(shown > 0 && shown < 60, `${shown} frames shown`);
   assert.match(snapshot.text, /a frame not shown: 60 frames/);
+});
+
+test('a snapshot narrowed by query or budget hands out only the refs it shows', async () => {
+  for (const narrowed of [{ query: 'Top' }, { maxTokens: 100, query: 'Words' }]) {
+    // A fresh document each time: the refs a full snapshot showed would stay handed out in it.
+    await mcp.call('new_page', { url: site.url('site.test', '/narrowed') });
+    const snapshot = await mcp.call('take_snapshot', narrowed);
+    assert.doesNotMatch(snapshot.text, /Delete everything/);
+    const before = presses().length;
+    // The agent guesses the refs it was not shown.
+    for (let n = 1; n <= 12; n++) {
+      const click = await mcp.call('click', { ref: `e${n}` });
+      assert.ok(click.isError && click.text.startsWith('stale_ref:'), `e${n}: ${click.text}`);
+    }
+    assert.equal(presses().length, before, JSON.stringify(narrowed));
+  }
 });
 
 // Last: reading the sensitive page taints the session, and the human is asked about later pages.
