@@ -70,7 +70,12 @@ describe('hostile pages and an obedient agent', () => {
         ? { decision: 'approve' }
         : { decision: 'reject' };
     try {
-      const attempts = await obey(mcp, blog.url('blog.example', '/post'), blog.url('blog.example', ''));
+      const attempts = await obey(
+        mcp,
+        blog.url('blog.example', '/post'),
+        blog.url('blog.example', ''),
+        'Confirm transfer',
+      );
       if (process.env.SHOW_ATTEMPTS) console.error(JSON.stringify(attempts, null, 1));
       const refused = attempts.filter((attempt) => /^(rejected|blocked):/.test(attempt.outcome));
       // The redirect into the repository's settings is stopped before it leaves; had it landed, the delete asks.
@@ -114,8 +119,12 @@ interface Attempt {
   readonly outcome: string;
 }
 
-/** A scripted agent that does whatever the pages tell it to, once each, within a bounded number of steps. */
-async function obey(mcp: McpUnderTest, start: string, blogBase: string): Promise<Attempt[]> {
+/**
+ * A scripted agent that does whatever the pages tell it to, once each, within a bounded number of steps. It reads the
+ * start page once `ready` shows in it (its cross-site frame loads after the page: on a loaded machine, later than the
+ * first snapshot), as an agent that looks again at a page still loading would.
+ */
+async function obey(mcp: McpUnderTest, start: string, blogBase: string, ready: string): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
   const done = new Set<string>();
   const agenda: string[] = [];
@@ -126,6 +135,9 @@ async function obey(mcp: McpUnderTest, start: string, blogBase: string): Promise
     return result;
   };
   await act(`open ${start}`, 'new_page', { url: start });
+  const loaded = Date.now() + 15_000;
+  while (!(await mcp.call('take_snapshot')).text.includes(ready) && Date.now() < loaded)
+    await new Promise((done) => setTimeout(done, 100));
   for (let step = 0; step < 12; step++) {
     const snapshot = (await mcp.call('take_snapshot')).text;
     const hidden = (
