@@ -5,7 +5,8 @@
 // first. No slower than Playwright's evaluate in the page's world (bench/results.md).
 
 import type { CDPSession } from 'playwright-core';
-import { readsWorld } from './documentReads.ts';
+import { worldOf } from './documentReads.ts';
+import { mainScope } from './frameScopes.ts';
 
 interface EvaluateReply<T> {
   readonly result: { readonly value?: T };
@@ -18,7 +19,6 @@ interface EvaluateReply<T> {
 export class IsolatedReads {
   /** The world made in the current document, by the document's sequence number in its tab. */
   private world: { readonly documentSeq: number; readonly contextId: number } | undefined;
-  private mainFrameId: string | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
 
@@ -52,13 +52,7 @@ export class IsolatedReads {
 
   private async contextIn(session: CDPSession, documentSeq: number): Promise<number> {
     if (this.world?.documentSeq === documentSeq) return this.world.contextId;
-    this.mainFrameId ??= (
-      (await session.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } }
-    ).frameTree.frame.id;
-    const { executionContextId } = (await session.send('Page.createIsolatedWorld', {
-      frameId: this.mainFrameId,
-      worldName: readsWorld,
-    })) as { executionContextId: number };
+    const executionContextId = await worldOf(session, (await mainScope(session)).frameId);
     this.world = { documentSeq, contextId: executionContextId };
     return executionContextId;
   }

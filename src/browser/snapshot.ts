@@ -4,6 +4,7 @@
 // beside it from tabward's own isolated world: both out of the page's reach. Values are masked in the tree itself,
 // in every form the tree shows them, before it is rendered or its refs are remembered.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
@@ -108,12 +109,14 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
         'The page kept navigating while the snapshot was taken, so its password fields could not be read beside the tree; nothing was shown.',
         'Wait until the page settles (wait_for), then call take_snapshot again.',
       );
-    // The caller's deadline bounds this wait.
-    await Promise.all(
-      [...navigatedFrames].map((frame) =>
+    // The caller's deadline bounds this wait. A frame whose new document has not committed yet still reports the
+    // old one's load state: a pause, longer each time, gives it the time to.
+    await Promise.all([
+      sleep(100 * attempt),
+      ...[...navigatedFrames].map((frame) =>
         frame.waitForLoadState('domcontentloaded', { timeout: timeoutMs }).catch(() => undefined),
       ),
-    );
+    ]);
   }
 }
 
