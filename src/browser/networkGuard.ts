@@ -19,16 +19,12 @@ import type {
   WebSocketRoute,
 } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Attendance, Backstop, TaintView } from '../core/callPath.ts';
-import {
-  type Attendant,
-  hostKeyOf,
-  type RequestFacts,
-  taintReason,
-  webAddress,
-} from '../core/networkHolds.ts';
+import type { Attendance, Backstop, TaintView, UntiedStop } from '../core/callPath.ts';
+import { type Attendant, type RequestFacts, taintReason, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { settledWithin } from './deadline.ts';
+import { type EgressPolicy, type EgressRequest, tagHeader } from './egressProxy.ts';
+import { RequestTags } from './requestTags.ts';
 
 export interface BlockedRequest {
   readonly seq: number;
@@ -36,6 +32,12 @@ export interface BlockedRequest {
   readonly method: string;
   readonly url: string;
   readonly reason: string;
+}
+
+/** A request the choke point let out that the audit names: a write into a sensitive page, a send after a read. */
+export interface SentRequest {
+  readonly seq: number;
+  readonly line: string;
 }
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -61,7 +63,11 @@ interface PausedRequest {
   readonly resourceType: string;
   /** Set when this request is a redirect hop of an earlier one. */
   readonly redirectedRequestId?: string;
-  readonly request: { readonly url: string; readonly method: string };
+  readonly request: {
+    readonly url: string;
+    readonly method: string;
+    readonly headers: Readonly<Record<string, string>>;
+  };
 }
 
 /**
@@ -84,10 +90,19 @@ function answerReadable(facts: RequestFacts, page: Page | undefined): boolean {
 interface TaintWatcher {
   readonly view: () => TaintView;
   readonly recordRead: (origin: string) => void;
+  readonly recordUntied: ((stop: UntiedStop) => void) | undefined;
 }
 
-export class NetworkGuard implements Backstop {
+export class NetworkGuard implements Backstop, EgressPolicy {
   private readonly blocked: BlockedRequest[] = [];
+  private readonly sentLog: SentRequest[] = [];
+  /** The tokens that tie a hook's verdict to the request the choke point sees (browser/requestTags.ts). */
+  readonly tags = new RequestTags();
+  /**
+   * Origins of the agent's pages that hold a secret tabward typed: while one does, requests to other hosts are
+   * judged as after a sensitive read (set by the session, which knows its tabs).
+   */
+  secretHolders: () => readonly string[] = () => [];
   private readonly reads: { seq: number; origin: string }[] = [];
   private seq = 0;
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
@@ -102,10 +117,6 @@ export class NetworkGuard implements Backstop {
   private readonly seenAt = new WeakMap<Page, number>();
   private readonly openers = new WeakMap<Page, Page>();
   private readonly attendants: AttendantEntry[] = [];
-  /** Questions in flight, so that the route and the CDP pause of one request ask once. */
-  private readonly asking = new Map<string, Promise<boolean>>();
-  /** Requests a human just let go: the second pause of the same request (route, then CDP) passes. */
-  private readonly letGo = new Map<string, number>();
   /**
    * The sessions judged over this backstop (one for tabward mcp; one per recipe run at once for run and serve):
    * what each has read and allowed, and where each sensitive read is told as it goes through.
@@ -183,21 +194,10 @@ export class NetworkGuard implements Backstop {
     await Promise.all([hops(), page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket))]);
   }
 
-  /**
-   * A WebSocket as the socket gate sees it (browser/socketGate.ts): a host and a port, from any page or worker. It
-   * is judged as a request with no page, its scheme taken from the session's own record of that host (a port of
-   * 443 is https); resolves with the reason it is stopped, which is recorded like any other stop.
-   */
-  async judgeSocket(host: string, port: number): Promise<string | undefined> {
-    const { tainted, allowed } = this.taintView();
-    const named = (scheme: string) => `${scheme}://${host.includes(':') ? `[${host}]` : host}`;
-    const known = [...tainted.map((origin) => hostKeyOf(origin)), ...allowed];
-    const secure = port === 443 || known.includes(named('https'));
-    return this.judgeHandshake(`${named(secure ? 'https' : 'http')}:${port}/`, undefined);
-  }
-
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
     if (!(await this.judgeHandshake(socket.url(), page))) {
+      // Its handshake reaches the choke point with no header of ours: let through there once, as judged here.
+      this.tags.allowSocket(socket.url());
       socket.connectToServer();
       return;
     }
@@ -250,15 +250,23 @@ export class NetworkGuard implements Backstop {
     mainFrameId: string | undefined,
     page: Page,
   ): Promise<void> {
-    const { url, method } = event.request;
-    // Judged again even when the route already judged it: a redirect hop, and a request the route never saw (a
-    // keepalive fetch sent as the page goes away), are only seen here.
+    const { url, method, headers } = event.request;
+    // Already judged by the route (its token on it): passed on as it is, for the choke point to spend the token.
+    if (this.tags.judged(headers[tagHeader], method, url)) {
+      await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      return;
+    }
+    // A redirect hop, and a request the route never saw, are only seen here.
     const document = event.resourceType === 'Document';
     const mainFrame = document && event.frameId === mainFrameId;
     const facts = { method, url, document, mainFrame, hop: event.redirectedRequestId !== undefined };
     const reason = await this.verdict(facts, page);
     if (!reason) {
-      await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      const tagged = { ...headers, [tagHeader]: this.tags.issue(method, url) };
+      await cdp.send('Fetch.continueRequest', {
+        requestId: event.requestId,
+        headers: Object.entries(tagged).map(([name, value]) => ({ name, value })),
+      });
       return;
     }
     this.record(page, method, url, reason);
@@ -306,8 +314,12 @@ export class NetworkGuard implements Backstop {
    * A session's taint, until the returned function is called. A read is told to every session watching: which of
    * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
    */
-  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): () => void {
-    const watcher = { view, recordRead };
+  watchTaint(
+    view: () => TaintView,
+    recordRead: (origin: string) => void,
+    recordUntied?: (stop: UntiedStop) => void,
+  ): () => void {
+    const watcher = { view, recordRead, recordUntied };
     this.taintWatchers.add(watcher);
     return () => this.taintWatchers.delete(watcher);
   }
@@ -367,73 +379,133 @@ export class NetworkGuard implements Backstop {
   private async judge(facts: RequestFacts, page: Page | undefined): Promise<string | undefined> {
     const scope = page ? this.scopes.get(page) : undefined;
     const seenAt = page ? this.seenAt.get(page) : undefined;
-    const ruled = this.judgeRequest(facts.url, facts.method, facts.document, facts.mainFrame, scope, seenAt);
+    const ruled = this.judgeRequest(facts, { scope, seenAt });
     if (ruled?.final) return ruled.reason;
-    const key = `${scope}|${facts.method.toUpperCase()}|${facts.url}`;
-    if (this.takeLetGo(key)) return undefined;
     // The actions this request may be the doing of; only one still running can be asked.
     const candidates = this.attendantsFor(page, scope);
     const asker = candidates.findLast((candidate) => candidate.endedAt === undefined);
-    const late = '; it came after the action had returned, with nobody left to ask';
-    if (ruled) {
-      if (asker) return this.hold(asker, key, facts, ruled.reason, false);
-      return candidates.length > 0 ? `${ruled.reason}${late}` : ruled.reason;
-    }
+    const nobody =
+      candidates.length > 0
+        ? '; it came after the action had returned, with nobody left to ask'
+        : page
+          ? "; no action of the agent's was running in its tab to ask about it"
+          : " (from a worker, with no action of the agent's behind it)";
+    if (ruled) return asker ? this.hold(asker, facts, ruled.reason, false) : `${ruled.reason}${nobody}`;
+    // After a sensitive read (or while a page holds a typed secret) every request of the agent's pages to a host
+    // outside the allowed set is judged, whoever caused it: a page that watched the agent read may send what it saw.
     const tainted =
       candidates.map((candidate) => candidate.attendant.taintReason(facts)).find(Boolean) ??
-      (page ? undefined : this.pagelessTaint(facts));
+      this.sessionTaint(facts);
     if (!tainted) return undefined;
-    if (asker) return this.hold(asker, key, facts, tainted, true);
-    return page ? `${tainted}${late}` : tainted;
+    return asker ? this.hold(asker, facts, tainted, true) : `${tainted}${nobody}`;
   }
 
   /**
-   * A request with no page (a worker's, a service worker's) has no action to answer for it: after a sensitive
-   * read it may not go to a host the session neither read nor allowed.
+   * The session's own taint, for any request: after a sensitive read, or while a page of the agent's holds a typed
+   * secret, a request to a host that is neither one read, nor one holding the secret, nor one the human allowed.
    */
-  private pagelessTaint(facts: RequestFacts): string | undefined {
+  private sessionTaint(facts: RequestFacts): string | undefined {
     const { tainted, allowed } = this.taintView();
-    const reason = taintReason(facts, { tainted, allowed, acting: [], navigationOnly: false });
-    return reason && `${reason} (from a worker, with no action of the agent's behind it)`;
-  }
-
-  /** A human's yes is good for the one request it was given for, seen at its second pause. */
-  private takeLetGo(key: string): boolean {
-    const until = this.letGo.get(key);
-    if (until === undefined) return false;
-    this.letGo.delete(key);
-    return until > Date.now();
+    const holders = this.secretHolders();
+    return taintReason(facts, {
+      tainted: [...tainted, ...holders],
+      allowed,
+      acting: [],
+      navigationOnly: false,
+    });
   }
 
   private async hold(
     entry: AttendantEntry,
-    key: string,
     facts: RequestFacts,
     reason: string,
     taint: boolean,
   ): Promise<string | undefined> {
     if (entry.endedAt !== undefined)
       return `${reason}; it came after the action had returned, with nobody left to ask`;
-    // The route and the CDP pause of one request may ask at once: the second joins the first's question.
-    const joined = this.asking.get(key);
-    const asked = joined ?? entry.attendant.ask(facts, reason, taint).catch(() => false);
-    if (!joined) {
-      this.asking.set(key, asked);
-      entry.pending.add(asked);
-      void asked.finally(() => {
-        this.asking.delete(key);
-        entry.pending.delete(asked);
-      });
-    }
-    if (await asked) {
-      // The yes is good for this request's other pause, once: left by the first, spent by a joiner or later.
-      const now = Date.now();
-      for (const [old, until] of this.letGo) if (until <= now) this.letGo.delete(old);
-      if (joined) this.letGo.delete(key);
-      else this.letGo.set(key, now + 5_000);
+    // Each request its own question: one yes lets exactly one request go.
+    const asked = entry.attendant.ask(facts, reason, taint).catch(() => false);
+    entry.pending.add(asked);
+    void asked.finally(() => entry.pending.delete(asked));
+    return (await asked) ? undefined : `${reason}; the human did not let it go`;
+  }
+
+  /**
+   * The choke point's verdict (browser/egressProxy.ts). A request a hook judged carries its token and goes as that
+   * hook decided. One with none was judged by no hook (a frame tearing down after its session ended, a fetchLater,
+   * the browser process's own fetches, a worker's socket): judged here alone, where no pass and no human can reach.
+   */
+  async egressVerdict(request: EgressRequest): Promise<string | undefined> {
+    const socket = request.method === 'WEBSOCKET';
+    if (
+      socket ? this.tags.spendSocket(request.url) : this.tags.spend(request.tag, request.method, request.url)
+    )
       return undefined;
+    const facts: RequestFacts = {
+      method: request.method,
+      url: request.url.replace(/^ws/i, 'http'),
+      document: request.navigation,
+      mainFrame: request.navigation,
+      hop: false,
+    };
+    const untied =
+      "; no hook of tabward's could tie it to a tab and an action (a frame tearing down, a worker, the browser itself), so nobody can be asked";
+    const ruled = this.judgeRequest(facts, { untied: true });
+    const tainted = ruled ? undefined : this.sessionTaint(facts);
+    const reason = ruled?.final
+      ? ruled.reason
+      : (ruled?.reason ?? tainted) && `${ruled?.reason ?? tainted}${untied}`;
+    if (reason) {
+      // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit.
+      for (const watcher of this.taintWatchers)
+        watcher.recordUntied?.({ method: request.method, url: request.url, reason });
+      return reason;
     }
-    return `${reason}; the human did not let it go`;
+    if (this.rules.match(facts.url) && answerReadable(facts, undefined)) this.noteSensitiveRead(facts.url);
+    return undefined;
+  }
+
+  /** A message of an open WebSocket: after a sensitive read a socket opened before may not carry it off. */
+  socketMessageVerdict(request: EgressRequest): string | undefined {
+    const facts = {
+      method: 'WEBSOCKET',
+      url: request.url.replace(/^ws/i, 'http'),
+      document: false,
+      mainFrame: false,
+      hop: false,
+    };
+    const tainted = this.sessionTaint(facts);
+    return (
+      tainted &&
+      `${tainted}; the socket was opened before and its messages are not judged one by one, so it is closed`
+    );
+  }
+
+  socketStopped(request: EgressRequest, reason: string): void {
+    for (const watcher of this.taintWatchers)
+      watcher.recordUntied?.({ method: 'WEBSOCKET MESSAGE', url: request.url, reason });
+  }
+
+  /** What left that the audit names: writes into sensitive pages, and requests to other hosts after a read. */
+  egressSent(request: EgressRequest, status: number): void {
+    const url = request.url.replace(/^ws/i, 'http');
+    const write = !safeMethods.has(request.method) && this.rules.match(url) !== undefined;
+    const crossing = this.sessionTaint({
+      method: request.method,
+      url,
+      document: false,
+      mainFrame: false,
+      hop: false,
+    });
+    if (!write && !crossing && !(request.method !== 'GET' && this.taintView().tainted.length > 0)) return;
+    const answer = status === 0 ? 'no answer (the connection failed)' : `answered ${status}`;
+    this.sentLog.push({ seq: ++this.seq, line: `${request.method} ${request.url}: sent, ${answer}` });
+    if (this.sentLog.length > 200) this.sentLog.shift();
+  }
+
+  /** "METHOD URL: sent, answered N" for each such request that left since the mark. */
+  sentSince(mark: number): string[] {
+    return this.sentLog.filter((entry) => entry.seq > mark).map((entry) => entry.line);
   }
 
   /**
@@ -450,7 +522,9 @@ export class NetworkGuard implements Backstop {
     );
     return this.attendants.filter(
       (entry) =>
-        entry === creator || (entry.attendant.scope !== undefined && scopes.includes(entry.attendant.scope)),
+        entry.attendant.live() &&
+        (entry === creator ||
+          (entry.attendant.scope !== undefined && scopes.includes(entry.attendant.scope))),
     );
   }
 
@@ -459,13 +533,10 @@ export class NetworkGuard implements Backstop {
   }
 
   private judgeRequest(
-    url: string,
-    rawMethod: string,
-    navigation: boolean,
-    mainFrame: boolean,
-    scope: string | undefined,
-    seenAt: number | undefined,
+    facts: RequestFacts,
+    where: { scope?: string | undefined; seenAt?: number | undefined; untied?: boolean },
   ): { reason: string; final?: true } | undefined {
+    const { url } = facts;
     if (webAddress(url) && !parses(url))
       return { reason: 'its address cannot be read, so it cannot be judged', final: true };
     const port = portOf(url);
@@ -476,14 +547,17 @@ export class NetworkGuard implements Backstop {
       };
     const hit = this.rules.match(url);
     if (!hit) return undefined;
-    const method = rawMethod.toUpperCase();
+    const method = facts.method.toUpperCase();
+    // A request no hook tied to a tab rides no pass: a pass is for requests of the tab its human was asked about.
+    const covered = (kind: 'write' | 'navigation') =>
+      !where.untied && this.passes.covers(url, kind, where.scope, where.seenAt);
     if (!safeMethods.has(method)) {
-      if (this.passes.covers(url, 'write', scope, seenAt)) return undefined;
+      if (covered('write')) return undefined;
       return {
         reason: `it would change state on a sensitive page (rule ${hit.rule}) and no approval covers it`,
       };
     }
-    if (navigation && mainFrame && !this.passes.covers(url, 'navigation', scope, seenAt))
+    if (facts.document && facts.mainFrame && !covered('navigation'))
       return {
         reason: `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`,
       };
@@ -518,6 +592,12 @@ export class NetworkGuard implements Backstop {
   }
 
   private async handle(route: Route, request: Request): Promise<void> {
+    const headers = request.headers();
+    // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
+    if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
+      await route.fallback().catch(() => undefined);
+      return;
+    }
     const reason = await this.judgeSafely(request);
     if (!reason) {
       if (request.isNavigationRequest() && isMainFrame(request) && !this.isWatched(pageOf(request))) {
@@ -527,7 +607,8 @@ export class NetworkGuard implements Backstop {
       // Before a navigation goes on, the page (and an out-of-process frame) must have its hops watched: an
       // iframe's request may redirect before a watch set up later would see it.
       if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
-      await route.fallback().catch(() => undefined);
+      const tag = this.tags.issue(request.method(), request.url());
+      await route.fallback({ headers: { ...headers, [tagHeader]: tag } }).catch(() => undefined);
       return;
     }
     this.record(pageOf(request), request.method(), request.url(), reason);

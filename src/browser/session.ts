@@ -10,12 +10,14 @@ import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { DevtoolsRecorder } from './devtoolsLog.ts';
+import { startEgressProxy } from './egressProxy.ts';
 import { findChrome } from './findChrome.ts';
+import { makeHostCertificates } from './hostCertificates.ts';
 import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import { PageRegistry, type TrackedPage } from './pages.ts';
+import { configuredProxy, hostMapperFrom, verifiesCertificates } from './proxySettings.ts';
 import { RecipePage } from './recipePage.ts';
-import { configuredProxy, hostMapperFrom, startSocketGate } from './socketGate.ts';
 
 /** How long a browser started early (warmUp) may wait for its first call before it closes again. */
 const unusedWarmBrowserMs = 5 * 60_000;
@@ -93,6 +95,13 @@ export class BrowserSession {
       // From the moment a tab is tracked: a user's tab as tabward attaches, a new tab before it navigates.
       devtools?.attach(tracked);
     };
+    // While a tab holds a secret tabward typed, the choke point judges every request as after a sensitive read.
+    if (network)
+      network.secretHolders = () =>
+        this.pages
+          .list()
+          .filter((tracked) => tracked.holdsTypedSecret)
+          .flatMap((tracked) => originsOf(tracked.page.url()));
   }
 
   get mode(): BrowserMode {
@@ -388,33 +397,43 @@ export class BrowserSession {
     const { network } = this.config;
     // Before the gate starts: a browser that cannot be found must not leave its server holding the process open.
     const executablePath = findChrome(this.config.executablePath);
-    // Every WebSocket of the browser through the gate, where the backstop judges it (browser/socketGate.ts).
-    const proxy = configuredProxy(this.config.chromeArgs, process.env);
-    if (network && proxy && !this.proxyNoticeGiven) {
+    // Everything the browser sends goes through the choke point, where the backstop judges it
+    // (browser/egressProxy.ts); a proxy of the user's would take its place, so it is refused, not guessed at.
+    const proxy = configuredProxy(this.config.chromeArgs, {});
+    if (network && proxy)
+      throw new TabwardError(
+        'bad_input',
+        `The browser switch ${proxy} would send the browser's traffic past tabward's egress proxy, where every request is judged.`,
+        'Drop the --chrome-arg proxy switch; tabward starts its browser with its own proxy.',
+      );
+    const direct = configuredProxy([], process.env);
+    if (network && direct && !this.proxyNoticeGiven) {
       this.proxyNoticeGiven = true;
       this.config.notify(
-        `tabward: ${proxy} sets a proxy for the browser, so WebSockets of workers and blank popups are not judged (docs/security.md).`,
+        `tabward: ${direct} is set, but the browser's traffic goes through tabward's egress proxy, which connects directly.`,
       );
     }
-    const gate =
-      network && !proxy
-        ? await startSocketGate(
-            (host, port) => network.judgeSocket(host, port),
-            hostMapperFrom(this.config.chromeArgs),
-          )
-        : undefined;
-    if (gate) network?.protectedPorts.add(gate.port);
+    const egress = network
+      ? await startEgressProxy({
+          policy: network,
+          certificates: makeHostCertificates(),
+          mapHost: hostMapperFrom(this.config.chromeArgs),
+          verifyUpstream: verifiesCertificates(this.config.chromeArgs),
+        })
+      : undefined;
+    if (egress) network?.protectedPorts.add(egress.port);
     // Over a pipe: nothing to attach to, nobody asked to allow the connection.
     const launched = await launchIsolated({
       executablePath,
       headless: this.config.headless,
-      extraArgs: [...withOwnBrowserFeatures(this.config.chromeArgs), ...(gate?.chromeArgs ?? [])],
+      extraArgs: [...withOwnBrowserFeatures(this.config.chromeArgs), ...(egress?.chromeArgs ?? [])],
       signal: this.stopping.signal,
     }).catch((error: unknown) => {
-      gate?.close();
+      egress?.close();
       throw error;
     });
-    if (gate) launched.context.on('close', () => gate.close());
+    // The proxy outlives the browser's last request: closed once the browser is gone, never before.
+    if (egress) launched.browser.on('disconnected', () => egress.close());
     this.launching.add(launched);
     const { browser, context } = launched;
     return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };
@@ -559,4 +578,13 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
   if (given < 0) return [...args, `--disable-features=${features}`];
   return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
+}
+
+function originsOf(url: string): string[] {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? [] : [origin];
+  } catch {
+    return [];
+  }
 }

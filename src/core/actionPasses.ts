@@ -1,13 +1,12 @@
 // Passes for the network backstop: a request that would change state on a sensitive page, or a top-level
 // navigation into one, is let through only when a human approval covers it. An approval opens a pass for the
-// requests its action causes, for as long as the action runs plus a short grace, and only toward what the human
-// saw: the exact URLs the action was predicted to send to, and navigations within the approved origins.
+// requests its action causes, only toward what the human saw, from the tab they were asked about: each form action
+// or link the action was predicted to send to, once and only while the action runs; navigations within the
+// approved origins while it runs and for a short grace after (the redirect that answers a post).
 
 export interface PassSpec {
-  /** Origin + path of requests that may change state (the form actions and links the human saw). */
+  /** Origin + path of requests that may change state (the form actions and links the human saw), each once. */
   readonly writeTargets: readonly string[];
-  /** Origins any state-changing request may go to: an approved script, or a button with no predicted target. */
-  readonly writeOrigins: readonly string[];
   /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
   readonly navigationOrigins: readonly string[];
   /**
@@ -19,6 +18,10 @@ export interface PassSpec {
 
 interface Pass extends PassSpec {
   expiresAt: number;
+  /** Write targets still unspent. */
+  readonly writesLeft: string[];
+  /** Set when the action returned: from then on the pass opens navigations only. */
+  ended: boolean;
   /** The backstop's sequence number when the pass opened: a scope-less pass covers only tabs seen after it. */
   readonly openedAt: number;
 }
@@ -34,10 +37,17 @@ export class ActionPasses {
   constructor(private readonly now: () => number = Date.now) {}
 
   open(spec: PassSpec, maxMs: number, openedAt = 0): PassHandle {
-    const pass: Pass = { ...spec, expiresAt: this.now() + maxMs, openedAt };
+    const pass: Pass = {
+      ...spec,
+      expiresAt: this.now() + maxMs,
+      openedAt,
+      writesLeft: [...spec.writeTargets],
+      ended: false,
+    };
     this.passes.add(pass);
     return {
       end: (graceMs) => {
+        pass.ended = true;
         pass.expiresAt = Math.min(pass.expiresAt, this.now() + graceMs);
       },
     };
@@ -45,7 +55,8 @@ export class ActionPasses {
 
   /**
    * Whether a live pass covers this request, made by the tab `scope` (undefined: a tab tabward does not know),
-   * first seen at `seenAt` (the backstop's sequence number): a scope-less pass never covers another known tab.
+   * first seen at `seenAt` (the backstop's sequence number): a scope-less pass never covers another known tab. A
+   * write it covers spends its target.
    */
   covers(url: string, kind: 'write' | 'navigation', scope?: string, seenAt?: number): boolean {
     const parsed = safeUrl(url);
@@ -59,8 +70,17 @@ export class ActionPasses {
       if (pass.scope !== undefined && pass.scope !== scope) continue;
       const newTab = seenAt !== undefined && seenAt > pass.openedAt;
       if (pass.scope === undefined && scope !== undefined && !newTab) continue;
-      if (pass.writeTargets.includes(target) || pass.writeOrigins.includes(parsed.origin)) return true;
-      if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
+      const write = pass.ended ? -1 : pass.writesLeft.indexOf(target);
+      if (kind === 'write' && write >= 0) {
+        // Spent: the human saw one submission of this form, not a page posting it again and again.
+        pass.writesLeft.splice(write, 1);
+        return true;
+      }
+      if (
+        kind === 'navigation' &&
+        (pass.navigationOrigins.includes(parsed.origin) || (!pass.ended && pass.writesLeft.includes(target)))
+      )
+        return true;
     }
     return false;
   }

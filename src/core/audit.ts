@@ -31,6 +31,11 @@ export interface AuditEntry {
   readonly blocked?: readonly string[];
   /** Requests the backstop held for a human while the call ran, and what they answered. */
   readonly held?: readonly string[];
+  /**
+   * What the choke point let out while the call ran that the audit names (writes into sensitive pages, requests to
+   * other hosts after a sensitive read), with the answer each got: what left, not what was meant to.
+   */
+  readonly sent?: readonly string[];
   readonly durationMs: number;
 }
 

@@ -9,7 +9,14 @@ import type { ApprovalChoice, ApprovalRequest, Approver } from './approvals.ts';
 import type { AuditEntry, AuditSink } from './audit.ts';
 import { asTabwardError, TabwardError } from './errors.ts';
 import { ApproveAllGrants } from './grants.ts';
-import { coveredBySiteGrant, type Decision, decide, type GuardFacts, originOf } from './guard.ts';
+import {
+  coveredBySiteGrant,
+  type Decision,
+  decide,
+  type GuardFacts,
+  originOf,
+  taintTargets,
+} from './guard.ts';
 import type { BrowserMode, WritePolicy } from './kinds.ts';
 import {
   type Attendant,
@@ -74,7 +81,20 @@ export interface Backstop {
    * late timer's); and each sensitive page a request of the agent's pages read, told as it goes through. A read a
    * click set off after it returned, or one between two calls, taints like one during an action.
    */
-  watchTaint(view: () => TaintView, recordRead: (origin: string) => void): () => void;
+  watchTaint(
+    view: () => TaintView,
+    recordRead: (origin: string) => void,
+    recordUntied?: (stop: UntiedStop) => void,
+  ): () => void;
+  /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
+  sentSince(mark: number): string[];
+}
+
+/** A request the choke point stopped that no hook could tie to a tab (a frame tearing down, the browser's own). */
+export interface UntiedStop {
+  readonly method: string;
+  readonly url: string;
+  readonly reason: string;
 }
 
 export interface TaintView {
@@ -131,6 +151,7 @@ export class CallPath {
   /** Calls started and not ended yet, by call id. */
   private readonly running = new Map<string, { trail: Trail; started: number }>();
   private readonly unwatchTaint: (() => void) | undefined;
+  private closed = false;
 
   constructor(private readonly options: CallPathOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
@@ -138,11 +159,13 @@ export class CallPath {
     this.unwatchTaint = options.backstop?.watchTaint(
       () => ({ tainted: this.taint.list(), allowed: this.allowedHosts }),
       (origin) => this.taint.recordRead(origin, true, 'background'),
+      (stop) => this.recordUntiedStop(stop),
     );
   }
 
   /** A path that is done (a recipe run's) stops taking the backstop's reads and stops counting in its taint. */
   close(): void {
+    this.closed = true;
     this.unwatchTaint?.();
   }
 
@@ -209,6 +232,26 @@ export class CallPath {
     }
   }
 
+  /**
+   * A request the choke point stopped with no tab or action to tell it to: an event of its own in the audit, so
+   * that the log says what was kept from leaving even when no call was running.
+   */
+  private recordUntiedStop(stop: UntiedStop): void {
+    const redact = this.options.redactor();
+    this.recordEvent({
+      tool: '(egress)',
+      kind: 'request',
+      frontEnd: 'browser',
+      args: { method: stop.method },
+      mode: this.options.mode(),
+      url: redact.text(stop.url),
+      decision: 'block',
+      reason: redact.text(stop.reason),
+      outcome: 'blocked',
+      durationMs: 0,
+    });
+  }
+
   /** Records something decided outside a call (the login-wall switch) in the same log. */
   recordEvent(entry: Omit<AuditEntry, 'time'>): void {
     this.options.audit.record({ time: new Date().toISOString(), ...entry });
@@ -266,6 +309,9 @@ export class CallPath {
       }
       if (choice.choice === 'site-grant')
         trail.choice = this.giveSiteGrant(action, look, decision, choice, caller);
+      // A yes to "data read on a sensitive page could be sent to X" lets X receive requests for the session: the
+      // choke point then holds none of them again (the question says so).
+      if (decision.rule === 'taint' && choice.choice !== 'modify') this.allowTaintTargets(look.facts);
       if (choice.choice === 'approve-all' && decision.approveAllAllowed)
         this.grants.grant(
           choice.scope === 'server' ? { kind: 'server' } : { kind: 'tool', tool: action.name },
@@ -283,6 +329,13 @@ export class CallPath {
       `The page kept changing while ${action.name} waited for approval; not done.`,
       'Try again.',
     );
+  }
+
+  private allowTaintTargets(facts: ActionFacts): void {
+    for (const origin of taintTargets(facts)) {
+      const host = hostKeyOf(origin);
+      if (host) this.allowedHosts.add(host);
+    }
   }
 
   private decide(action: GuardedAction<unknown>, look: ActionLook, siteGrant?: SiteGrant): Decision {
@@ -347,14 +400,20 @@ export class CallPath {
       if (told.length > 0) trail.blocked = told.slice(0, 5);
       return lines;
     };
+    const sentNow = () => {
+      const lines = (backstop?.sentSince(mark) ?? []).map((line) => this.options.redactor().text(line));
+      if (lines.length > 0) trail.sent = lines.slice(0, 10);
+    };
     try {
       const value = await action.act(look);
       const targets = action.auditTargets?.(value);
       if (targets) trail.targets = this.options.redactor().value(targets);
       await attendance?.settled();
+      sentNow();
       return { value, stopped: [...earlier, ...stoppedNow()] };
     } catch (error) {
       await attendance?.settled();
+      sentNow();
       // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
       const stopped = stoppedNow();
       if (stopped.length > 0)
@@ -422,6 +481,7 @@ export class CallPath {
     const refused = new Set<string>();
     return {
       scope: facts.tab?.id,
+      live: () => !this.closed,
       carriesData: facts.carriesData || secretAt.length > 0,
       // A sensitive page the action itself just read counts at once: a script may read and send in one call.
       taintReason: (request) =>
@@ -595,6 +655,7 @@ export class CallPath {
         'choice',
         'blocked',
         'held',
+        'sent',
       ]),
       ...end,
     });
@@ -610,9 +671,11 @@ export function stoppedSummary(lines: readonly string[]): string {
 }
 
 /**
- * The requests an approved action may send to sensitive pages: toward the links and form actions the human
- * saw; with none predicted (a script button, a script, a site tool), to the origin of the page it acts on; and
- * navigations within those origins (a redirect after a post, the approved destination).
+ * The requests an approved action may send to sensitive pages: each link and form action the human saw, once, from
+ * the tab they were asked about; and navigations within those origins (a redirect after a post, the approved
+ * destination). An action with no predicted target (a script button, a script, a resize, a site tool) opens no write
+ * at all: whatever it makes the page send to a sensitive page is held and asked as a question of its own, showing
+ * that request (docs/architecture.md, "Passes").
  */
 export function passFor(facts: ActionFacts, decision: Decision): PassSpec | undefined {
   if (decision.verdict !== 'ask' || !decision.sensitive) return undefined;
@@ -630,13 +693,7 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
     ...effects.map((effect) => originOf(effect.url)),
     ...frameOrigins,
   ];
-  const scriptLike = effects.length === 0 && !facts.destination;
-  return {
-    writeTargets,
-    writeOrigins: scriptLike ? frameOrigins : [],
-    navigationOrigins,
-    ...(facts.tab ? { scope: facts.tab.id } : {}),
-  };
+  return { writeTargets, navigationOrigins, ...(facts.tab ? { scope: facts.tab.id } : {}) };
 }
 
 /** Where the guard predicts the action sends, as the human is shown it: a navigation, a form, a link. */

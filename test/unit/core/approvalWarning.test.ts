@@ -33,6 +33,7 @@ test('a held request is labelled by why it was held: a sensitive page (a rule), 
     open: () => ({ end: () => undefined }),
     mark: () => 0,
     stoppedSince: () => [],
+    sentSince: () => [],
     sensitiveReadsSince: () => [],
     attend: (given) => {
       attendant = given;

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { configuredProxy, hostMapperFrom } from '../../../src/browser/socketGate.ts';
+import { configuredProxy, hostMapperFrom } from '../../../src/browser/proxySettings.ts';
 
 test('hosts are reached as --host-resolver-rules maps them; first match wins; other hosts as they are', () => {
   const map = hostMapperFrom([

@@ -1,0 +1,327 @@
+// The egress proxy: the one choke point every request of a browser tabward starts passes (docs/architecture.md,
+// "The choke point"). Chromium is started with --proxy-server pointing here and `<-loopback>` in its bypass list, so
+// that nothing it sends goes direct: tabs, frames in any process, workers, service workers, requests sent as a
+// document tears down (keepalive, fetchLater), requests of the browser process itself, WebSockets. TLS is ended here
+// with a key of this proxy's own (browser/hostCertificates.ts) that only that browser trusts, so that each request is
+// seen whole (method, URL) and judged on its own before anything reaches the network; DNS names are resolved here
+// too, and only for requests that go. A request is judged once its head has arrived: refused, it gets a 403 that
+// says why and nothing leaves; let go, it is sent on and what came back is reported.
+
+import {
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { type Socket, connect as tcpConnect } from 'node:net';
+import { TLSSocket, connect as tlsConnect } from 'node:tls';
+import type { HostCertificates } from './hostCertificates.ts';
+
+/** One request as it reaches the choke point. */
+export interface EgressRequest {
+  readonly method: string;
+  /** Absolute: http(s) for requests, ws(s) for WebSocket handshakes. */
+  readonly url: string;
+  /** The token a CDP hook of tabward's put on the request when it judged it; removed before it leaves. */
+  readonly tag: string | undefined;
+  /** Sec-Fetch-Mode: navigate (a document request), where the browser sends it (secure origins). */
+  readonly navigation: boolean;
+}
+
+export interface EgressPolicy {
+  /** Why the request must not leave, or undefined to send it on. */
+  egressVerdict(request: EgressRequest): Promise<string | undefined>;
+  /** For each message an open WebSocket sends: why it must not leave (the socket is then closed), or undefined. */
+  socketMessageVerdict(request: EgressRequest): string | undefined;
+  /** What left: the request was sent and `status` came back (0: the connection failed). */
+  egressSent(request: EgressRequest, status: number): void;
+  /** A WebSocket closed for a message it would have sent: reported as a stop. */
+  socketStopped(request: EgressRequest, reason: string): void;
+}
+
+export interface EgressProxyOptions {
+  readonly policy: EgressPolicy;
+  readonly certificates: HostCertificates;
+  /** Where a host name is reached (tests map every name to 127.0.0.1, as the browser's --host-resolver-rules would). */
+  readonly mapHost: (host: string) => string;
+  /** Check upstream certificates (off only when the browser itself was told to ignore certificate errors). */
+  readonly verifyUpstream: boolean;
+}
+
+export interface EgressProxy {
+  readonly port: number;
+  /** The Chromium switches that send everything the browser sends through this proxy. */
+  readonly chromeArgs: readonly string[];
+  close(): void;
+}
+
+/** The header a CDP hook of tabward's sets on a request it judged (browser/requestTags.ts). */
+export const tagHeader = 'x-tabward-request';
+const hopHeaders = new Set(['proxy-connection', 'proxy-authorization', 'proxy-authenticate', tagHeader]);
+
+interface Tunnel {
+  readonly host: string;
+  readonly port: number;
+  readonly secure: boolean;
+}
+
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const open = new Set<Socket>();
+  const tunnels = new WeakMap<Socket, Tunnel>();
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const keep = (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse, tunnel: Tunnel | undefined) =>
+    void forwardRequest(req, res, targetOf(req, tunnel), options, agents).catch(() => res.destroy());
+  // The server the tunnels' contents are parsed by: requests inside a CONNECT (TLS ended here, or plain).
+  const inner = createServer((req, res) => forward(req, res, tunnels.get(req.socket)));
+  inner.on(
+    'upgrade',
+    (req: IncomingMessage, socket: Socket, head: Buffer) =>
+      void forwardUpgrade(req, socket, head, targetOf(req, tunnels.get(req.socket)), options, keep),
+  );
+  inner.on('clientError', (_error, socket: Socket) => socket.destroy());
+  // The proxy itself: plain-HTTP requests in absolute form, and CONNECT for everything else.
+  const outer: Server = createServer((req, res) => forward(req, res, undefined));
+  outer.on(
+    'upgrade',
+    (req: IncomingMessage, socket: Socket, head: Buffer) =>
+      void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep),
+  );
+  outer.on('connection', keep);
+  outer.on('clientError', (_error, socket: Socket) => socket.destroy());
+  outer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    const target = /^(\[[^\]]+\]|[^\s:]+):(\d+)$/.exec(req.url ?? '');
+    if (!target?.[1] || !target[2]) {
+      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    const [, host, port] = target;
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    // Nothing is opened upstream for a tunnel: a preconnect reaches no server, and no name is looked up.
+    const start = (first: Buffer) => {
+      client.pause();
+      client.unshift(first);
+      // Wrapped on the next turn, out of the 'data' event the first bytes came in: TLS then reads them from the
+      // socket's buffer (wrapped inside the event, the handshake never started).
+      setImmediate(() => wrap(first));
+    };
+    const wrap = (first: Buffer) => {
+      const secure = first[0] === 0x16; // a TLS ClientHello; anything else is plain HTTP (a ws: handshake)
+      const socket = secure
+        ? new TLSSocket(client, {
+            isServer: true,
+            secureContext: options.certificates.contextFor(host.replace(/^\[|\]$/g, '')),
+            ALPNProtocols: ['http/1.1'],
+          })
+        : client;
+      if (secure) keep(socket);
+      tunnels.set(socket, { host, port: Number(port), secure });
+      inner.emit('connection', socket);
+      client.resume();
+    };
+    if (head.length > 0) start(head);
+    else client.once('data', start);
+  });
+  await new Promise<void>((resolve, reject) => {
+    outer.once('error', reject);
+    outer.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = outer.address() as { port: number };
+  return {
+    port,
+    chromeArgs: [
+      `--proxy-server=http://127.0.0.1:${port}`,
+      // Without it Chromium sends loopback addresses (127.0.0.1, localhost, [::1]) direct, unjudged.
+      '--proxy-bypass-list=<-loopback>',
+      options.certificates.chromeArg,
+      // WebRTC sends UDP (STUN, media) past any HTTP proxy; this policy leaves it only TCP through the proxy, where a
+      // tunnel carries nothing that is not HTTP. (--force-webrtc-ip-handling-policy did not stop STUN in Chromium 156.)
+      '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    ],
+    close: () => {
+      outer.close();
+      inner.close();
+      agents.http.destroy();
+      agents.https.destroy();
+      for (const socket of open) socket.destroy();
+    },
+  };
+}
+
+/** Where a request goes: the tunnel's host and port (never the Host header), or the absolute URL of a plain one. */
+function targetOf(req: IncomingMessage, tunnel: Tunnel | undefined): URL | undefined {
+  try {
+    const upgrade = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+    if (!tunnel) {
+      const url = new URL(req.url ?? '');
+      if (url.protocol !== 'http:') return undefined;
+      if (upgrade) url.protocol = 'ws:';
+      return url;
+    }
+    const scheme = upgrade ? (tunnel.secure ? 'wss' : 'ws') : tunnel.secure ? 'https' : 'http';
+    return new URL(`${scheme}://${tunnel.host}:${tunnel.port}${req.url ?? '/'}`);
+  } catch {
+    return undefined;
+  }
+}
+
+function egressRequestOf(req: IncomingMessage, url: URL): EgressRequest {
+  const tag = req.headers[tagHeader];
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    url: url.href,
+    tag: typeof tag === 'string' ? tag : undefined,
+    navigation: req.headers['sec-fetch-mode'] === 'navigate',
+  };
+}
+
+/** The request's headers as they arrived, less the proxy's and tabward's own. */
+function outgoingHeaders(req: IncomingMessage): string[] {
+  const out: string[] = [];
+  for (let at = 0; at + 1 < req.rawHeaders.length; at += 2) {
+    const name = req.rawHeaders[at] ?? '';
+    if (!hopHeaders.has(name.toLowerCase())) out.push(name, req.rawHeaders[at + 1] ?? '');
+  }
+  return out;
+}
+
+async function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL | undefined,
+  options: EgressProxyOptions,
+  agents: { http: HttpAgent; https: HttpsAgent },
+): Promise<void> {
+  if (!url) {
+    refuse(res, 'its address cannot be read, so it cannot be judged');
+    return;
+  }
+  const egress = egressRequestOf(req, url);
+  const reason = await options.policy
+    .egressVerdict(egress)
+    .catch((error: unknown) => `it could not be judged (${String(error)})`);
+  if (reason) {
+    req.resume();
+    refuse(res, reason);
+    return;
+  }
+  const secure = url.protocol === 'https:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const send = secure ? httpsRequest : httpRequest;
+  const upstream = send({
+    host: options.mapHost(hostname),
+    port: url.port || (secure ? 443 : 80),
+    method: req.method,
+    path: `${url.pathname}${url.search}`,
+    headers: outgoingHeaders(req),
+    agent: secure ? agents.https : agents.http,
+    ...(secure
+      ? {
+          servername: /^[\d.]+$|:/.test(hostname) ? '' : hostname,
+          rejectUnauthorized: options.verifyUpstream,
+        }
+      : {}),
+  });
+  upstream.on('response', (answer) => {
+    options.policy.egressSent(egress, answer.statusCode ?? 0);
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+    answer.pipe(res);
+  });
+  upstream.on('error', (error) => {
+    options.policy.egressSent(egress, 0);
+    if (res.headersSent) res.destroy();
+    else
+      res
+        .writeHead(502, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`tabward's egress proxy could not reach ${url.host}: ${error.message}\n`);
+  });
+  res.on('close', () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.pipe(upstream);
+}
+
+function refuse(res: ServerResponse, reason: string): void {
+  res
+    .writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+    .end(`tabward stopped this request: ${reason}\n`);
+}
+
+/**
+ * A WebSocket: its handshake judged like a request (its whole URL, path and query included), then every message the
+ * page sends judged again as it goes (after a sensitive read, a socket opened before may not carry it off).
+ */
+async function forwardUpgrade(
+  req: IncomingMessage,
+  client: Socket,
+  head: Buffer,
+  url: URL | undefined,
+  options: EgressProxyOptions,
+  keep: (socket: Socket) => void,
+): Promise<void> {
+  keep(client);
+  // Nothing the page sends before the handshake is judged may be lost, nor go ahead of it.
+  client.pause();
+  if (!url || !/^wss?:$/.test(url.protocol)) {
+    client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    return;
+  }
+  const egress = { ...egressRequestOf(req, url), method: 'WEBSOCKET' };
+  const reason = await options.policy
+    .egressVerdict(egress)
+    .catch((error: unknown) => `it could not be judged (${String(error)})`);
+  if (reason) {
+    client.end(
+      `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\ntabward stopped this WebSocket: ${reason}\n`,
+    );
+    return;
+  }
+  const secure = url.protocol === 'wss:';
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || (secure ? 443 : 80));
+  const host = options.mapHost(hostname);
+  const upstream: Socket = secure
+    ? tlsConnect({
+        host,
+        port,
+        ...(/^[\d.]+$|:/.test(hostname) ? {} : { servername: hostname }),
+        rejectUnauthorized: options.verifyUpstream,
+        ALPNProtocols: ['http/1.1'],
+      })
+    : tcpConnect(port, host);
+  keep(upstream);
+  upstream.on('close', () => client.destroy());
+  client.on('close', () => upstream.destroy());
+  upstream.once(secure ? 'secureConnect' : 'connect', () => {
+    options.policy.egressSent(egress, 101);
+    const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`];
+    const headers = outgoingHeaders(req);
+    for (let at = 0; at + 1 < headers.length; at += 2) lines.push(`${headers[at]}: ${headers[at + 1]}`);
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      const stop = options.policy.socketMessageVerdict(egress);
+      if (stop) {
+        options.policy.socketStopped(egress, stop);
+        client.destroy();
+        return;
+      }
+      if (!upstream.write(chunk)) {
+        client.pause();
+        upstream.once('drain', () => client.resume());
+      }
+    });
+    client.resume();
+  });
+  upstream.once('error', () => {
+    if (!client.destroyed) client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+  });
+}
