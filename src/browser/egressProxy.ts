@@ -234,13 +234,11 @@ async function forwardRequest(
     res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
     answer.pipe(res);
   });
-  upstream.on('error', (error) => {
+  // A site that cannot be reached fails in the browser as a connection would (no answer), not as an HTTP error of
+  // the proxy's: pages, recipes and the agent see what they would see without it.
+  upstream.on('error', () => {
     options.policy.egressSent(egress, 0);
-    if (res.headersSent) res.destroy();
-    else
-      res
-        .writeHead(502, { 'content-type': 'text/plain; charset=utf-8' })
-        .end(`tabward's egress proxy could not reach ${url.host}: ${error.message}\n`);
+    res.destroy();
   });
   res.on('close', () => {
     if (!res.writableFinished) upstream.destroy();
@@ -321,7 +319,5 @@ async function forwardUpgrade(
     });
     client.resume();
   });
-  upstream.once('error', () => {
-    if (!client.destroyed) client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-  });
+  upstream.once('error', () => client.destroy());
 }

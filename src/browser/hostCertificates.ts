@@ -65,7 +65,7 @@ function certificatePem(host: string, spki: Buffer, key: KeyObject): string {
   );
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))),
-    integer(randomBytes(12)),
+    serialNumber(),
     algorithm,
     name,
     seq(utcTime(new Date(Date.now() - day)), utcTime(new Date(Date.now() + 7 * day))),
@@ -90,6 +90,13 @@ function tlv(tag: number, content: Buffer): Buffer {
 const seq = (...parts: Buffer[]) => tlv(0x30, Buffer.concat(parts));
 const set = (...parts: Buffer[]) => tlv(0x31, Buffer.concat(parts));
 const octets = (content: Buffer) => tlv(0x04, content);
+
+/** A random positive serial of minimal DER form: its first byte neither zero nor with the sign bit. */
+function serialNumber(): Buffer {
+  const bytes = randomBytes(12);
+  bytes[0] = ((bytes[0] ?? 1) & 0x7f) | 0x01;
+  return integer(bytes);
+}
 
 /** A positive INTEGER: a leading zero byte keeps a high first bit from reading as a sign. */
 function integer(bytes: Buffer): Buffer {

@@ -1,13 +1,15 @@
-// The network backstop: every request of the agent's pages is seen before it leaves. The guard judges an
-// action by what the page looks like it will do; pages decide for themselves (redirects, meta refresh, script,
-// a renamed button), so here the requests themselves are judged:
+// The network backstop: the CDP hooks over the agent's pages (a context route, a CDP Fetch pause per tab and per
+// out-of-process frame) and the verdict of the choke point every request of tabward's own browsers passes
+// (browser/egressProxy.ts, docs/architecture.md "The choke point"). The hooks know what only they can (which tab,
+// which frame, which action is running and which human answers for it) and judge a request with all of it:
 // - tabward's own servers (the approval page, `mcp --http`) are unreachable from the browser the agent drives;
-// - a request that changes state on a sensitive page, or a top-level navigation into one, passes only when a
-//   human approval covers it (core/actionPasses.ts);
-// - while an agent action runs in a tab, such a request of that tab (or of a popup it opened) is held and put
-//   to the human answering for the action, as are requests that could carry what the agent read on a
-//   sensitive site to another site (core/networkHolds.ts); refused or unanswered, it fails;
-// - a request with no action behind it (the page on its own) that a rule stops is stopped and reported.
+// - a request that changes state on a sensitive page, or a top-level navigation into one, passes only under a
+//   human approval's pass naming it (core/actionPasses.ts);
+// - after a sensitive read, or while a page holds a typed secret, a request to a host outside the session's
+//   allowed set is judged whoever sent it (core/networkHolds.ts);
+// - such a request is held and put to the human of the action running in its tab; with none running, stopped.
+// A request a hook let go carries a single-use token (browser/requestTags.ts); the choke point spends it. One that
+// arrives there without a token was seen by no hook, and is judged there alone, where no pass and no human reach.
 
 import type {
   BrowserContext,

@@ -206,8 +206,14 @@ export class TrackedPage {
     return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
   }
 
-  /** Stops the page's renderer, so that no unload handler runs when the tab is closed next. */
+  /**
+   * Stops the page's renderer, so that no unload handler runs when the tab is closed next. Its out-of-process frames
+   * live in other renderers (shared with other tabs of their site, so not crashed): their scripts are switched off
+   * and their requests blocked first, so that no `pagehide` beacon leaves as they are torn down. In the browsers
+   * tabward starts the egress proxy stops such a request anyway; in the user's Chrome this is all there is.
+   */
   async silence(timeoutMs: number): Promise<void> {
+    await withDeadline(this.freezeFrames(), timeoutMs / 2, 'Stopping the frames').catch(() => undefined);
     const crash = async () => {
       const cdp = await this.page.context().newCDPSession(this.page);
       // The renderer dies before it answers: the reply never comes, the crash event does.
@@ -219,6 +225,24 @@ export class TrackedPage {
       });
     };
     await withDeadline(crash(), timeoutMs, 'Stopping the page').catch(() => undefined);
+  }
+
+  private async freezeFrames(): Promise<void> {
+    const frames = this.page.frames().filter((frame) => frame !== this.page.mainFrame());
+    await Promise.all(
+      frames.map(async (frame) => {
+        // Only an out-of-process frame has a session of its own; the others die with the main renderer.
+        const cdp = await this.page
+          .context()
+          .newCDPSession(frame)
+          .catch(() => undefined);
+        if (!cdp) return;
+        await Promise.all([
+          cdp.send('Emulation.setScriptExecutionDisabled', { value: true }),
+          cdp.send('Network.enable').then(() => cdp.send('Network.setBlockedURLs', { urls: ['*'] })),
+        ]).catch(() => undefined);
+      }),
+    );
   }
 
   /** What a screenshot hides: password fields in every frame, and every field a secret was typed into. */

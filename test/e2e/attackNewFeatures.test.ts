@@ -59,11 +59,11 @@ before(async () => {
         'set-cookie': `session_id=${cookieSecret}; Path=/`,
       }),
     'GET /statement': (_req, _body, res) =>
-      html(res, `<title>Statement</title><script src="${site.url('cdn.test', '/log.js')}"></script>`),
-    'GET /log.js': (_req, _body, res) =>
-      void res
-        .writeHead(200, { 'content-type': 'text/javascript' })
-        .end("console.log('balance 4242'); parent.postMessage('done', '*');"),
+      // Inline: after the statement is read, a script of another host (a CDN) would be held like any request there.
+      html(
+        res,
+        "<title>Statement</title><script>console.log('balance 4242'); parent.postMessage('done', '*');</script>",
+      ),
     'GET /comments': (_req, _body, res) => html(res, commentPage),
     'POST /comment': (_req, _body, res) => html(res, '<title>Posted</title>'),
   });
@@ -218,7 +218,7 @@ describe('attacks on site grants, devtools reads and saved recipes', { timeout: 
       assert.match(message, /session_id=«redacted»/);
       assert.ok(!message.includes(cookieSecret), message);
       // The bank's frame came and went between calls: only its console message shows what it held.
-      await waitFor('the bank frame removed', () => site.seen.some((seen) => seen.path === '/log.js'));
+      await waitFor('the bank frame loaded', () => site.seen.some((seen) => seen.path === '/statement'));
       await idOf(mcp, 'list_console_messages', /balance 4242/);
       assert.match((await mcp.call('browser_status')).text, /tainted by reading: http:\/\/bank\.test:\d+/);
     } finally {

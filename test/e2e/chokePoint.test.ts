@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WebSocketServer } from 'ws';
+import { useBrowserIn } from '../helpers/browserInMode.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
@@ -241,5 +242,51 @@ describe('the choke point', () => {
     await browser.close();
     await quietly(1_000);
     assert.deepEqual(arrived('/settings/delete'), []);
+  });
+});
+
+// The user's Chrome has no choke point: before tabward closes an agent tab, the tab's out-of-process frames have
+// their scripts switched off and their requests blocked, and its main renderer is stopped.
+describe('closing an agent tab in the user’s Chrome', () => {
+  let site: Fixture;
+  const browser = useBrowserIn('shared');
+  before(async () => {
+    site = await startFixture(
+      {
+        '/repo': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repo</title><p>readme</p><iframe src="${site.url('ads.example', '/ad')}"></iframe>`,
+          ),
+        '/ad': (_req, _body, res) =>
+          html(
+            res,
+            `<title>ad</title><script>addEventListener('pagehide', () => fetch(${JSON.stringify(site.url('github.com', '/settings/delete'))}, { method: 'POST', keepalive: true, mode: 'no-cors', body: 'teardown' }))</script>ad`,
+          ),
+      },
+      { tls: true },
+    );
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  test('a cross-site frame’s pagehide POST into a sensitive page never arrives', async () => {
+    const agentMcp = await browser.connect();
+    agentMcp.human.policy = () => ({ decision: 'approve' });
+    try {
+      const opened = await agentMcp.call('new_page', { url: site.url('github.com', '/repo') });
+      const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+      await waitFor('the ad frame loads', () => site.seen.some((request) => request.path === '/ad'));
+      const closed = await agentMcp.call('close_page', { pageId: tab });
+      assert.equal(closed.isError, false, closed.text);
+      await new Promise((done) => setTimeout(done, 1_000));
+      assert.deepEqual(
+        site.seen.filter((request) => request.path.startsWith('/settings/delete')),
+        [],
+      );
+    } finally {
+      await agentMcp.close();
+    }
   });
 });

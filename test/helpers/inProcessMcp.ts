@@ -146,8 +146,11 @@ async function connect(
     close: async () => {
       await client.close();
       await server.close();
-      // As a tabward mcp process ending: its taint no longer counts at the browser's choke point.
+      // As a tabward mcp process ending: its taint no longer counts at the browser's choke point, and a tab still
+      // holding a secret it typed (which makes every other host ask) holds it no more.
       runner.path.close();
+      const holding = browser.session.pages.list().filter((tracked) => tracked.holdsTypedSecret);
+      await Promise.all(holding.map((tracked) => tracked.page.goto('about:blank').catch(() => undefined)));
     },
   };
 }
