@@ -68,7 +68,11 @@ export async function measureBackstop(chrome: string, page: BenchPage): Promise<
 
 const caller = { frontEnd: 'bench' };
 
-export function rig(chrome: string, withBackstop: boolean): { session: BrowserSession; runner: ToolRunner } {
+export function rig(
+  chrome: string,
+  withBackstop: boolean,
+  extra: { readonly egressProxy?: false } = {},
+): { session: BrowserSession; runner: ToolRunner } {
   const rules = new RuleSet(defaultRules());
   const network = withBackstop ? new NetworkGuard(rules, new ActionPasses(), new Set()) : undefined;
   const session = new BrowserSession({
@@ -80,6 +84,7 @@ export function rig(chrome: string, withBackstop: boolean): { session: BrowserSe
     attachTimeoutMs: 10_000,
     notify: () => undefined,
     ...(network ? { network } : {}),
+    ...extra,
   });
   const runner = new ToolRunner({
     tools: browserTools,

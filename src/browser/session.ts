@@ -34,6 +34,11 @@ export interface BrowserConfig {
   readonly network?: NetworkGuard;
   /** Record what each tab logs and requests, for the devtools tools. */
   readonly devtools?: boolean;
+  /**
+   * Off only to measure what the choke point costs (bench/chokePointOverhead.ts): with a network backstop, the
+   * browsers tabward starts always send through the egress proxy. No command-line option reaches it.
+   */
+  readonly egressProxy?: false;
 }
 
 interface Connection {
@@ -413,14 +418,15 @@ export class BrowserSession {
         `tabward: ${direct} is set, but the browser's traffic goes through tabward's egress proxy, which connects directly.`,
       );
     }
-    const egress = network
-      ? await startEgressProxy({
-          policy: network,
-          certificates: makeHostCertificates(),
-          mapHost: hostMapperFrom(this.config.chromeArgs),
-          verifyUpstream: verifiesCertificates(this.config.chromeArgs),
-        })
-      : undefined;
+    const egress =
+      network && this.config.egressProxy !== false
+        ? await startEgressProxy({
+            policy: network,
+            certificates: makeHostCertificates(),
+            mapHost: hostMapperFrom(this.config.chromeArgs),
+            verifyUpstream: verifiesCertificates(this.config.chromeArgs),
+          })
+        : undefined;
     if (egress) network?.protectedPorts.add(egress.port);
     // Over a pipe: nothing to attach to, nobody asked to allow the connection.
     const launched = await launchIsolated({
