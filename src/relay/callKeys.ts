@@ -1,5 +1,6 @@
 // Idempotency keys of site calls. An agent that may retry a call passes `idempotencyKey`; the relay never runs
-// two calls with one key (per agent, for a day):
+// two calls with one key (per agent, for a day), and a key names one call: the same key with another site, tool or
+// arguments is refused, saying so (its first call's outcome is never handed to another):
 // - the earlier call is done: the retry gets its outcome again (ok or the error it got), nothing runs;
 // - the earlier call is still running, or its outcome is unknown (it reached the page and no answer came back:
 //   a dropped socket, a deadline, the relay stopping): the retry is refused, saying so, nothing runs. An outcome
@@ -7,6 +8,7 @@
 // - the earlier call surely did not run (denied, refused, never reached the page) or the page said its tool
 //   failed: the key is free, the retry runs.
 
+import { createHash } from 'node:crypto';
 import { TabwardError } from '../core/errors.ts';
 import type { CallOutcome } from '../protocol/siteTools.ts';
 import { callErrorCodes } from './extensionHub.ts';
@@ -26,9 +28,38 @@ export function keyArgument(value: unknown): string | undefined {
   return value;
 }
 
+/** What a key is bound to: the site, the tool and the arguments (object keys in any order), hashed. */
+export function callHashOf(origin: string, tool: string, args: Readonly<Record<string, unknown>>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([origin, tool, canonical(args)]))
+    .digest('hex');
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, inner]) => [name, canonical(inner)]),
+    );
+  return value;
+}
+
 /** What the agent gets for a retry of a key already used: the earlier outcome, or a refusal. */
-export function answerForEarlier(earlier: KeyRecord, key: string): { taskId: string; result: string } {
+export function answerForEarlier(
+  earlier: KeyRecord,
+  key: string,
+  callHash: string,
+): { taskId: string; result: string } {
   const named = `The call with idempotency key "${key}" (${earlier.taskId})`;
+  // A store from before keys were bound ('') cannot tell: refused too, as a key reused for another call would be.
+  if (earlier.callHash !== callHash)
+    throw new TabwardError(
+      'bad_input',
+      `The idempotency key "${key}" was given to another call (${earlier.taskId}: another site, tool or arguments); a key names one call. Nothing was run.`,
+      'Use a new key for this call, and the same key only to retry the very same call.',
+    );
   if (earlier.state === 'running')
     throw new TabwardError(
       'rejected',

@@ -42,9 +42,22 @@ const keyLifetimeMs = 24 * 3_600_000;
  */
 export interface KeyRecord {
   readonly taskId: string;
+  /** What call the key was first given for (a hash of its site, tool and arguments; '' in older stores). */
+  readonly callHash: string;
   readonly state: 'running' | 'done' | 'unknown';
   /** For `done`: what the agent got (a JSON CallOutcome); for `unknown`: why. */
   readonly detail: string;
+}
+
+interface KeyRow {
+  readonly task_id: string;
+  readonly state: KeyRecord['state'];
+  readonly outcome_json: string | null;
+  readonly call_hash: string;
+}
+
+function keyRecordOf(row: KeyRow): KeyRecord {
+  return { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '', callHash: row.call_hash };
 }
 
 /** Pairing codes: 12 letters of a 32-letter alphabet without look-alikes (60 bits), typed as XXXX-XXXX-XXXX. */
@@ -108,6 +121,10 @@ export class RelayStore {
     // an fsync on each of a call's writes (task, activity, key): ~0.5 ms each on this kind of disk.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(schema);
+    // A key names one call (site, tool, arguments): stores made before that was kept gain the column.
+    const keyColumns = this.db.pragma('table_info(call_keys)') as { name: string }[];
+    if (!keyColumns.some((column) => column.name === 'call_hash'))
+      this.db.exec("alter table call_keys add column call_hash text not null default ''");
     // SQLite gives -wal and -shm the database's mode; older versions of tabward left them open.
     if (onDisk)
       for (const side of [`${file}-wal`, `${file}-shm`]) if (existsSync(side)) chmodSync(side, 0o600);
@@ -375,16 +392,16 @@ export class RelayStore {
    * Claims an agent's idempotency key for a new task; returns the record of the earlier call instead when the
    * key is taken (running, done or unknown). Keys are forgotten after a day.
    */
-  claimKey(agentId: string, key: string, taskId: string): KeyRecord | undefined {
+  claimKey(agentId: string, key: string, taskId: string, callHash: string): KeyRecord | undefined {
     const claim = this.db.transaction(() => {
       this.sql('delete from call_keys where updated_at < ?').run(Date.now() - keyLifetimeMs);
       const row = this.sql(
-        'select task_id, state, outcome_json from call_keys where agent_id = ? and key = ?',
-      ).get(agentId, key) as { task_id: string; state: KeyRecord['state']; outcome_json: string } | undefined;
-      if (row) return { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '' };
+        'select task_id, state, outcome_json, call_hash from call_keys where agent_id = ? and key = ?',
+      ).get(agentId, key) as KeyRow | undefined;
+      if (row) return keyRecordOf(row);
       this.sql(
-        "insert into call_keys (agent_id, key, task_id, state, outcome_json, updated_at) values (?, ?, ?, 'running', '', ?)",
-      ).run(agentId, key, taskId, Date.now());
+        "insert into call_keys (agent_id, key, task_id, state, outcome_json, updated_at, call_hash) values (?, ?, ?, 'running', '', ?, ?)",
+      ).run(agentId, key, taskId, Date.now(), callHash);
       return undefined;
     });
     return claim();
@@ -406,10 +423,10 @@ export class RelayStore {
 
   /** The key record of a task, if the agent gave one. */
   keyOfTask(taskId: string): KeyRecord | undefined {
-    const row = this.sql('select task_id, state, outcome_json from call_keys where task_id = ?').get(
-      taskId,
-    ) as { task_id: string; state: KeyRecord['state']; outcome_json: string } | undefined;
-    return row ? { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '' } : undefined;
+    const row = this.sql(
+      'select task_id, state, outcome_json, call_hash from call_keys where task_id = ?',
+    ).get(taskId) as KeyRow | undefined;
+    return row ? keyRecordOf(row) : undefined;
   }
 
   addActivity(workspace: string, entries: readonly ActivityEntry[]): void {

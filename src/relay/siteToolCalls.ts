@@ -23,7 +23,7 @@ import {
   type SiteTool,
   withinResultCap,
 } from '../protocol/siteTools.ts';
-import { answerForEarlier, keySettlement } from './callKeys.ts';
+import { answerForEarlier, callHashOf, keySettlement } from './callKeys.ts';
 import { callErrorCodes, type ExtensionHub, type LateAnswer, newTaskId } from './extensionHub.ts';
 import type { AgentRecord, RelayStore } from './relayStore.ts';
 
@@ -138,8 +138,9 @@ export class SiteToolCalls {
     const { store, hub } = this.options;
     const taskId = newTaskId();
     const key = options.idempotencyKey;
-    const earlier = key === undefined ? undefined : store.claimKey(agent.id, key, taskId);
-    if (earlier && key !== undefined) return { ...answerForEarlier(earlier, key), replayed: true };
+    const callHash = callHashOf(origin, tool.name, args);
+    const earlier = key === undefined ? undefined : store.claimKey(agent.id, key, taskId, callHash);
+    if (earlier && key !== undefined) return { ...answerForEarlier(earlier, key, callHash), replayed: true };
     const deadline = Date.now() + this.options.callDeadlineMs;
     store.startTask(taskId, agent.workspace, agent.name, origin, tool.name);
     const note = (event: ActivityEntry['event'], detail: string): void =>

@@ -162,6 +162,18 @@ describe('WebMCP bridge: promises kept across drops, deadlines and retries', () 
     assert.match(retried.text, /done earlier \(same idempotencyKey\): not run again\.\n[\s\S]*added 2 x KEY/);
     assert.equal(await popup.locator('#pending .approval').count(), 0);
     assert.equal((await calls()).filter(([, input]) => input.sku === 'KEY').length, 1);
+    // A key names one call: with other arguments or another tool it is refused, and the first outcome not handed on.
+    for (const [tool, args] of [
+      ['addToCart', { sku: 'KEY', qty: 3 }],
+      ['placeOrder', {}],
+    ] as const) {
+      const reused = await call(tool, args, 'cart-1');
+      assert.ok(reused.isError, reused.text);
+      assert.match(reused.text, /bad_input: The idempotency key "cart-1" was given to another call/);
+      assert.doesNotMatch(reused.text, /added 2 x KEY/);
+    }
+    assert.equal(await popup.locator('#pending .approval').count(), 0);
+    assert.equal((await calls()).filter(([name]) => name === 'placeOrder').length, 1, 'nothing more ran');
 
     const other = call('addToCart', { sku: 'KEY', qty: 2 }, 'cart-2');
     await pendingShown();
