@@ -55,8 +55,13 @@ export interface EgressProxy {
   readonly port: number;
   /** The Chromium switches that send everything the browser sends through this proxy. */
   readonly chromeArgs: readonly string[];
+  /** Cuts every request in flight and open WebSocket whose URL `crosses` says; returns how many. */
+  cut(crosses: (url: string) => boolean): number;
   close(): void;
 }
+
+/** Requests sent on and sockets open, each with what ends it (both sides at once). */
+type Exchanges = Map<object, { readonly url: string; readonly end: () => void }>;
 
 /** The header a CDP hook of tabward's sets on a request it judged (browser/requestTags.ts). */
 export const tagHeader = 'x-tabward-request';
@@ -70,6 +75,7 @@ interface Tunnel {
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const open = new Set<Socket>();
+  const exchanges: Exchanges = new Map();
   const tunnels = new WeakMap<Socket, Tunnel>();
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   const keep = (socket: Socket) => {
@@ -78,13 +84,23 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.on('error', () => socket.destroy());
   };
   const forward = (req: IncomingMessage, res: ServerResponse, tunnel: Tunnel | undefined) =>
-    void forwardRequest(req, res, targetOf(req, tunnel), options, agents).catch(() => res.destroy());
+    void forwardRequest(req, res, targetOf(req, tunnel), options, agents, exchanges).catch(() =>
+      res.destroy(),
+    );
   // The server the tunnels' contents are parsed by: requests inside a CONNECT (TLS ended here, or plain).
   const inner = createServer((req, res) => forward(req, res, tunnels.get(req.socket)));
   inner.on(
     'upgrade',
     (req: IncomingMessage, socket: Socket, head: Buffer) =>
-      void forwardUpgrade(req, socket, head, targetOf(req, tunnels.get(req.socket)), options, keep),
+      void forwardUpgrade(
+        req,
+        socket,
+        head,
+        targetOf(req, tunnels.get(req.socket)),
+        options,
+        keep,
+        exchanges,
+      ),
   );
   inner.on('clientError', (_error, socket: Socket) => socket.destroy());
   // The proxy itself: plain-HTTP requests in absolute form, and CONNECT for everything else.
@@ -92,7 +108,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   outer.on(
     'upgrade',
     (req: IncomingMessage, socket: Socket, head: Buffer) =>
-      void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep),
+      void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep, exchanges),
   );
   outer.on('connection', keep);
   outer.on('clientError', (_error, socket: Socket) => socket.destroy());
@@ -145,6 +161,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       // tunnel carries nothing that is not HTTP. (--force-webrtc-ip-handling-policy did not stop STUN in Chromium 156.)
       '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     ],
+    cut: (crosses) => {
+      let cut = 0;
+      for (const [key, exchange] of exchanges)
+        if (crosses(exchange.url)) {
+          exchanges.delete(key);
+          exchange.end();
+          cut++;
+        }
+      return cut;
+    },
     close: () => {
       outer.close();
       inner.close();
@@ -198,6 +224,7 @@ async function forwardRequest(
   url: URL | undefined,
   options: EgressProxyOptions,
   agents: { http: HttpAgent; https: HttpsAgent },
+  exchanges: Exchanges,
 ): Promise<void> {
   if (!url) {
     refuse(res, 'its address cannot be read, so it cannot be judged');
@@ -240,7 +267,16 @@ async function forwardRequest(
     options.policy.egressSent(egress, 0);
     res.destroy();
   });
+  const key = {};
+  exchanges.set(key, {
+    url: egress.url,
+    end: () => {
+      upstream.destroy();
+      res.destroy();
+    },
+  });
   res.on('close', () => {
+    exchanges.delete(key);
     if (!res.writableFinished) upstream.destroy();
   });
   req.pipe(upstream);
@@ -263,6 +299,7 @@ async function forwardUpgrade(
   url: URL | undefined,
   options: EgressProxyOptions,
   keep: (socket: Socket) => void,
+  exchanges: Exchanges,
 ): Promise<void> {
   keep(client);
   // Nothing the page sends before the handshake is judged may be lost, nor go ahead of it.
@@ -295,8 +332,19 @@ async function forwardUpgrade(
       })
     : tcpConnect(port, host);
   keep(upstream);
+  const key = {};
+  exchanges.set(key, {
+    url: egress.url,
+    end: () => {
+      upstream.destroy();
+      client.destroy();
+    },
+  });
   upstream.on('close', () => client.destroy());
-  client.on('close', () => upstream.destroy());
+  client.on('close', () => {
+    exchanges.delete(key);
+    upstream.destroy();
+  });
   upstream.once(secure ? 'secureConnect' : 'connect', () => {
     options.policy.egressSent(egress, 101);
     const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`];

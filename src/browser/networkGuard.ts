@@ -112,7 +112,7 @@ export class NetworkGuard extends RequestJudge {
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
     if (!(await this.judgeHandshake(socket.url(), page))) {
       // Its handshake reaches the choke point with no header of ours: let through there once, as judged here.
-      this.tags.allowSocket(socket.url());
+      this.tags.allowSocket(socket.url(), this.taintEpoch);
       socket.connectToServer();
       return;
     }
@@ -164,7 +164,7 @@ export class NetworkGuard extends RequestJudge {
     const facts = { method, url, document, mainFrame, hop: event.redirectedRequestId !== undefined };
     const reason = await this.verdict(facts, page);
     if (!reason) {
-      const tagged = { ...headers, [tagHeader]: this.tags.issue(method, url) };
+      const tagged = { ...headers, [tagHeader]: this.tags.issue(method, url, this.taintEpoch) };
       await cdp.send('Fetch.continueRequest', {
         requestId: event.requestId,
         headers: Object.entries(tagged).map(([name, value]) => ({ name, value })),
@@ -205,7 +205,7 @@ export class NetworkGuard extends RequestJudge {
       // Before a navigation goes on, the page (and an out-of-process frame) must have its hops watched: an
       // iframe's request may redirect before a watch set up later would see it.
       if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
-      const tag = this.tags.issue(request.method(), request.url());
+      const tag = this.tags.issue(request.method(), request.url(), this.taintEpoch);
       await route.fallback({ headers: { ...headers, [tagHeader]: tag } }).catch(() => undefined);
       return;
     }

@@ -172,11 +172,15 @@ export class TrackedPage {
     return this.secretDocumentSeq === this.documentSeq && this.secretFields.size > 0;
   }
 
+  /** Told when a secret is typed into this tab (the network backstop's taint grows). */
+  onSecretTyped: (() => void) | undefined;
+
   /** Remembers a field a secret was typed into: screenshots mask it, scripts on the page ask first. */
   noteSecretField(field: Locator): void {
     if (this.secretDocumentSeq !== this.documentSeq) this.secretFields = new Set();
     this.secretDocumentSeq = this.documentSeq;
     this.secretFields.add(field);
+    this.onSecretTyped?.();
   }
 
   /**

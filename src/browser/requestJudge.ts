@@ -58,6 +58,13 @@ export class RequestJudge implements Backstop, EgressPolicy {
    * judged as after a sensitive read (set by the session, which knows its tabs).
    */
   secretHolders: () => readonly string[] = () => [];
+  /**
+   * Grows each time the session's taint does (a sensitive read, a secret typed): a request a hook judged before it
+   * grew and that reaches the choke point after is judged again for taint there.
+   */
+  protected taintEpoch = 0;
+  /** The choke points over this backstop, told to cut their open connections that the grown taint now covers. */
+  private readonly cutters = new Set<(crosses: (url: string) => boolean) => void>();
   protected readonly reads: { seq: number; origin: string }[] = [];
   protected seq = 0;
   /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
@@ -242,10 +249,6 @@ export class RequestJudge implements Backstop, EgressPolicy {
    */
   async egressVerdict(request: EgressRequest): Promise<string | undefined> {
     const socket = request.method === 'WEBSOCKET';
-    if (
-      socket ? this.tags.spendSocket(request.url) : this.tags.spend(request.tag, request.method, request.url)
-    )
-      return undefined;
     const facts: RequestFacts = {
       method: request.method,
       url: request.url.replace(/^ws/i, 'http'),
@@ -253,21 +256,65 @@ export class RequestJudge implements Backstop, EgressPolicy {
       mainFrame: request.navigation,
       hop: false,
     };
-    const untied =
-      "; no hook of tabward's could tie it to a tab and an action (a frame tearing down, a worker, the browser itself), so nobody can be asked";
-    const ruled = this.judgeRequest(facts, { untied: true });
-    const tainted = ruled ? undefined : this.sessionTaint(facts);
-    const reason = ruled?.final
-      ? ruled.reason
-      : (ruled?.reason ?? tainted) && `${ruled?.reason ?? tainted}${untied}`;
+    const spent = socket
+      ? this.tags.spendSocket(request.url)
+      : this.tags.spend(request.tag, request.method, request.url);
+    const reason = spent ? this.lateTaint(spent.epoch, facts) : this.untiedVerdict(facts);
     if (reason) {
       // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit.
       for (const watcher of this.taintWatchers)
         watcher.recordUntied?.({ method: request.method, url: request.url, reason });
       return reason;
     }
-    if (this.rules.match(facts.url) && answerReadable(facts, undefined)) this.noteSensitiveRead(facts.url);
+    if (!spent && this.rules.match(facts.url) && answerReadable(facts, undefined))
+      this.noteSensitiveRead(facts.url);
     return undefined;
+  }
+
+  /**
+   * A request a hook judged before the session's taint last grew, reaching the choke point after (queued behind the
+   * page's own hanging requests, say): judged again for the taint it was not judged against.
+   */
+  private lateTaint(epoch: number, facts: RequestFacts): string | undefined {
+    if (epoch === this.taintEpoch) return undefined;
+    const tainted = this.sessionTaint(facts);
+    return (
+      tainted &&
+      `${tainted}; it was judged before the agent read a sensitive page (or a secret was typed) and reached the network after`
+    );
+  }
+
+  private untiedVerdict(facts: RequestFacts): string | undefined {
+    const untied =
+      "; no hook of tabward's could tie it to a tab and an action (a frame tearing down, a worker, the browser itself), so nobody can be asked";
+    const ruled = this.judgeRequest(facts, { untied: true });
+    if (ruled?.final) return ruled.reason;
+    const reason = ruled?.reason ?? this.sessionTaint(facts);
+    return reason && `${reason}${untied}`;
+  }
+
+  /**
+   * The session's taint grew (a sensitive read, a secret typed): every choke point cuts its open connections and
+   * tunnels to hosts the taint now covers, all at once. A page could otherwise signal what it learns by which of
+   * its connections opened before it closes after (each cut reaching the attacker's server).
+   */
+  taintGrew(): void {
+    this.taintEpoch++;
+    const crosses = (url: string) =>
+      this.sessionTaint({
+        method: 'GET',
+        url: url.replace(/^ws/i, 'http'),
+        document: false,
+        mainFrame: false,
+        hop: false,
+      }) !== undefined;
+    for (const cut of this.cutters) cut(crosses);
+  }
+
+  /** A choke point to tell when the taint grows; until the returned function is called. */
+  addCutter(cut: (crosses: (url: string) => boolean) => void): () => void {
+    this.cutters.add(cut);
+    return () => this.cutters.delete(cut);
   }
 
   /** A message of an open WebSocket: after a sensitive read a socket opened before may not carry it off. */
@@ -355,7 +402,11 @@ export class RequestJudge implements Backstop, EgressPolicy {
     const method = facts.method.toUpperCase();
     // A request no hook tied to a tab rides no pass: a pass is for requests of the tab its human was asked about.
     const covered = (kind: 'write' | 'navigation') =>
-      !where.untied && this.passes.covers(url, kind, where.scope, where.seenAt);
+      !where.untied &&
+      this.passes.covers(url, kind, where.scope, where.seenAt, {
+        document: facts.document,
+        mainFrame: facts.mainFrame,
+      });
     if (!safeMethods.has(method)) {
       if (covered('write')) return undefined;
       return {
@@ -384,6 +435,7 @@ export class RequestJudge implements Backstop, EgressPolicy {
     this.reads.push({ seq: ++this.seq, origin });
     if (this.reads.length > 200) this.reads.shift();
     for (const watcher of this.taintWatchers) watcher.recordRead(origin);
+    this.taintGrew();
   }
 
   /** Origins of the sensitive pages requested since the mark. */

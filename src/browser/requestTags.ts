@@ -10,24 +10,32 @@ import { randomBytes } from 'node:crypto';
 /** How long a token waits for its request to reach the proxy (a request paused longer is judged again). */
 const tokenLifeMs = 120_000;
 const maxTokens = 10_000;
+const socketLifeMs = 5_000;
 
 interface Issued {
   readonly key: string;
   readonly until: number;
+  /** The session's taint epoch when the hook judged it: grown since, the taint is judged again when it is spent. */
+  readonly epoch: number;
+}
+
+/** What spending a token or a socket allowance tells the proxy. */
+export interface Spent {
+  readonly epoch: number;
 }
 
 export class RequestTags {
   private readonly issued = new Map<string, Issued>();
   /** WebSockets a page's route let through (Playwright's socket route can set no header): method-less keys. */
-  private readonly sockets = new Map<string, number>();
+  private readonly sockets = new Map<string, { until: number; epoch: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A token for one request a hook let go. */
-  issue(method: string, url: string): string {
+  /** A token for one request a hook let go, judged at the session's taint `epoch`. */
+  issue(method: string, url: string, epoch: number): string {
     this.prune();
     const token = randomBytes(16).toString('hex');
-    this.issued.set(token, { key: keyOf(method, url), until: this.now() + tokenLifeMs });
+    this.issued.set(token, { key: keyOf(method, url), until: this.now() + tokenLifeMs, epoch });
     return token;
   }
 
@@ -38,25 +46,29 @@ export class RequestTags {
     return entry !== undefined && entry.until > this.now() && entry.key === keyOf(method, url);
   }
 
-  /** The proxy's: true once for a live token of exactly this request, which is spent. */
-  spend(token: string | undefined, method: string, url: string): boolean {
-    if (!this.judged(token, method, url) || !token) return false;
+  /** The proxy's: once for a live token of exactly this request, which is spent. */
+  spend(token: string | undefined, method: string, url: string): Spent | undefined {
+    if (!token || !this.judged(token, method, url)) return undefined;
+    const entry = this.issued.get(token);
     this.issued.delete(token);
-    return true;
+    return entry && { epoch: entry.epoch };
   }
 
-  /** A WebSocket the page's route let through, to be let through once by the proxy. */
-  allowSocket(url: string): void {
+  /**
+   * A WebSocket the page's route let through, to be let through once by the proxy, within seconds: the page's own
+   * socket follows its route's verdict at once, and an allowance left unspent (a constructor that threw) must not
+   * wait for another socket to the same address (a worker's, later).
+   */
+  allowSocket(url: string, epoch: number): void {
     this.prune();
-    const key = keyOf('WEBSOCKET', url);
-    this.sockets.set(key, this.now() + tokenLifeMs);
+    this.sockets.set(keyOf('WEBSOCKET', url), { until: this.now() + socketLifeMs, epoch });
   }
 
-  spendSocket(url: string): boolean {
+  spendSocket(url: string): Spent | undefined {
     const key = keyOf('WEBSOCKET', url);
-    const until = this.sockets.get(key);
+    const allowance = this.sockets.get(key);
     this.sockets.delete(key);
-    return until !== undefined && until > this.now();
+    return allowance && allowance.until > this.now() ? { epoch: allowance.epoch } : undefined;
   }
 
   private prune(): void {
@@ -64,6 +76,7 @@ export class RequestTags {
     if (this.issued.size >= maxTokens)
       for (const [token, entry] of this.issued)
         if (entry.until <= now || this.issued.size >= maxTokens) this.issued.delete(token);
+    for (const [key, allowance] of this.sockets) if (allowance.until <= now) this.sockets.delete(key);
     if (this.sockets.size >= 1000) this.sockets.clear();
   }
 }

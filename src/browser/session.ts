@@ -99,6 +99,8 @@ export class BrowserSession {
       network?.label(tracked.page, tracked.id);
       // From the moment a tab is tracked: a user's tab as tabward attaches, a new tab before it navigates.
       devtools?.attach(tracked);
+      // A secret typed into a tab grows the session's taint: requests to other hosts are judged from then on.
+      if (network) tracked.onSecretTyped = () => network.taintGrew();
     };
     // While a tab holds a secret tabward typed, the choke point judges every request as after a sensitive read.
     if (network)
@@ -438,8 +440,15 @@ export class BrowserSession {
       egress?.close();
       throw error;
     });
-    // The proxy outlives the browser's last request: closed once the browser is gone, never before.
-    if (egress) launched.browser.on('disconnected', () => egress.close());
+    // The proxy outlives the browser's last request: closed once the browser is gone, never before. While it runs,
+    // a grown taint cuts its connections to the hosts that taint now covers.
+    if (egress && network) {
+      const stopCutting = network.addCutter((crosses) => egress.cut(crosses));
+      launched.browser.on('disconnected', () => {
+        stopCutting();
+        egress.close();
+      });
+    }
     this.launching.add(launched);
     const { browser, context } = launched;
     return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };

@@ -5,8 +5,13 @@
 // approved origins while it runs and for a short grace after (the redirect that answers a post).
 
 export interface PassSpec {
-  /** Origin + path of requests that may change state (the form actions and links the human saw), each once. */
+  /**
+   * The URLs (query included, fragment not) of the form submissions and link navigations the human saw, each let
+   * go once, and only as the navigation of a document (a form submitting), never as a script's request.
+   */
   readonly writeTargets: readonly string[];
+  /** The approved action acts in the tab's top document: only its own navigations spend the write targets. */
+  readonly topFrame?: boolean;
   /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
   readonly navigationOrigins: readonly string[];
   /**
@@ -24,6 +29,14 @@ interface Pass extends PassSpec {
   ended: boolean;
   /** The backstop's sequence number when the pass opened: a scope-less pass covers only tabs seen after it. */
   readonly openedAt: number;
+}
+
+/** How the backstop saw the request it asks a pass about. */
+export interface PassedRequest {
+  /** A document request (a navigation of the tab or of a frame in it). */
+  readonly document: boolean;
+  /** A document request of the tab's top frame. */
+  readonly mainFrame: boolean;
 }
 
 export interface PassHandle {
@@ -58,10 +71,16 @@ export class ActionPasses {
    * first seen at `seenAt` (the backstop's sequence number): a scope-less pass never covers another known tab. A
    * write it covers spends its target.
    */
-  covers(url: string, kind: 'write' | 'navigation', scope?: string, seenAt?: number): boolean {
+  covers(
+    url: string,
+    kind: 'write' | 'navigation',
+    scope?: string,
+    seenAt?: number,
+    request: PassedRequest = { document: true, mainFrame: true },
+  ): boolean {
     const parsed = safeUrl(url);
     if (!parsed) return false;
-    const target = `${parsed.origin}${parsed.pathname}`;
+    const target = writeTargetOf(url);
     for (const pass of [...this.passes]) {
       if (pass.expiresAt <= this.now()) {
         this.passes.delete(pass);
@@ -70,17 +89,15 @@ export class ActionPasses {
       if (pass.scope !== undefined && pass.scope !== scope) continue;
       const newTab = seenAt !== undefined && seenAt > pass.openedAt;
       if (pass.scope === undefined && scope !== undefined && !newTab) continue;
-      const write = pass.ended ? -1 : pass.writesLeft.indexOf(target);
+      // A script's fetch to the same URL, or a frame's form, is not the submission the human saw.
+      const ownNavigation = request.document && (pass.topFrame !== true || request.mainFrame);
+      const write = pass.ended || !ownNavigation || !target ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {
         // Spent: the human saw one submission of this form, not a page posting it again and again.
         pass.writesLeft.splice(write, 1);
         return true;
       }
-      if (
-        kind === 'navigation' &&
-        (pass.navigationOrigins.includes(parsed.origin) || (!pass.ended && pass.writesLeft.includes(target)))
-      )
-        return true;
+      if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
     }
     return false;
   }
@@ -90,10 +107,12 @@ export class ActionPasses {
   }
 }
 
-/** Origin + path of a URL, the form write targets are compared in; undefined when it does not parse. */
+/** A URL as write targets are compared: origin, path and query, no fragment; undefined when it does not parse. */
 export function writeTargetOf(url: string): string | undefined {
   const parsed = safeUrl(url);
-  return parsed && parsed.origin !== 'null' ? `${parsed.origin}${parsed.pathname}` : undefined;
+  return parsed && parsed.origin !== 'null'
+    ? `${parsed.origin}${parsed.pathname}${parsed.search}`
+    : undefined;
 }
 
 function safeUrl(url: string): URL | undefined {

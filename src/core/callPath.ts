@@ -693,7 +693,12 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
     ...effects.map((effect) => originOf(effect.url)),
     ...frameOrigins,
   ];
-  return { writeTargets, navigationOrigins, ...(facts.tab ? { scope: facts.tab.id } : {}) };
+  return {
+    writeTargets,
+    navigationOrigins,
+    topFrame: facts.frames.length <= 1,
+    ...(facts.tab ? { scope: facts.tab.id } : {}),
+  };
 }
 
 /** Where the guard predicts the action sends, as the human is shown it: a navigation, a form, a link. */
