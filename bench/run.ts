@@ -9,6 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { findChrome } from '../src/browser/findChrome.ts';
 import { measureBackstop } from './backstopOverhead.ts';
 import { measureBreakdown } from './breakdown.ts';
+import { measureChokePoint } from './chokePointOverhead.ts';
 import { measureGuard } from './guardOverhead.ts';
 import { measureFirstReadAfterPause, measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
@@ -52,6 +53,8 @@ if (!firstPage) throw new Error('no bench pages');
 const guard = await measureGuard(chrome, urlOf(firstPage));
 process.stderr.write('backstop overhead and breakdown\n');
 const backstop = await measureBackstop(chrome, firstPage);
+process.stderr.write('choke point overhead\n');
+const chokePoint = await measureChokePoint(chrome, benchPages);
 const breakdown = await measureBreakdown(chrome, benchPages);
 process.stderr.write('launch and input tools\n');
 const startAndActions = await measureStartAndActions(chrome);
@@ -172,6 +175,12 @@ const { requestsPerSecond: rps, navigateSnapshotMs: nav } = backstop;
 const backstopLines = [
   `Network backstop (every request paused by Playwright's route and by CDP Fetch): a burst of small fetches gets ${Math.round(rps.guarded)} requests/s through with it, ${Math.round(rps.bare)} without (${(rps.bare / rps.guarded).toFixed(2)}× slower);`,
   `navigate+snapshot (login form, in process) ${nav.guarded.toFixed(0)} ms with it, ${nav.bare.toFixed(0)} ms without (ratio ${(nav.guarded / nav.bare).toFixed(2)}).`,
+  `Choke point (everything the browser sends through tabward's egress proxy, backstop on in both), navigate+snapshot in process, target ≤ 1.15: ${chokePoint
+    .map((row) => {
+      const ratio = row.withProxyMs / row.withoutProxyMs;
+      return `${row.page} ${row.withProxyMs.toFixed(0)} vs ${row.withoutProxyMs.toFixed(0)} ms (${ratio.toFixed(2)} ${ratio <= 1.15 ? '✓' : '✗'})`;
+    })
+    .join('; ')}.`,
 ];
 const ms = (value: number) => value.toFixed(0);
 const breakdownTable = [

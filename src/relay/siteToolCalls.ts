@@ -12,6 +12,7 @@ import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
+import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
 import { Redactor } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { siteCallFacts } from '../core/siteCalls.ts';
@@ -94,7 +95,8 @@ interface SiteCall {
 const noSecrets = new Redactor([]);
 
 export class SiteToolCalls {
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  // Patterns by RE2, in linear time: a page's schema must not stall the relay for everyone (core/pageSchemaLimits.ts).
+  private readonly ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } });
   private readonly validators = new Map<string, ValidateFunction>();
   /** One call path per relay process: every site call is judged, asked, re-checked and audited by it. */
   readonly path: CallPath;
@@ -385,6 +387,7 @@ export class SiteToolCalls {
   }
 
   private validate(tool: SiteTool, args: Record<string, unknown>): void {
+    refuseUncheckable(tool, args);
     const key = JSON.stringify(tool.inputSchema);
     let validator = this.validators.get(key);
     if (!validator) {

@@ -10,6 +10,7 @@ import type { TrackedPage } from '../browser/pages.ts';
 import { definitionText, readSiteTools, runSiteTool, type SiteCallAnswer } from '../browser/webmcpPage.ts';
 import { type ErrorCode, TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
+import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
 import { untrusted } from '../core/redact.ts';
 import { tabSiteCallFacts } from '../core/siteCalls.ts';
 import { trustedReadOnly } from '../protocol/siteRules.ts';
@@ -18,7 +19,8 @@ import { pageTarget, requireTab } from './common.ts';
 import { defineTool, type ToolContext, text } from './tool.ts';
 
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
-const ajv = new Ajv({ strict: false, allErrors: true });
+// Patterns by RE2, in linear time: a page's schema cannot make a call slow (core/pageSchemaLimits.ts).
+const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } });
 const validators = new Map<string, ValidateFunction>();
 
 export const listSiteTools = defineTool({
@@ -105,6 +107,7 @@ async function findTool(name: string, context: ToolContext, tab: TrackedPage | u
 
 /** The page's schema, compiled once per schema; a schema that does not compile refuses every call. */
 function validate(tool: SiteTool, args: Record<string, unknown>): void {
+  refuseUncheckable(tool, args);
   const key = JSON.stringify(tool.inputSchema);
   let check = validators.get(key);
   if (!check) {

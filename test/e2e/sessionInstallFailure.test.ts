@@ -18,6 +18,7 @@ test('a launched browser that could not be guarded is closed with its profile, n
   const network = {
     protectedPorts: new Set<number>(),
     judgeSocket: () => undefined,
+    addCutter: () => () => undefined,
     watchContext: async () => {
       throw new TabwardError('internal', 'the backstop failed (test)');
     },

@@ -157,6 +157,8 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     const shown = walled.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     assert.match(shown, /Login wall/, shown);
     assert.match(shown, new RegExp(`Tab ${named} \\S+/signin "Sign in"\n<untrusted>`), shown);
+    // Its call path ends with the test: what later tests read must not count as this one's taint.
+    auto.path.close();
     await mcp.close();
   });
 

@@ -315,6 +315,12 @@ describe('choke point review', () => {
   /** A fresh call path (no taint) whose human approves what the guard asks and refuses every held request. */
   async function agent(): Promise<InProcessMcp> {
     await mcp?.close();
+    // The tabs an earlier test left (some beacon on their own, all the time) go quiet: each test starts afresh.
+    await Promise.all(
+      browser.browser.session.pages
+        .list()
+        .map((tracked) => tracked.page.goto('about:blank').catch(() => undefined)),
+    );
     const fresh = await browser.connect();
     fresh.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
     mcp = fresh;

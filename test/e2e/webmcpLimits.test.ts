@@ -146,4 +146,32 @@ describe('WebMCP relay limits', () => {
     assert.match((await callTool(fresh, 'listSiteTools')).text, /http:\/\/127\.0\.0\.1:\d+/);
     await fresh.close();
   });
+
+  test('a page schema cannot stall the relay: its pattern is matched in linear time, a huge array is refused unchecked', async () => {
+    // A pattern that backtracks exponentially in JavaScript's engine (each more letter doubles the time: 40 letters
+    // and a '!' would hold the relay's only thread for days), and an array under uniqueItems.
+    await shop.evaluate(`(() => {
+      const mc = document.modelContext;
+      mc.registerTool({ name: 'tagWords', description: 'Tag words', annotations: { readOnlyHint: true },
+        inputSchema: { type: 'object', properties: { words: { type: 'string', pattern: '^(\\\\w+\\\\s?)*$' } }, required: ['words'] },
+        async execute() { return 'tagged'; } });
+      mc.registerTool({ name: 'pickMany', description: 'Pick items', annotations: { readOnlyHint: true },
+        inputSchema: { type: 'object', properties: { items: { type: 'array', uniqueItems: true, items: { type: 'object' } } } },
+        async execute() { return 'picked'; } });
+    })()`);
+    // A client of its own: the test before restarts the relay's sessions.
+    const agent = await connectAgent(rig.relay.url, rig.token);
+    const call = (tool: string, args: Record<string, unknown>) =>
+      callTool(agent, 'callSiteTool', { site: origin, tool, arguments: args });
+    await waitForTools(agent, (text) => text.includes('tagWords') && text.includes('pickMany'));
+    const words = await call('tagWords', { words: `${'a'.repeat(40)}!` });
+    assert.ok(words.isError, words.text);
+    assert.match(words.text, /do not match the schema of "tagWords"/);
+    assert.equal((await call('tagWords', { words: 'fine words' })).isError, false);
+    const many = await call('pickMany', { items: Array.from({ length: 3_000 }, (_, i) => ({ i })) });
+    assert.ok(many.isError, many.text);
+    assert.match(many.text, /cannot be checked: an array in the arguments has 3000 items; at most 1000/);
+    assert.match((await call('searchProducts', { query: 'still here' })).text, /3 results for still here/);
+    await agent.close();
+  });
 });
