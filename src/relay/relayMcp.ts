@@ -5,11 +5,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
+import { toolLine, visibleJson } from '../protocol/siteListing.ts';
 import { distrustedHint } from '../protocol/siteRules.ts';
 import type { SiteTool } from '../protocol/siteTools.ts';
 import { keyArgument } from './callKeys.ts';
 import type { AgentRecord } from './relayStore.ts';
-import type { CallTimes, SiteToolCalls } from './siteToolCalls.ts';
+import { type CallTimes, originOf as originOfSite, type SiteToolCalls } from './siteToolCalls.ts';
 
 const progressEveryMs = 5000;
 
@@ -122,7 +123,14 @@ async function run(
     const text = sites
       .map(
         (site) =>
-          `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${site.tools.map((t) => `  ${t.name}${hintNote(t)}: ${t.description}`).join('\n') || '  (no tools registered now)'}`,
+          `${site.origin}${site.online ? '' : ' (its browser is not connected now)'}\n${
+            site.tools.length
+              ? untrusted(
+                  site.origin,
+                  site.tools.map((t) => toolLine(t.name, hintNote(t), t.description)).join('\n'),
+                )
+              : '  (no tools registered now)'
+          }`,
       )
       .join('\n');
     return { text };
@@ -131,7 +139,7 @@ async function run(
   const toolName = stringArg(args, 'tool');
   if (name === 'getSiteToolDefinition') {
     const tool = calls.describe(agent, site, toolName);
-    return { text: JSON.stringify({ ...tool, site }, null, 1) };
+    return { text: untrusted(originOfSite(site), visibleJson({ ...tool, site }, 1)) };
   }
   if (name === 'callSiteTool') {
     const toolArgs = args.arguments ?? {};

@@ -13,6 +13,7 @@ import { originOf } from '../core/guard.ts';
 import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
 import { untrusted } from '../core/redact.ts';
 import { tabSiteCallFacts } from '../core/siteCalls.ts';
+import { toolLine, visibleJson } from '../protocol/siteListing.ts';
 import { trustedReadOnly } from '../protocol/siteRules.ts';
 import { encodedBytes, maxResultBytes, type SiteTool } from '../protocol/siteTools.ts';
 import { pageTarget, requireTab } from './common.ts';
@@ -38,7 +39,7 @@ export const listSiteTools = defineTool({
     if (tools.length === 0) return { content: [text(`${origin} registers no WebMCP tools now.`)] };
     const lines = tools.map(
       (tool) =>
-        `${tool.name}${hintOf(tool)}: ${tool.description.replace(/\s+/g, ' ').slice(0, 300)}\n  ${JSON.stringify(tool.inputSchema)}`,
+        `${toolLine(tool.name, hintOf(tool), tool.description).trimStart()}\n  ${visibleJson(tool.inputSchema)}`,
     );
     return { content: [text(untrusted(origin, lines.join('\n')))], readFrom: [tab] };
   },

@@ -38,7 +38,8 @@ before(async () => {
 });
 after(() => {
   server?.kill('SIGTERM');
-  rmSync(home, { recursive: true, force: true });
+  // tabward may still be writing its audit log into the home as it stops (ENOTEMPTY once under load).
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const post = (body: string, session?: string) => postMcp(mcpUrl, token, body, session);

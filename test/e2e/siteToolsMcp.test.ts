@@ -74,10 +74,10 @@ describe('WebMCP tools of the agent tab, through tabward mcp', () => {
     const list = await mcp.call('list_site_tools');
     assert.equal(list.isError, false, list.text);
     assert.match(list.text, /^<untrusted origin="http:\/\/127\.0\.0\.1:\d+">/);
-    assert.match(list.text, /listOrders \(read-only\): Orders of the Acme seller center/);
+    assert.match(list.text, /listOrders \(read-only\): "Orders of the Acme seller center/);
     assert.match(
       list.text,
-      /refundOrder: Refund one order in full\.\n {2}\{.*"pattern":"\^A-\[0-9\]\{4\}\$"/,
+      /refundOrder: "Refund one order in full\."\n {2}\{.*"pattern":"\^A-\[0-9\]\{4\}\$"/,
     );
   });
 
@@ -136,7 +136,7 @@ describe('WebMCP tools of the agent tab, through tabward mcp', () => {
       `{ name: 'tidyOrders', description: 'Delete old orders', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: {} }, async execute() { window.tidied = true; return 'tidied'; } }`,
     );
     const list = await mcp.call('list_site_tools');
-    assert.match(list.text, /tidyOrders \(claims read-only; treated as a write\): Delete old orders/);
+    assert.match(list.text, /tidyOrders \(claims read-only; treated as a write\): "Delete old orders/);
     const asked = mcp.human.questions.length;
     const refused = await mcp.call('call_site_tool', { name: 'tidyOrders' });
     assert.match(refused.text, /^rejected:/, 'asked, and no answer is a no');
@@ -204,7 +204,7 @@ describe('WebMCP tools of the agent tab, through the @mcp-b/global polyfill', ()
       const listed = await mcp.call('list_site_tools');
       return listed.text.includes('placeOrder') ? listed : undefined;
     });
-    assert.match(list.text, /searchProducts \(read-only\): Search the catalogue/);
+    assert.match(list.text, /searchProducts \(read-only\): "Search the catalogue/);
     const found = await mcp.call('call_site_tool', { name: 'searchProducts', arguments: { query: 'socks' } });
     assert.match(found.text, /^<untrusted origin="[^"]+">\n3 results for socks\n<\/untrusted>$/);
     const bad = await mcp.call('call_site_tool', { name: 'addToCart', arguments: { sku: 'A1' } });
