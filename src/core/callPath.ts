@@ -416,7 +416,8 @@ export class CallPath {
       sentNow();
       // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
       const stopped = stoppedNow();
-      if (stopped.length > 0)
+      // A read makes the page send nothing: its own failure is told as it is, not as the page's stopped requests.
+      if (stopped.length > 0 && look.facts.kind !== 'read')
         throw new TabwardError(
           'blocked',
           stoppedSummary(stopped),

@@ -43,7 +43,7 @@ interface Ended extends Upgrade {
   readonly at: number;
 }
 
-describe('choke point review', () => {
+describe('taint at the choke point, and passes no wider than their question', () => {
   let site: Fixture;
   let browser: InProcessBrowser;
   let mcp: InProcessMcp | undefined;
@@ -551,7 +551,11 @@ describe('choke point review', () => {
     });
     const opened = await agentMcp.call('new_page', { url: url('github.com', '/settings/emails') });
     await waitFor('the frame loads', () => from('ads-l.example', '/spam').length > 0);
-    const snapshot = await agentMcp.call('take_snapshot', { pageId: tabOf(opened.text) });
+    // The frame posts all the while: on a loaded machine a read may need another go before it shows the button.
+    const snapshot = await waitFor('the form in a snapshot', async () => {
+      const read = await agentMcp.call('take_snapshot', { pageId: tabOf(opened.text) });
+      return read.text.includes('Save email') ? read : undefined;
+    });
     const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Save email') });
     await quietly(1_000);
     await agentMcp.call('navigate_page', { url: 'about:blank', pageId: tabOf(opened.text) });

@@ -146,10 +146,13 @@ async function connect(
     close: async () => {
       await client.close();
       await server.close();
-      // As a tabward mcp process ending: its taint no longer counts at the browser's choke point, and a tab still
-      // holding a secret it typed (which makes every other host ask) holds it no more.
+      // As a tabward mcp process ending: its taint no longer counts at the browser's choke point; a tab still
+      // holding a secret it typed (which makes every other host ask) holds it no more, and a sensitive page left open
+      // (whose late requests, a favicon say, would taint the next client) is left.
       runner.path.close();
-      const holding = browser.session.pages.list().filter((tracked) => tracked.holdsTypedSecret);
+      const holding = browser.session.pages
+        .list()
+        .filter((tracked) => tracked.holdsTypedSecret || runner.options.rules.match(tracked.page.url()));
       await Promise.all(holding.map((tracked) => tracked.page.goto('about:blank').catch(() => undefined)));
     },
   };
