@@ -1,4 +1,4 @@
-// The socket gate's neighbours, attacked after a sensitive read by a script the human approved (its held requests
+// The WebSocket gate's neighbours (now the egress proxy, browser/egressProxy.ts), attacked after a sensitive read by a script the human approved (its held requests
 // all rejected): WebSocket addresses of unusual shapes and sockets of nested, data: and module workers and of a
 // worker in a sandboxed frame, all stopped by the gate (each reached the server with the gate off); and the
 // connections that carry no request of their own, which passed while tabward's browser sent only WebSockets to a

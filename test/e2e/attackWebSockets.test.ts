@@ -3,7 +3,8 @@
 // stop one either, Chromium 156). After a sensitive read, a script the human approved (its held requests all
 // rejected) tries to carry a token off-site through a socket of a dedicated or service worker, or of a blank popup
 // it reaches into before that popup's first document exists. In the browsers tabward starts every WebSocket goes
-// through the socket gate (browser/socketGate.ts), judged as a request with no page. Found by a review of issue
+// through the egress proxy (browser/egressProxy.ts; a socket gate of its own before it), judged by its whole URL
+// as a request no hook tied to a tab. Found by a review of issue
 // 13's changes; present before them. Tried and dropped on the way: holding each worker on a CDP session of
 // tabward's own to replace its WebSocket before it runs (Chromium lets a worker go once Playwright's session
 // resumes it, so the replacement raced the worker's script).
