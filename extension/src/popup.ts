@@ -75,6 +75,7 @@ function render(state: PopupState): void {
           )),
     );
   }
+  renderAlerts(state);
   renderPending(state);
   renderNotes(state);
   renderActivity(state);
@@ -173,6 +174,17 @@ function renderPending(state: PopupState): void {
 }
 
 /** Questions withdrawn before the human answered, and tools agents do not see, each with why. */
+/** The pairing's own troubles first: a revoked pairing, another connection speaking for this browser. */
+function renderAlerts(state: PopupState): void {
+  const revoked = state.paired && state.link.status === 'revoked' ? [item(state.link.error, 'alert')] : [];
+  byId('alerts').replaceChildren(
+    ...revoked,
+    ...[...state.alerts]
+      .reverse()
+      .map((a) => item(`${new Date(a.at).toLocaleTimeString()}: ${forDisplay(a.message, 400)}`, 'alert')),
+  );
+}
+
 function renderNotes(state: PopupState): void {
   byId('withdrawn').replaceChildren(
     ...[...state.withdrawn]

@@ -170,6 +170,35 @@ export function revokeToken(id: string, flags: StoreFlags): void {
   process.stdout.write(`Revoked ${id}.\n`);
 }
 
+export function listBrowsers(flags: StoreFlags): void {
+  const store = openStore(flags);
+  const browsers = store.listExtensions();
+  store.close();
+  if (!browsers.length)
+    process.stdout.write('No paired browsers. Pair one: tabward relay pair --workspace NAME\n');
+  for (const browser of browsers)
+    process.stdout.write(
+      `${browser.id}  ${browser.workspace}  paired ${browser.createdAt}  ${browser.revoked ? 'REVOKED' : `${browser.sharedSites} site(s) shared`}\n`,
+    );
+}
+
+export function revokeBrowser(id: string, flags: StoreFlags): void {
+  const store = openStore(flags);
+  const done = store.revokeExtension(id);
+  store.close();
+  if (!done)
+    throw new TabwardError(
+      'bad_input',
+      `No paired browser with id ${id} (or it is revoked already).`,
+      'See `tabward relay browsers list`.',
+    );
+  // A running relay reads the revocation from the same file: the browser's socket closes the next time it
+  // speaks (it pings every 20 s) or a call would go to it, and its tickets are refused at once.
+  process.stdout.write(
+    `Revoked ${id}: its credential gets no more tickets and a running relay drops its socket (within 20 s).\n`,
+  );
+}
+
 export function printExtensionPath(): void {
   const path = extensionPath();
   if (!existsSync(join(path, 'manifest.json')))

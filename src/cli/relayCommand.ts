@@ -112,6 +112,22 @@ export function relayCommand(): Command {
     .argument('<id>')
     .option(...dbOption)
     .action(async (id: string, flags: StoreFlags) => (await relayActions()).revokeToken(id, flags));
+  const browsers = relay
+    .command('browsers')
+    .description('Paired browsers (extensions): list them, revoke one that is lost or no longer yours.');
+  browsers
+    .command('list')
+    .description('List paired browsers, their workspaces and how many sites each shares (never credentials).')
+    .option(...dbOption)
+    .action(async (flags: StoreFlags) => (await relayActions()).listBrowsers(flags));
+  browsers
+    .command('revoke')
+    .description(
+      'Revoke a paired browser by its id (from `browsers list`): no more tickets, its socket closes, its sites leave the list.',
+    )
+    .argument('<id>')
+    .option(...dbOption)
+    .action(async (id: string, flags: StoreFlags) => (await relayActions()).revokeBrowser(id, flags));
   relay
     .command('extension')
     .description('Print the folder to load in chrome://extensions (Developer mode, "Load unpacked").')

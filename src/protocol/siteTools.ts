@@ -158,6 +158,8 @@ export type RelayToExtension =
   | { readonly t: 'cancel'; readonly taskId: string; readonly reason: string }
   /** New lines of the activity feed, sent in batches after the calls they tell of (never on a call's path). */
   | { readonly t: 'activity'; readonly entries: readonly ActivityEntry[] }
+  /** Something the human must know about this browser's pairing (another socket claimed it); shown in the popup. */
+  | { readonly t: 'alert'; readonly at: string; readonly message: string }
   | {
       readonly t: 'welcome';
       readonly workspace: string;
@@ -222,6 +224,11 @@ export const maxSiteReportBytes = 768 * 1024;
 export const defaultCallDeadlineMs = 60_000;
 export const pingIntervalMs = 20_000;
 export const ticketLifetimeMs = 60_000;
+/**
+ * How the relay closes an extension's socket when it must be told why: its pairing was revoked (pair again), or
+ * another live socket already speaks for this browser (someone else holds its credential, or a stale tab).
+ */
+export const relayCloseCodes = { revoked: 4401, taken: 4409 } as const;
 
 /** The UTF-8 length of a string, counted without copying it. */
 export function utf8Bytes(text: string): number {

@@ -4,18 +4,22 @@
 // workspace's activity is broadcast to every connected extension. Whenever the relay stops waiting for a task
 // (deadline, the agent cancelled, the relay stopping) it tells the extension, which withdraws the task's approval;
 // an answer for a task nobody waits for any more is handed to `onLateAnswer`, never dropped silently.
+// One socket speaks for one paired browser: a second socket with the same credential is refused while the first
+// answers a ping (the first one's popup is told), and a browser revoked at the relay (here or by another
+// process) loses its socket the moment it is routed to or speaks.
 
 import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { TabwardError } from '../core/errors.ts';
-import type {
-  ActivityEntry,
-  CallOutcome,
-  CallTarget,
-  CallTiming,
-  ExtensionToRelay,
-  RelayToExtension,
-  SharedSiteState,
+import {
+  type ActivityEntry,
+  type CallOutcome,
+  type CallTarget,
+  type CallTiming,
+  type ExtensionToRelay,
+  type RelayToExtension,
+  relayCloseCodes,
+  type SharedSiteState,
 } from '../protocol/siteTools.ts';
 import type { ExtensionRecord, RelayStore } from './relayStore.ts';
 
@@ -31,6 +35,8 @@ interface Connection {
 }
 
 const heartbeatMs = 30_000;
+/** How long a connected browser has to answer a ping when a second socket claims to be it. */
+const claimProbeMs = 3000;
 /** How long a located document is reused for read-only calls (any site report from the browser forgets it). */
 const locatedReuseMs = 30_000;
 /** How long activity lines wait to go out together (a human reads them; a call should not wait for them). */
@@ -83,8 +89,12 @@ export class ExtensionHub {
   private stopping: string | undefined;
   private readonly activity = new Map<string, ActivityEntry[]>();
   private activityTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Browsers whose second socket is being weighed: a third one meanwhile is refused. */
+  private readonly admitting = new Set<string>();
   /** Told about every answer for a task nobody waits for (the relay logs it). */
-  onLateAnswer: (answer: LateAnswer, workspace: string) => void = () => undefined;
+  onLateAnswer: (answer: LateAnswer, from: ExtensionRecord) => void = () => undefined;
+  /** Told when a socket is refused or closed for its pairing (the relay logs and audits it). */
+  onPairingEvent: (extension: ExtensionRecord, what: string) => void = () => undefined;
 
   constructor(
     private readonly store: RelayStore,
@@ -123,6 +133,60 @@ export class ExtensionHub {
       activity: this.store.recentActivity(extension.workspace, 50),
       rules: this.rules,
     });
+  }
+
+  /**
+   * May a new socket speak for this browser? Not while its current socket answers a ping: then someone else
+   * holds the credential (or the browser opened a second link), and the connected browser's popup is told. A
+   * current socket that does not answer (the laptop slept) is dropped and the new one admitted.
+   */
+  async admit(extension: ExtensionRecord): Promise<boolean> {
+    const live = [...this.connections].find((c) => c.extension.id === extension.id);
+    if (!live && !this.admitting.has(extension.id)) return true;
+    if (!live || this.admitting.has(extension.id)) return this.refuseClaim(extension, live);
+    this.admitting.add(extension.id);
+    try {
+      if (!(await answersPing(live.socket))) {
+        live.socket.terminate();
+        this.detach(live);
+        return true;
+      }
+      return this.refuseClaim(extension, live);
+    } finally {
+      this.admitting.delete(extension.id);
+    }
+  }
+
+  private refuseClaim(extension: ExtensionRecord, live: Connection | undefined): false {
+    const what = `a second connection claimed to be browser ${extension.id} while it is connected; it was refused`;
+    this.onPairingEvent(extension, what);
+    if (live)
+      this.send(live, {
+        t: 'alert',
+        at: new Date().toISOString(),
+        message:
+          'Another connection to the relay used this browser’s pairing and was refused. If you did not open tabward in a second place, someone else has this browser’s credential: Unpair, then pair again.',
+      });
+    return false;
+  }
+
+  /** The browser was unpaired: its sockets close now (their calls fail at once), telling it why. */
+  revoke(extensionId: string, why: string): void {
+    for (const connection of [...this.connections])
+      if (connection.extension.id === extensionId) this.dropRevoked(connection, why);
+  }
+
+  private dropRevoked(connection: Connection, why: string): void {
+    this.onPairingEvent(connection.extension, `its socket was closed: ${why}`);
+    connection.socket.close(relayCloseCodes.revoked, 'this browser was unpaired at the relay');
+    this.detach(connection);
+  }
+
+  /** Still paired? A browser revoked by another process (the CLI) is found out here and dropped. */
+  private stillPaired(connection: Connection): boolean {
+    if (!this.store.isExtensionRevoked(connection.extension.id)) return true;
+    this.dropRevoked(connection, 'the browser was revoked (tabward relay browsers revoke)');
+    return false;
   }
 
   /** Asks the extension sharing the site which document (and URL) would run the call; nothing runs yet. */
@@ -209,6 +273,7 @@ export class ExtensionHub {
     });
     if (!connection || !this.connections.has(connection))
       return answered(failed('not_connected', `The browser disconnected during ${taskId}; nothing was run.`));
+    this.store.setTaskBrowser(taskId, connection.extension.id);
     const answer = await this.exchange(
       connection,
       taskId,
@@ -312,7 +377,7 @@ export class ExtensionHub {
 
   private route(workspace: string, site: string): Connection | undefined {
     const candidates = [...this.connections]
-      .filter((c) => c.extension.workspace === workspace)
+      .filter((c) => c.extension.workspace === workspace && this.stillPaired(c))
       .map((c) => ({ c, site: c.sites.find((s) => s.origin === site) }))
       .filter((entry) => entry.site !== undefined);
     candidates.sort(
@@ -324,6 +389,7 @@ export class ExtensionHub {
   }
 
   private receive(connection: Connection, text: string): void {
+    if (!this.connections.has(connection) || !this.stillPaired(connection)) return;
     let message: ExtensionToRelay;
     try {
       message = JSON.parse(text) as ExtensionToRelay;
@@ -350,7 +416,7 @@ export class ExtensionHub {
     if (!kind || !('taskId' in message) || typeof message.taskId !== 'string') return;
     const waiter = this.waiting.get(`${message.taskId} ${kind}`);
     if (waiter?.connection === connection) waiter.settle(message);
-    else this.onLateAnswer(message as LateAnswer, connection.extension.workspace);
+    else this.onLateAnswer(message as LateAnswer, connection.extension);
   }
 
   private detach(connection: Connection): void {
@@ -363,6 +429,25 @@ export class ExtensionHub {
     if (connection.socket.readyState === connection.socket.OPEN)
       connection.socket.send(JSON.stringify(message));
   }
+}
+
+/** Resolves true when the socket's peer answers a ping within claimProbeMs. */
+function answersPing(socket: WebSocket): Promise<boolean> {
+  if (socket.readyState !== socket.OPEN) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (alive: boolean): void => {
+      clearTimeout(timer);
+      socket.off('pong', onPong);
+      socket.off('close', onClose);
+      resolve(alive);
+    };
+    const onPong = (): void => done(true);
+    const onClose = (): void => done(false);
+    const timer = setTimeout(() => done(false), claimProbeMs);
+    socket.on('pong', onPong);
+    socket.on('close', onClose);
+    socket.ping();
+  });
 }
 
 function failed(code: Extract<CallOutcome, { ok: false }>['error']['code'], message: string): CallOutcome {

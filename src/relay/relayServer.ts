@@ -21,7 +21,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { WebSocketServer } from 'ws';
 import type { AuditSink } from '../core/audit.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
-import { maxSocketMessageBytes, ticketLifetimeMs } from '../protocol/siteTools.ts';
+import { maxSocketMessageBytes, relayCloseCodes, ticketLifetimeMs } from '../protocol/siteTools.ts';
 import { ExtensionHub } from './extensionHub.ts';
 import { createRelayMcpServer } from './relayMcp.ts';
 import type { AgentRecord, RelayStore } from './relayStore.ts';
@@ -86,7 +86,7 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
         : origin === `http://${host}` || origin === `https://${host}`,
     );
   };
-  const api = extensionApi(options.store, allowedOrigins);
+  const api = extensionApi(options.store, allowedOrigins, hub);
   const apiListener = getRequestListener(api.fetch);
   const mcp = mcpSessions(options.store, (agent) => createRelayMcpServer(agent, calls, options.version));
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxSocketMessageBytes });
@@ -118,8 +118,15 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
     const ticket = url.searchParams.get('ticket');
     if (!ticket) return refuse(401, 'Ticket required');
     const extension = options.store.spendTicket(ticket);
+    if (extension === 'revoked') return refuse(401, 'This browser was unpaired');
     if (typeof extension === 'string') return refuse(401, `Ticket ${extension}`);
-    sockets.handleUpgrade(req, socket, head, (ws) => hub.attach(ws, extension));
+    // Refused after the handshake, with a close code: a browser's WebSocket cannot read an HTTP status.
+    void hub.admit(extension).then((admitted) =>
+      sockets.handleUpgrade(req, socket, head, (ws) => {
+        if (admitted) hub.attach(ws, extension);
+        else ws.close(relayCloseCodes.taken, 'another connection already speaks for this browser');
+      }),
+    );
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -146,8 +153,8 @@ export async function startRelay(options: RelayOptions): Promise<RelayHandle> {
   };
 }
 
-/** POST /pair and POST /ticket (extension only, by Origin), GET /health. */
-function extensionApi(store: RelayStore, allowedOrigins: readonly string[]): Hono {
+/** POST /pair, /ticket and /unpair (extension only, by Origin), GET /health. */
+function extensionApi(store: RelayStore, allowedOrigins: readonly string[], hub: ExtensionHub): Hono {
   const app = new Hono();
   app.use('*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json({ error: 'Body too large' }, 413) }));
   app.get('/health', (c) => c.json({ ok: true }));
@@ -161,6 +168,11 @@ function extensionApi(store: RelayStore, allowedOrigins: readonly string[]): Hon
       return c.json({ error: 'Only the tabward extension may ask for tickets.' }, 403);
     await next();
   });
+  app.use('/unpair', async (c, next) => {
+    if (!allowedOrigins.includes(c.req.header('origin') ?? ''))
+      return c.json({ error: 'Only the tabward extension may unpair itself.' }, 403);
+    await next();
+  });
   app.post('/pair', async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { code?: unknown };
     const paired = typeof body.code === 'string' ? store.redeemPairingCode(body.code) : undefined;
@@ -171,16 +183,29 @@ function extensionApi(store: RelayStore, allowedOrigins: readonly string[]): Hon
         },
         401,
       );
-    return c.json({ credential: paired.credential, workspace: paired.extension.workspace });
+    return c.json({
+      credential: paired.credential,
+      workspace: paired.extension.workspace,
+      browser: paired.extension.id,
+    });
   });
   app.post('/ticket', (c) => {
     const credential = bearer(c.req.header('authorization'));
     const extension = credential ? store.extensionByCredential(credential) : undefined;
     if (!extension) return c.json({ error: 'Unknown extension credential: pair again from the popup.' }, 401);
+    if (extension.revoked) return c.json({ error: revokedMessage(extension.id) }, 401);
     return c.json({
       ticket: store.issueTicket(extension.id, ticketLifetimeMs),
       workspace: extension.workspace,
     });
+  });
+  // The popup's Unpair: the credential dies here, not only in the extension's storage.
+  app.post('/unpair', (c) => {
+    const credential = bearer(c.req.header('authorization'));
+    const extension = credential ? store.extensionByCredential(credential) : undefined;
+    if (!extension) return c.json({ error: 'Unknown extension credential: nothing to unpair.' }, 401);
+    if (store.revokeExtension(extension.id)) hub.revoke(extension.id, 'unpaired from its popup');
+    return c.json({ revoked: extension.id });
   });
   app.notFound((c) => c.json({ error: 'Not found. Agents use /mcp.' }, 404));
   return app;
@@ -234,6 +259,10 @@ function mcpSessions(
     for (const { transport } of [...sessions.values()]) await transport.close().catch(() => undefined);
   };
   return { handle, closeAll };
+}
+
+function revokedMessage(id: string): string {
+  return `This browser (${id}) was unpaired: its pairing was revoked at the relay. Pair again from the popup with a new code (tabward relay pair --workspace NAME).`;
 }
 
 function bearer(header: string | undefined): string | undefined {

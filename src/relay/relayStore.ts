@@ -13,7 +13,7 @@ const schema = `
 create table if not exists agents (id text primary key, workspace text not null, name text not null,
   token_hash text not null unique, created_at text not null, revoked_at text);
 create table if not exists extensions (id text primary key, workspace text not null,
-  credential_hash text not null unique, created_at text not null);
+  credential_hash text not null unique, created_at text not null, revoked_at text);
 create table if not exists pairing_codes (code_hash text primary key, workspace text not null,
   expires_at integer not null);
 create table if not exists tickets (ticket_hash text primary key, extension_id text not null,
@@ -24,7 +24,8 @@ create table if not exists shared_sites (workspace text not null, extension_id t
 create table if not exists permissions (workspace text not null, origin text not null, tool text not null,
   created_at text not null, primary key (workspace, origin, tool));
 create table if not exists tasks (id text primary key, workspace text not null, agent text not null,
-  origin text not null, tool text not null, status text not null, created_at text not null, ended_at text);
+  origin text not null, tool text not null, status text not null, created_at text not null, ended_at text,
+  browser text);
 create table if not exists activity (seq integer primary key autoincrement, workspace text not null,
   entry_json text not null);
 create table if not exists meta (key text primary key, value text not null);
@@ -75,6 +76,13 @@ export interface ExtensionRecord {
   readonly workspace: string;
 }
 
+/** A paired browser as `tabward relay browsers list` shows it. */
+export interface BrowserListing extends ExtensionRecord {
+  readonly createdAt: string;
+  readonly revoked: boolean;
+  readonly sharedSites: number;
+}
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
@@ -111,6 +119,8 @@ export class RelayStore {
   /** Prepared once: preparing a statement costs more than running it, and every call runs several. */
   private readonly statements = new Map<string, Database.Statement>();
   private readonly sitesByWorkspace = new Map<string, { origin: string; url: string; tools: SiteTool[] }[]>();
+  /** SQLite's count of commits by other connections when sitesByWorkspace was last trusted. */
+  private dataVersion = -1;
 
   constructor(file: string) {
     const onDisk = file !== ':memory:' && file !== '';
@@ -125,6 +135,14 @@ export class RelayStore {
     const keyColumns = this.db.pragma('table_info(call_keys)') as { name: string }[];
     if (!keyColumns.some((column) => column.name === 'call_hash'))
       this.db.exec("alter table call_keys add column call_hash text not null default ''");
+    // Unpairing revokes a browser at the relay: stores made before that was kept gain the column.
+    const extensionColumns = this.db.pragma('table_info(extensions)') as { name: string }[];
+    if (!extensionColumns.some((column) => column.name === 'revoked_at'))
+      this.db.exec('alter table extensions add column revoked_at text');
+    // Only the browser a call was sent to may answer it late: stores made before that gain the column.
+    const taskColumns = this.db.pragma('table_info(tasks)') as { name: string }[];
+    if (!taskColumns.some((column) => column.name === 'browser'))
+      this.db.exec('alter table tasks add column browser text');
     // SQLite gives -wal and -shm the database's mode; older versions of tabward left them open.
     if (onDisk)
       for (const side of [`${file}-wal`, `${file}-shm`]) if (existsSync(side)) chmodSync(side, 0o600);
@@ -264,10 +282,59 @@ export class RelayStore {
     return take();
   }
 
-  extensionByCredential(credential: string): ExtensionRecord | undefined {
-    return this.sql('select id, workspace from extensions where credential_hash = ?').get(
+  /** The browser a credential belongs to, revoked ones included (the caller says which it refuses and why). */
+  extensionByCredential(credential: string): (ExtensionRecord & { readonly revoked: boolean }) | undefined {
+    const row = this.sql('select id, workspace, revoked_at from extensions where credential_hash = ?').get(
       hashSecret(credential),
-    ) as ExtensionRecord | undefined;
+    ) as { id: string; workspace: string; revoked_at: string | null } | undefined;
+    return row && { id: row.id, workspace: row.workspace, revoked: row.revoked_at !== null };
+  }
+
+  /** Revoked by unpairing (popup or `tabward relay browsers revoke`): also when another process revoked it. */
+  isExtensionRevoked(id: string): boolean {
+    const row = this.sql('select revoked_at from extensions where id = ?').get(id) as
+      | { revoked_at: string | null }
+      | undefined;
+    return !row || row.revoked_at !== null;
+  }
+
+  /**
+   * Unpairs a browser: its credential gets no more tickets, its unspent tickets die, and the sites it shared
+   * leave the workspace's list. False when no paired browser has that id (or it is revoked already).
+   */
+  revokeExtension(id: string): boolean {
+    const revoke = this.db.transaction(() => {
+      const row = this.sql('select workspace from extensions where id = ? and revoked_at is null').get(id) as
+        | { workspace: string }
+        | undefined;
+      if (!row) return undefined;
+      this.sql('update extensions set revoked_at = ? where id = ?').run(new Date().toISOString(), id);
+      this.sql('delete from tickets where extension_id = ?').run(id);
+      this.sql('delete from shared_sites where extension_id = ?').run(id);
+      return row.workspace;
+    });
+    const workspace = revoke();
+    if (workspace !== undefined) this.sitesByWorkspace.delete(workspace);
+    return workspace !== undefined;
+  }
+
+  listExtensions(): BrowserListing[] {
+    const rows = this.sql(
+      'select e.id, e.workspace, e.created_at, e.revoked_at, (select count(*) from shared_sites s where s.extension_id = e.id) as sites from extensions e order by e.created_at',
+    ).all() as {
+      id: string;
+      workspace: string;
+      created_at: string;
+      revoked_at: string | null;
+      sites: number;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      workspace: r.workspace,
+      createdAt: r.created_at,
+      revoked: r.revoked_at !== null,
+      sharedSites: r.sites,
+    }));
   }
 
   issueTicket(extensionId: string, lifetimeMs: number): string {
@@ -282,7 +349,7 @@ export class RelayStore {
   }
 
   /** Marks the ticket used; returns why it is refused, or the extension it belongs to. */
-  spendTicket(ticket: string): ExtensionRecord | 'unknown' | 'expired' | 'used' {
+  spendTicket(ticket: string): ExtensionRecord | 'unknown' | 'expired' | 'used' | 'revoked' {
     const spend = this.db.transaction(() => {
       const row = this.sql('select extension_id, expires_at, used from tickets where ticket_hash = ?').get(
         hashSecret(ticket),
@@ -291,10 +358,12 @@ export class RelayStore {
       if (row.used) return 'used' as const;
       this.sql('update tickets set used = 1 where ticket_hash = ?').run(hashSecret(ticket));
       if (row.expires_at < Date.now()) return 'expired' as const;
-      const extension = this.sql('select id, workspace from extensions where id = ?').get(row.extension_id) as
-        | ExtensionRecord
-        | undefined;
-      return extension ?? ('unknown' as const);
+      const extension = this.sql('select id, workspace, revoked_at from extensions where id = ?').get(
+        row.extension_id,
+      ) as { id: string; workspace: string; revoked_at: string | null } | undefined;
+      if (!extension) return 'unknown' as const;
+      if (extension.revoked_at !== null) return 'revoked' as const;
+      return { id: extension.id, workspace: extension.workspace };
     });
     return spend();
   }
@@ -319,9 +388,15 @@ export class RelayStore {
 
   /**
    * The workspace's shared sites across its browsers; where two share a site, the latest report wins. Kept in
-   * memory between reports: every call looks its tool up here (this process is the only one that saves sites).
+   * memory between reports: every call looks its tool up here. Only the relay saves sites, but another process
+   * may revoke a browser (`tabward relay browsers revoke`): SQLite's data_version says when one wrote.
    */
   sites(workspace: string): { origin: string; url: string; tools: SiteTool[] }[] {
+    const version = this.sql('pragma data_version').pluck().get() as number;
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.sitesByWorkspace.clear();
+    }
     const known = this.sitesByWorkspace.get(workspace);
     if (known) return known;
     const read = this.readSites(workspace);
@@ -371,9 +446,14 @@ export class RelayStore {
     );
   }
 
-  task(id: string): { status: string; tool: string; origin: string } | undefined {
-    return this.sql('select status, tool, origin from tasks where id = ?').get(id) as
-      | { status: string; tool: string; origin: string }
+  /** The browser the call was sent to run in: the only one whose answer for it counts, even after a restart. */
+  setTaskBrowser(id: string, browser: string): void {
+    this.sql('update tasks set browser = ? where id = ?').run(browser, id);
+  }
+
+  task(id: string): { status: string; tool: string; origin: string; browser: string | null } | undefined {
+    return this.sql('select status, tool, origin, browser from tasks where id = ?').get(id) as
+      | { status: string; tool: string; origin: string; browser: string | null }
       | undefined;
   }
 

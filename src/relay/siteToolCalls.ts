@@ -26,7 +26,7 @@ import {
 } from '../protocol/siteTools.ts';
 import { answerForEarlier, callHashOf, keySettlement } from './callKeys.ts';
 import { callErrorCodes, type ExtensionHub, type LateAnswer, newTaskId } from './extensionHub.ts';
-import type { AgentRecord, RelayStore } from './relayStore.ts';
+import type { AgentRecord, ExtensionRecord, RelayStore } from './relayStore.ts';
 
 export interface SiteToolCallsOptions {
   readonly store: RelayStore;
@@ -103,7 +103,8 @@ export class SiteToolCalls {
   private stopping: string | undefined;
 
   constructor(private readonly options: SiteToolCallsOptions) {
-    options.hub.onLateAnswer = (answer) => this.lateAnswer(answer);
+    options.hub.onLateAnswer = (answer, from) => this.lateAnswer(answer, from);
+    options.hub.onPairingEvent = (extension, what) => this.pairingEvent(extension, what);
     this.path = new CallPath({
       rules: options.rules,
       audit: options.audit,
@@ -214,9 +215,29 @@ export class SiteToolCalls {
    * An answer for a task nobody waits for any more (its socket dropped, its deadline passed, the relay
    * restarted): said on stderr and in the audit log, and an outcome settles the task's idempotency key.
    */
-  private lateAnswer(answer: LateAnswer): void {
+  private lateAnswer(answer: LateAnswer, from: ExtensionRecord): void {
     const { store } = this.options;
     const task = store.task(answer.taskId);
+    const log = this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`));
+    // Another browser of the workspace sees task ids in the activity feed: its word about a call that was
+    // never sent to it is not an outcome (it would settle the call's key, and the audit would believe it).
+    if (answer.t === 'outcome' && task?.browser !== from.id) {
+      const why = `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
+      log(`tabward relay: ${why}.`);
+      this.path.recordEvent({
+        frontEnd: 'relay',
+        tool: task?.tool ?? 'unknown',
+        kind: 'site',
+        args: {},
+        mode: 'shared',
+        subject: { task: answer.taskId, site: task?.origin ?? '', browser: from.id, late: 'outcome' },
+        decision: 'block',
+        reason: why,
+        outcome: 'blocked',
+        durationMs: 0,
+      });
+      return;
+    }
     const what =
       answer.t === 'outcome'
         ? answer.outcome.ok
@@ -225,8 +246,8 @@ export class SiteToolCalls {
         : answer.t === 'decision'
           ? `the human's decision "${answer.decision}"`
           : 'the tab that would run it';
-    const line = `tabward relay: late answer for ${answer.taskId}${task ? ` (${task.tool} on ${task.origin})` : ' (a task this relay does not know)'}, after the relay stopped waiting: ${what}.`;
-    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
+    const line = `tabward relay: late answer for ${answer.taskId}${task ? ` (${task.tool} on ${task.origin})` : ' (a task this relay does not know)'} from browser ${from.id}, after the relay stopped waiting: ${what}.`;
+    log(line);
     if (answer.t !== 'outcome') return;
     this.path.recordEvent({
       frontEnd: 'relay',
@@ -247,6 +268,26 @@ export class SiteToolCalls {
       const { state, detail } = keySettlement(answer.outcome);
       store.settleKey(answer.taskId, state, detail);
     }
+  }
+
+  /** A browser's socket refused or closed for its pairing: on stderr and in the audit log, as it happened. */
+  private pairingEvent(extension: ExtensionRecord, what: string): void {
+    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(
+      `tabward relay: browser ${extension.id} (workspace ${extension.workspace}): ${what}.`,
+    );
+    const refused = what.includes('refused');
+    this.path.recordEvent({
+      frontEnd: 'relay',
+      tool: '(browser)',
+      kind: 'pairing',
+      args: {},
+      mode: 'shared',
+      subject: { browser: extension.id, workspace: extension.workspace },
+      decision: refused ? 'block' : 'allow',
+      reason: what,
+      outcome: refused ? 'blocked' : 'ok',
+      durationMs: 0,
+    });
   }
 
   /** A site call as the call path sees it: looking at it asks the extension which document would run it. */

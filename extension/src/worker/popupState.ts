@@ -10,6 +10,8 @@ export interface PopupState {
   readonly relayUrl: string;
   readonly workspace: string;
   readonly link: { readonly status: LinkStatus; readonly error: string };
+  /** What the human must read about this browser's pairing (another connection claimed it). */
+  readonly alerts: readonly { readonly at: string; readonly message: string }[];
   readonly current:
     | {
         readonly tabId: number;

@@ -3,15 +3,22 @@
 // SameSite=None cookies, a fetch carries the header), pings every 20 s (an idle worker dies at 30 s) and
 // reconnects with backoff from 1 to 30 s. Every drop is reported (the worker withdraws the approvals of calls
 // the relay has already failed), with the close code: 1009 means the relay refused a message as too large.
+// A pairing the relay revoked (a 401 for the ticket, or the socket closed with the "revoked" code) stops the
+// loop: retrying cannot help, and the popup says to pair again. A socket refused because another one already
+// speaks for this browser is told to the popup, and retried with backoff.
 
 import {
   type ExtensionToRelay,
   pingIntervalMs,
   type RelayToExtension,
+  relayCloseCodes,
 } from '../../../src/protocol/siteTools.ts';
 import { loadSettings } from './settings.ts';
 
-export type LinkStatus = 'off' | 'unpaired' | 'connecting' | 'connected' | 'retrying';
+export type LinkStatus = 'off' | 'unpaired' | 'connecting' | 'connected' | 'retrying' | 'revoked';
+
+/** The relay refused this browser's credential: no retry can help. */
+class RevokedPairing extends Error {}
 
 export class RelayLink {
   status: LinkStatus = 'off';
@@ -26,11 +33,14 @@ export class RelayLink {
     private readonly onMessage: (message: RelayToExtension) => void,
     private readonly onOpen: () => void,
     private readonly onDrop: (closeCode: number) => void,
+    /** Something about the pairing the human must read (another socket holds this browser's place). */
+    private readonly onAlert: (message: string) => void,
   ) {}
 
   /** Opens the socket when wanted and closed; closes it when not wanted. */
   want(on: boolean): void {
     this.wanted = on;
+    if (on && this.status === 'revoked') return;
     if (on && !this.socket && !this.retryTimer) void this.connect();
     if (!on) this.close();
   }
@@ -39,6 +49,12 @@ export class RelayLink {
     if (this.socket?.readyState !== WebSocket.OPEN) return false;
     this.socket.send(JSON.stringify(message));
     return true;
+  }
+
+  /** A new pairing: a revoked one no longer stops the link. */
+  reset(): void {
+    this.close();
+    this.lastError = '';
   }
 
   close(): void {
@@ -63,6 +79,10 @@ export class RelayLink {
       ticket = await fetchTicket(settings.relayUrl, settings.credential);
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
+      if (error instanceof RevokedPairing) {
+        this.status = 'revoked';
+        return;
+      }
       return this.retry();
     }
     if (!this.wanted || this.socket) return;
@@ -88,6 +108,18 @@ export class RelayLink {
       this.socket = undefined;
       this.lastError ||= 'the relay closed the connection';
       this.onDrop(event.code);
+      if (event.code === relayCloseCodes.revoked) {
+        this.status = 'revoked';
+        this.lastError =
+          'The relay revoked this browser’s pairing (unpaired elsewhere, or `tabward relay browsers revoke`). Unpair, then pair again with a new code.';
+        return;
+      }
+      if (event.code === relayCloseCodes.taken) {
+        this.lastError = 'another connection already speaks for this browser at the relay';
+        this.onAlert(
+          'The relay refused this browser’s connection: another connection already uses this browser’s pairing. If that is not a second tabward of yours, someone else has its credential: Unpair, then pair again.',
+        );
+      }
       if (this.wanted) this.retry();
     };
   }
@@ -112,6 +144,8 @@ async function fetchTicket(relayUrl: string, credential: string): Promise<string
     signal: AbortSignal.timeout(10_000),
   });
   const body = (await response.json().catch(() => ({}))) as { ticket?: string; error?: string };
+  if (response.status === 401)
+    throw new RevokedPairing(body.error ?? 'The relay no longer knows this browser: pair again.');
   if (!response.ok || !body.ticket) throw new Error(body.error ?? `the relay answered ${response.status}`);
   return body.ticket;
 }

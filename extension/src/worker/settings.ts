@@ -14,6 +14,8 @@ export interface Settings {
   relayUrl?: string;
   credential?: string;
   workspace?: string;
+  /** The relay's id for this browser (`tabward relay browsers list`); absent in pairings made before it was kept. */
+  browserId?: string;
   sites: Record<string, SharedSite>;
   /** "origin tool" pairs the human chose to always allow. */
   always: string[];
@@ -31,6 +33,7 @@ async function readStored(): Promise<Settings> {
     'relayUrl',
     'credential',
     'workspace',
+    'browserId',
     'sites',
     'always',
   ])) as Partial<Settings>;
@@ -55,7 +58,13 @@ export async function saveSettings(patch: Partial<Settings>): Promise<void> {
 }
 
 export async function forgetPairing(): Promise<void> {
-  const { relayUrl: _url, credential: _credential, workspace: _workspace, ...rest } = await current();
+  const {
+    relayUrl: _url,
+    credential: _credential,
+    workspace: _workspace,
+    browserId: _id,
+    ...rest
+  } = await current();
   cached = Promise.resolve(rest);
-  await chrome.storage.local.remove(['relayUrl', 'credential', 'workspace']);
+  await chrome.storage.local.remove(['relayUrl', 'credential', 'workspace', 'browserId']);
 }

@@ -43,7 +43,15 @@ import {
 } from './siteReport.ts';
 
 let activity: ActivityEntry[] = [];
-const link = new RelayLink(onRelayMessage, onLinkOpen, onLinkDrop);
+/** What the human must read about this browser's pairing, newest last (kept for this worker's life). */
+let alerts: { at: string; message: string }[] = [];
+const link = new RelayLink(onRelayMessage, onLinkOpen, onLinkDrop, (message) =>
+  addAlert(new Date().toISOString(), message),
+);
+
+function addAlert(at: string, message: string): void {
+  alerts = [...alerts, { at, message }].slice(-5);
+}
 /** Counts the links opened: an outcome of a call that came over an earlier one is late. */
 let linkGeneration = 0;
 /** Outcomes that found no link: sent on the next one (the relay logs them; an idempotency key learns them). */
@@ -58,6 +66,7 @@ function onRelayMessage(message: RelayToExtension): void {
   } else if (message.t === 'activity' && Array.isArray(message.entries))
     activity = [...activity, ...message.entries].slice(-50);
   else if (message.t === 'cancel') cancelApproval(message.taskId, message.reason);
+  else if (message.t === 'alert') addAlert(String(message.at), String(message.message));
   else if (message.t === 'locate') {
     const started = performance.now();
     void locate(message).then((answer) =>
@@ -189,6 +198,7 @@ async function popupState(tabId: number | undefined): Promise<PopupState> {
     relayUrl: settings.relayUrl ?? '',
     workspace: settings.workspace ?? '',
     link: { status: link.status, error: link.lastError },
+    alerts,
     current:
       tab?.id !== undefined
         ? {
@@ -210,15 +220,39 @@ async function popupState(tabId: number | undefined): Promise<PopupState> {
 
 async function onPopupRequest(request: PopupRequest): Promise<PopupState> {
   if (request.type === 'pair') await pairWith(request.relayUrl, request.code);
-  if (request.type === 'unpair') {
-    link.close();
-    await forgetPairing();
-  }
+  if (request.type === 'unpair') await unpair();
   if (request.type === 'share') await share(request.tabId);
   if (request.type === 'unshare') await unshare(request.origin);
   if (request.type === 'decide') decide(request.taskId, request.decision);
   await ensureLink();
   return popupState(request.type === 'state' || request.type === 'share' ? request.tabId : undefined);
+}
+
+/**
+ * Unpairs at the relay first (the credential dies there: nobody holding a copy gets tickets any more), then
+ * forgets it here. A relay that cannot be told still loses this browser's copy; the human is told how to revoke
+ * it at the relay.
+ */
+async function unpair(): Promise<void> {
+  const settings = await loadSettings();
+  link.reset();
+  alerts = [];
+  let refusal: string | undefined;
+  if (settings.relayUrl && settings.credential) {
+    const response = await fetch(`${settings.relayUrl}/unpair`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${settings.credential}` },
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    // 401: the relay does not know the credential (revoked already, or another relay's database).
+    if (!response || (!response.ok && response.status !== 401))
+      refusal = response ? `it answered ${response.status}` : 'it did not answer';
+  }
+  await forgetPairing();
+  if (refusal)
+    throw new Error(
+      `Unpaired here, but the relay at ${settings.relayUrl} could not be told (${refusal}): its copy of this browser's credential still works. Revoke it there: tabward relay browsers revoke ${settings.browserId ?? 'ID'}${settings.browserId ? '' : ' (the id from tabward relay browsers list)'}.`,
+    );
 }
 
 async function pairWith(relayUrl: string, code: string): Promise<void> {
@@ -235,12 +269,19 @@ async function pairWith(relayUrl: string, code: string): Promise<void> {
   const body = (await response.json().catch(() => ({}))) as {
     credential?: string;
     workspace?: string;
+    browser?: string;
     error?: string;
   };
   if (!response.ok || !body.credential)
     throw new Error(body.error ?? `The relay answered ${response.status}.`);
-  link.close();
-  await saveSettings({ relayUrl: base, credential: body.credential, workspace: body.workspace ?? '' });
+  link.reset();
+  alerts = [];
+  await saveSettings({
+    relayUrl: base,
+    credential: body.credential,
+    workspace: body.workspace ?? '',
+    ...(body.browser ? { browserId: body.browser } : {}),
+  });
 }
 
 async function share(tabId: number): Promise<void> {

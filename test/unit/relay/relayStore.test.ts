@@ -110,3 +110,63 @@ test('the database and its -wal/-shm are 0600, also when an older version left t
   new RelayStore(open).close();
   assert.equal(mode(open), 0o600);
 });
+
+test('a store made before browsers could be revoked gains the columns, and its browsers stay paired until revoked', () => {
+  const file = join(dir, 'old.db');
+  const old = new Database(file);
+  old.exec(`create table extensions (id text primary key, workspace text not null,
+    credential_hash text not null unique, created_at text not null);
+    create table tasks (id text primary key, workspace text not null, agent text not null, origin text not null,
+    tool text not null, status text not null, created_at text not null, ended_at text);`);
+  old
+    .prepare('insert into extensions values (?, ?, ?, ?)')
+    .run('ext-old', 'team', hashSecret('twe_old'), new Date().toISOString());
+  old.close();
+  const store = new RelayStore(file);
+  try {
+    assert.deepEqual(store.extensionByCredential('twe_old'), {
+      id: 'ext-old',
+      workspace: 'team',
+      revoked: false,
+    });
+    const ticket = store.issueTicket('ext-old', 60_000);
+    const spare = store.issueTicket('ext-old', 60_000);
+    assert.equal(typeof store.spendTicket(ticket), 'object');
+    store.saveSites({ id: 'ext-old', workspace: 'team' }, [
+      { origin: 'https://a.example', url: 'https://a.example/', tools: [], openTabs: 1 },
+    ]);
+    assert.equal(store.sites('team').length, 1);
+    assert.equal(store.revokeExtension('ext-old'), true);
+    assert.equal(store.revokeExtension('ext-old'), false, 'once');
+    assert.equal(store.extensionByCredential('twe_old')?.revoked, true);
+    assert.equal(store.isExtensionRevoked('ext-old'), true);
+    assert.equal(store.spendTicket(spare), 'unknown', 'its unspent tickets died with it');
+    assert.deepEqual(store.sites('team'), [], 'its sites left the list');
+    assert.deepEqual(
+      store.listExtensions().map((b) => [b.id, b.revoked]),
+      [['ext-old', true]],
+    );
+  } finally {
+    store.close();
+  }
+});
+
+test('a revocation written by another process empties the running store’s cached site list', () => {
+  const file = join(dir, 'two-processes.db');
+  const relay = new RelayStore(file);
+  const cli = new RelayStore(file);
+  try {
+    const code = relay.createPairingCode('team', 60_000);
+    const paired = relay.redeemPairingCode(code);
+    assert.ok(paired);
+    relay.saveSites(paired.extension, [
+      { origin: 'https://a.example', url: 'https://a.example/', tools: [], openTabs: 1 },
+    ]);
+    assert.equal(relay.sites('team').length, 1);
+    assert.equal(cli.revokeExtension(paired.extension.id), true);
+    assert.deepEqual(relay.sites('team'), []);
+  } finally {
+    cli.close();
+    relay.close();
+  }
+});
