@@ -9,7 +9,7 @@
 
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Approver } from '../core/approvals.ts';
-import type { AuditSink } from '../core/audit.ts';
+import type { AuditEntry, AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
@@ -218,24 +218,17 @@ export class SiteToolCalls {
   private lateAnswer(answer: LateAnswer, from: ExtensionRecord): void {
     const { store } = this.options;
     const task = store.task(answer.taskId);
-    const log = this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`));
     // Another browser of the workspace sees task ids in the activity feed: its word about a call that was
     // never sent to it is not an outcome (it would settle the call's key, and the audit would believe it).
     if (answer.t === 'outcome' && task?.browser !== from.id) {
       const why = `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
-      log(`tabward relay: ${why}.`);
-      this.path.recordEvent({
-        frontEnd: 'relay',
-        tool: task?.tool ?? 'unknown',
-        kind: 'site',
-        args: {},
-        mode: 'shared',
-        subject: { task: answer.taskId, site: task?.origin ?? '', browser: from.id, late: 'outcome' },
-        decision: 'block',
-        reason: why,
-        outcome: 'blocked',
-        durationMs: 0,
-      });
+      this.log(`tabward relay: ${why}.`);
+      this.recordLateOutcome(
+        answer.taskId,
+        task,
+        { browser: from.id },
+        { decision: 'block', reason: why, outcome: 'blocked' },
+      );
       return;
     }
     const what =
@@ -247,22 +240,20 @@ export class SiteToolCalls {
           ? `the human's decision "${answer.decision}"`
           : 'the tab that would run it';
     const line = `tabward relay: late answer for ${answer.taskId}${task ? ` (${task.tool} on ${task.origin})` : ' (a task this relay does not know)'} from browser ${from.id}, after the relay stopped waiting: ${what}.`;
-    log(line);
+    this.log(line);
     if (answer.t !== 'outcome') return;
-    this.path.recordEvent({
-      frontEnd: 'relay',
-      tool: task?.tool ?? 'unknown',
-      kind: 'site',
-      args: {},
-      mode: 'shared',
-      subject: { task: answer.taskId, site: task?.origin ?? '', late: 'outcome' },
-      decision: 'allow',
-      reason:
-        'late outcome: the relay no longer waited for this task; the agent was told the outcome is unknown',
-      outcome: answer.outcome.ok ? 'ok' : 'error',
-      ...(answer.outcome.ok ? {} : { error: answer.outcome.error.message }),
-      durationMs: 0,
-    });
+    this.recordLateOutcome(
+      answer.taskId,
+      task,
+      {},
+      {
+        decision: 'allow',
+        reason:
+          'late outcome: the relay no longer waited for this task; the agent was told the outcome is unknown',
+        outcome: answer.outcome.ok ? 'ok' : 'error',
+        ...(answer.outcome.ok ? {} : { error: answer.outcome.error.message }),
+      },
+    );
     if (task) store.endTask(answer.taskId, answer.outcome.ok ? 'done late' : 'failed late');
     if (store.keyOfTask(answer.taskId)?.state === 'unknown') {
       const { state, detail } = keySettlement(answer.outcome);
@@ -270,11 +261,32 @@ export class SiteToolCalls {
     }
   }
 
+  /** A late outcome in the audit log, as the relay took it (or why it did not). */
+  private recordLateOutcome(
+    taskId: string,
+    task: { tool: string; origin: string } | undefined,
+    from: Record<string, string>,
+    verdict: Pick<AuditEntry, 'decision' | 'reason' | 'outcome' | 'error'>,
+  ): void {
+    this.path.recordEvent({
+      frontEnd: 'relay',
+      tool: task?.tool ?? 'unknown',
+      kind: 'site',
+      args: {},
+      mode: 'shared',
+      subject: { task: taskId, site: task?.origin ?? '', ...from, late: 'outcome' },
+      ...verdict,
+      durationMs: 0,
+    });
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
+  }
+
   /** A browser's socket refused or closed for its pairing: on stderr and in the audit log, as it happened. */
   private pairingEvent(extension: ExtensionRecord, what: string): void {
-    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(
-      `tabward relay: browser ${extension.id} (workspace ${extension.workspace}): ${what}.`,
-    );
+    this.log(`tabward relay: browser ${extension.id} (workspace ${extension.workspace}): ${what}.`);
     const refused = what.includes('refused');
     this.path.recordEvent({
       frontEnd: 'relay',
