@@ -1,47 +1,47 @@
-// The local approval page: a tiny web app on 127.0.0.1 with a random port and an unguessable token in its
-// URL, showing pending approvals live. It is the approver when the MCP client cannot ask the human itself.
-// A question leaves the page when it is answered, times out, or its call is withdrawn (cancelled, client gone);
-// what the page shows is sanitised here and rendered with textContent there.
+// The approval page: a tiny web app on 127.0.0.1 (random port), one address per question with its own
+// unguessable token (docs/architecture.md "Consent"). It is a view of the process's inbox: the address reaches the
+// human through URL elicitation, `tabward approvals` and the notification, never stderr; it dies with its question.
+// The agent's browser cannot load it (tabward's own ports are refused at the choke point), nor can another page
+// (Origin and Sec-Fetch-Site checks). What the page shows is sanitised here and rendered with textContent there.
 
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { approveAllNote, displayRequest, siteGrantLines, warningOf } from '../core/approvalDisplay.ts';
-import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
-import { forDisplay } from '../core/displayText.ts';
+import { choiceFrom, decisionNames } from './answerChoice.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
+import type { ApprovalInbox, Question } from './inbox.ts';
 
-const cancelled: ApprovalChoice = { choice: 'reject', reason: 'the call was cancelled' };
-
-interface Pending {
-  readonly request: ApprovalRequest;
-  readonly resolve: (choice: ApprovalChoice) => void;
-}
-
-export interface ApprovalPageOptions {
-  /** How long a request waits for a human before it is rejected. */
-  readonly timeoutMs?: number;
-  readonly notify?: (message: string) => void;
-}
-
-export class ApprovalPage implements Approver {
-  readonly token = randomBytes(24).toString('base64url');
-  private readonly pending = new Map<string, Pending>();
+export class ApprovalPage {
   private server: ReturnType<typeof serve> | undefined;
   private port = 0;
+  /** token -> question id, and back: a question's address is made once, when first needed. */
+  private readonly tokens = new Map<string, string>();
+  private readonly tokenOf = new Map<string, string>();
 
-  constructor(private readonly options: ApprovalPageOptions = {}) {}
-
-  get name(): string {
-    return `page ${this.url}`;
+  constructor(
+    private readonly inbox: ApprovalInbox,
+    /** Told each token as it is made: a secret the redactor must hide from everything the agent reads. */
+    private readonly onToken: (token: string) => void = () => undefined,
+  ) {
+    // A question's token dies with it.
+    inbox.onChange(() => {
+      for (const [token, id] of this.tokens)
+        if (!inbox.get(id)) {
+          this.tokens.delete(token);
+          this.tokenOf.delete(id);
+        }
+    });
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/${this.token}/`;
+  /** The port, once started: tabward's own, which the agent's browser is refused. */
+  get listeningPort(): number {
+    return this.port;
   }
 
-  async start(): Promise<string> {
+  async start(): Promise<void> {
+    if (this.server) return;
     const app = this.app();
     await new Promise<void>((resolve) => {
       this.server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
@@ -49,52 +49,27 @@ export class ApprovalPage implements Approver {
         resolve();
       });
     });
-    return this.url;
+  }
+
+  /** The page of this one question (undefined before start or once the question is gone). */
+  urlFor(question: Question): string | undefined {
+    if (!this.port || !this.inbox.get(question.id)) return undefined;
+    let token = this.tokenOf.get(question.id);
+    if (!token) {
+      token = randomBytes(24).toString('base64url');
+      this.onToken(token);
+      this.tokens.set(token, question.id);
+      this.tokenOf.set(question.id, token);
+    }
+    return `http://localhost:${this.port}/q/${token}/`;
   }
 
   async stop(): Promise<void> {
-    for (const [id, entry] of this.pending) {
-      entry.resolve({ choice: 'reject', reason: 'tabward is shutting down' });
-      this.pending.delete(id);
-    }
     const server = this.server;
     if (!server) return;
     // A browser's kept-alive or pre-connected socket would hold close() open forever.
     if ('closeAllConnections' in server) server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
-    if (signal?.aborted) return Promise.resolve(cancelled);
-    const timeoutMs = this.options.timeoutMs ?? 5 * 60_000;
-    this.options.notify?.(
-      `tabward: approval needed for ${forDisplay(request.tool)} on ${forDisplay(request.origin || 'the browser')}: ${this.url}`,
-    );
-    return new Promise((resolve) => {
-      // Whichever comes first (an answer, the timeout, the call withdrawn) settles it and removes the question.
-      const settle = (choice: ApprovalChoice) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', withdraw);
-        this.pending.delete(request.id);
-        resolve(choice);
-      };
-      const withdraw = () => settle(cancelled);
-      const timer = setTimeout(
-        () =>
-          settle({
-            choice: 'reject',
-            reason: `nobody answered on the approval page within ${Math.round(timeoutMs / 1000)} s`,
-          }),
-        timeoutMs,
-      );
-      signal?.addEventListener('abort', withdraw, { once: true });
-      this.pending.set(request.id, { request, resolve: settle });
-    });
-  }
-
-  /** Pending requests as the human may see them (page-chosen text sanitised), for the page and for tests. */
-  list(): ApprovalRequest[] {
-    return [...this.pending.values()].map((entry) => displayRequest(entry.request));
   }
 
   private app(): Hono {
@@ -103,7 +78,6 @@ export class ApprovalPage implements Approver {
       const host = c.req.header('host');
       if (host !== `127.0.0.1:${this.port}` && host !== `localhost:${this.port}`)
         return c.text('bad host', 403);
-      if (!c.req.path.startsWith(`/${this.token}/`)) return c.text('not found', 404);
       // Only the page itself (or the human typing its address) may use it: a request another page makes, even
       // one that learned the token, carries a foreign Origin or Sec-Fetch-Site and is refused.
       const origin = c.req.header('origin');
@@ -116,78 +90,41 @@ export class ApprovalPage implements Approver {
       await next();
       c.header('Cache-Control', 'no-store');
       c.header('X-Frame-Options', 'DENY');
+      c.header('Referrer-Policy', 'no-referrer');
     });
-    app.get(`/${this.token}/`, (c) => c.html(approvalPageHtml));
-    // Each with the note that says why approve-all is missing, when it is, and what a site grant would allow: the
-    // page shows them under the buttons.
-    app.get(`/${this.token}/pending`, (c) =>
-      c.json(
-        [...this.pending.values()].map((entry) => ({
-          ...displayRequest(entry.request),
-          approveAllNote: approveAllNote(entry.request) ?? null,
-          warning: warningOf(entry.request) ?? null,
-          siteGrantLines: siteGrantLines(entry.request),
-        })),
-      ),
+    const questionOf = (token: string) => {
+      const id = this.tokens.get(token);
+      return id === undefined ? undefined : this.inbox.get(id);
+    };
+    app.get('/q/:token/', (c) =>
+      questionOf(c.req.param('token')) ? c.html(approvalPageHtml) : c.text('not found', 404),
     );
-    app.post(`/${this.token}/decide`, async (c) => {
+    // The page polls this: its one question while unanswered, then nothing (the page says it was answered).
+    app.get('/q/:token/pending', (c) => {
+      const question = questionOf(c.req.param('token'));
+      if (!question) return c.text('not found', 404);
+      if (question.answer) return c.json([]);
+      const request = question.request;
+      return c.json([
+        {
+          ...displayRequest(request),
+          id: question.id,
+          approveAllNote: approveAllNote(request) ?? null,
+          warning: warningOf(request) ?? null,
+          siteGrantLines: siteGrantLines(request),
+        },
+      ]);
+    });
+    app.post('/q/:token/decide', async (c) => {
       if (!c.req.header('content-type')?.startsWith('application/json')) return c.text('JSON only', 415);
-      const body = (await c.req.json().catch(() => undefined)) as
-        | { id?: unknown; decision?: unknown }
-        | undefined;
-      const entry = typeof body?.id === 'string' ? this.pending.get(body.id) : undefined;
-      if (!entry) return c.json({ error: 'no such pending approval (already answered or expired)' }, 404);
-      const choice = toChoice(body?.decision, entry.request);
-      if (!choice)
-        return c.json(
-          {
-            error:
-              'decision must be approve, approve-all, site-grant, revoke-site-grants, reject, skip or modify',
-          },
-          400,
-        );
-      this.pending.delete(entry.request.id);
-      entry.resolve(choice);
-      return c.json({ ok: true });
+      const question = questionOf(c.req.param('token'));
+      if (!question) return c.json({ error: 'no such question (already answered or gone)' }, 404);
+      const body = (await c.req.json().catch(() => undefined)) as { decision?: unknown } | undefined;
+      const choice = choiceFrom(body?.decision, question.request);
+      if (!choice) return c.json({ error: `decision must be ${decisionNames}` }, 400);
+      const result = this.inbox.answer(question.id, choice, 'the approval page');
+      return result.ok ? c.json({ ok: true }) : c.json({ error: result.why }, 409);
     });
     return app;
-  }
-}
-
-function toChoice(raw: unknown, request: ApprovalRequest): ApprovalChoice | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const decision = raw as {
-    choice?: unknown;
-    reason?: unknown;
-    scope?: unknown;
-    args?: unknown;
-    minutes?: unknown;
-  };
-  switch (decision.choice) {
-    case 'approve':
-    case 'skip':
-      return { choice: decision.choice };
-    case 'approve-all':
-      // Never on sensitive pages: a stale or forged page cannot widen what the guard allows.
-      return request.approveAllAllowed
-        ? { choice: 'approve-all', scope: decision.scope === 'server' ? 'server' : 'tool' }
-        : { choice: 'approve' };
-    case 'site-grant':
-      // Only where one was offered; the call path checks again before granting.
-      return request.siteGrant
-        ? { choice: 'site-grant', minutes: decision.minutes === 60 ? 60 : 15 }
-        : { choice: 'approve' };
-    case 'revoke-site-grants':
-      return { choice: 'revoke-site-grants' };
-    case 'reject':
-      return typeof decision.reason === 'string' && decision.reason
-        ? { choice: 'reject', reason: decision.reason }
-        : { choice: 'reject' };
-    case 'modify':
-      return typeof decision.args === 'object' && decision.args !== null
-        ? { choice: 'modify', args: decision.args as Record<string, unknown> }
-        : undefined;
-    default:
-      return undefined;
   }
 }

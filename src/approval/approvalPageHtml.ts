@@ -1,4 +1,4 @@
-// The approval page's markup and script, served from memory: no build step, no external resources. Every
+// The approval page's markup and script (one question per page), served from memory: no build step, no external resources. Every
 // string comes from /pending already sanitised and is set with textContent, never parsed as markup; the
 // element's name sits in its own framed box so the page cannot close its quotes and write past it.
 
@@ -15,7 +15,7 @@ pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:12rem}
 button{margin-right:.5rem;padding:.4rem .9rem}
 textarea{width:100%;height:6rem;display:none}
 </style></head><body>
-<h1>tabward approvals</h1><p id="empty">Nothing waiting. This page updates by itself.</p><div id="list"></div>
+<h1>tabward approvals</h1><p id="empty">This question has been answered (or is gone). You can close this page.</p><div id="list"></div>
 <script>
 const base = location.pathname;
 const shown = new Set();
@@ -59,8 +59,8 @@ function card(r) {
   return c;
 }
 async function refresh() {
-  const res = await fetch(base + 'pending'); if (!res.ok) return;
-  const pending = await res.json();
+  const res = await fetch(base + 'pending');
+  const pending = res.ok ? await res.json() : [];
   const ids = new Set(pending.map((r) => r.id));
   for (const id of [...shown]) if (!ids.has(id)) { document.getElementById('req-' + id)?.remove(); shown.delete(id); }
   for (const r of pending) if (!shown.has(r.id)) { document.getElementById('list').append(card(r)); shown.add(r.id); }

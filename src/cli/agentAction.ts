@@ -21,10 +21,7 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
     log(`tabward agent needs a model. ${modelSetupHint}`);
     return 2;
   }
-  const browser = await assembleGuardedBrowser(
-    { ...flags, headless: !flags.headed, approvalPage: false },
-    log,
-  );
+  const browser = await assembleGuardedBrowser({ ...flags, headless: !flags.headed, consent: false }, log);
   // While the model (or the user) is busy with the first question, an isolated headless browser starts.
   if (flags.warmUp) browser.session.warmUp();
   const reader = new LineReader(process.stdin, process.stderr);

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import type { GuardedBrowserOptions } from './assemble.ts';
 import { addBrowserOptions, addWarmUpOption } from './options.ts';
 
-export interface AgentFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
+export interface AgentFlags extends Omit<GuardedBrowserOptions, 'headless' | 'consent'> {
   readonly headed?: boolean;
   readonly model?: string;
   readonly plan?: boolean;

@@ -12,8 +12,8 @@ import { saveSessionRecipe } from '../recipes/savedRecipes.ts';
 import { toolsFor } from '../tools/catalogue.ts';
 import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
+import { ConsentDesk } from './consentDesk.ts';
 import { checkAppendable, ensureHome, homeAuditPath } from './home.ts';
-import { LazyApprovalPage } from './lazyApprovalPage.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
@@ -25,8 +25,12 @@ export interface GuardedBrowserOptions extends BrowserFlags {
   readonly auditLog?: string | undefined;
   readonly policy: WritePolicy;
   readonly timeout: number;
-  /** Start the local approval page. */
-  readonly approvalPage: boolean;
+  /**
+   * The consent desk (inbox, `tabward approvals`, notification, approval page) for a front end with no terminal of
+   * its own: how long a call waits before "still waiting", whether to notify. False: none (the agent asks in its
+   * terminal).
+   */
+  readonly consent: false | { readonly waitMs: number; readonly notify: boolean };
   /** The tool categories offered (`--tools`); default core only. */
   readonly tools?: readonly ToolCategory[] | undefined;
 }
@@ -35,7 +39,7 @@ export interface GuardedBrowser {
   readonly session: BrowserSession;
   readonly network: NetworkGuard;
   readonly runner: ToolRunner;
-  readonly page: LazyApprovalPage | undefined;
+  readonly consent: ConsentDesk | undefined;
   readonly auditPath: string;
   close(): Promise<void>;
 }
@@ -60,12 +64,17 @@ export async function assembleGuardedBrowser(
     // What tabs log and request is recorded only when a tool can read it.
     ...(categories.includes('devtools') ? { devtools: true } : {}),
   });
-  // Started by the front end once it is serving (see LazyApprovalPage). Its token is a secret: nothing the
-  // agent reads may show it.
-  const page = options.approvalPage
-    ? new LazyApprovalPage(log, (port, token) => {
-        network.protectedPorts.add(port);
-        secrets.redactAlso(token);
+  // Started by the front end once it is serving (ConsentDesk.start). Its page tokens are secrets: nothing the
+  // agent reads may show one; its page's port is tabward's own, which the agent's browser never reaches.
+  const consent = options.consent
+    ? new ConsentDesk({
+        home: ensureHome(log),
+        waitMs: options.consent.waitMs,
+        maxWaitMs: options.consent.waitMs,
+        notify: options.consent.notify,
+        secret: (token) => secrets.redactAlso(token),
+        ownPort: (port) => network.protectedPorts.add(port),
+        log,
       })
     : undefined;
   // Refuse to start rather than fail every tool call later on an audit log that cannot be written.
@@ -83,16 +92,30 @@ export async function assembleGuardedBrowser(
     },
     network,
     rules,
-    approver: page ?? noApprover,
+    approver: consent?.approver() ?? noApprover,
     audit: new AuditLog(auditPath),
     policy: options.policy,
     autoSwitch: options.mode === 'auto',
   });
+  // What the inbox itself decides (an answer ignored because its call is gone, a question expired) is audited.
+  if (consent)
+    consent.record = (line) =>
+      runner.path.recordEvent({
+        tool: '(approval)',
+        kind: 'approval',
+        frontEnd: 'human',
+        args: {},
+        mode: session.mode,
+        decision: 'block',
+        reason: line,
+        outcome: 'blocked',
+        durationMs: 0,
+      });
   return {
     session,
     network,
     runner,
-    page,
+    consent,
     auditPath,
     close: async () => {
       // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
@@ -100,7 +123,7 @@ export async function assembleGuardedBrowser(
       await closeBrowserSession(session, log);
       // Calls the closing browser ended have recorded their end; any other still running is ended on the record.
       await runner.path.settle(2_000, 'tabward shut down before the call ended');
-      await boundedStep('stopping the approval page', page?.stop() ?? Promise.resolve(), log);
+      await boundedStep('stopping the approval inbox', consent?.stop() ?? Promise.resolve(), log);
     },
   };
 }

@@ -3,6 +3,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { agentCommand } from './agentCommand.ts';
+import { approvalsCommand } from './approvalsCommand.ts';
 import { auditCommand } from './auditCommand.ts';
 import { cacheCompiledCode } from './compileCache.ts';
 import { demoCommand } from './demoCommand.ts';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .addCommand(runCommand())
     .addCommand(serveCommand())
     .addCommand(demoCommand())
+    .addCommand(approvalsCommand())
     .addCommand(relayCommand())
     .addCommand(rulesCommand())
     .addCommand(auditCommand())

@@ -3,11 +3,17 @@
 import { Command, Option } from 'commander';
 import type { ApprovalMode } from '../mcp/mcpServer.ts';
 import type { GuardedBrowserOptions } from './assemble.ts';
-import { addBrowserOptions, addWarmUpOption, portOption } from './options.ts';
+import { addBrowserOptions, addWarmUpOption, portOption, secondsOption } from './options.ts';
 
-export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'approvalPage'> {
+export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'consent'> {
   readonly headed?: boolean;
   readonly approval: ApprovalMode;
+  /** Seconds a call waits for the human before it answers "still waiting" (--approval-wait). */
+  readonly approvalWait: number;
+  /** Milliseconds under which an elicitation decline/cancel is no human's (--approval-human-ms). */
+  readonly approvalHumanMs: number;
+  /** False with --no-notify. */
+  readonly notify: boolean;
   readonly http?: number;
   /** False with --no-warm-up: the browser starts on the first call that needs it. */
   readonly warmUp: boolean;
@@ -21,11 +27,27 @@ export function mcpCommand(): Command {
     .addOption(
       new Option(
         '--approval <how>',
-        'auto (MCP elicitation if the client supports it, else the local page) | elicit | page | deny',
+        'auto (MCP elicitation where the client offers it, and always `tabward approvals` + a notification) | ' +
+          'elicit (refuse when the client cannot elicit) | inbox (never elicitation) | deny',
       )
-        .choices(['auto', 'elicit', 'page', 'deny'])
+        .choices(['auto', 'elicit', 'inbox', 'page', 'deny'])
         .default('auto'),
     )
+    .option(
+      '--approval-wait <seconds>',
+      'how long a call waits for the human before it returns "still waiting" (the same call again joins the ' +
+        "question); keep it under your client's tool timeout (60 s in most)",
+      secondsOption('--approval-wait'),
+      50,
+    )
+    .option(
+      '--approval-human-ms <ms>',
+      'an elicitation decline or cancel quicker than this is a headless client answering for nobody: the ' +
+        'question goes on in `tabward approvals`',
+      secondsOption('--approval-human-ms', 0, 60_000),
+      1_000,
+    )
+    .option('--no-notify', 'no desktop notification (notify-send / osascript) when a question opens')
     .option(
       '--http <port>',
       'serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port)',

@@ -29,6 +29,16 @@ export function portOption(flag: string) {
 
 export const portNumber = portOption('--port');
 
+/** A whole number from `min` to `max` (seconds, or ms where the flag says so). */
+export function secondsOption(flag: string, min = 1, max = 3_600) {
+  return (value: string): number => {
+    const parsed = Number.parseInt(value, 10);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max || String(parsed) !== value.trim())
+      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
+    return parsed;
+  };
+}
+
 /** `--tools core,devtools`: the tool categories to offer; core is always on. */
 export function toolCategoryList(value: string): ToolCategory[] {
   const names = value

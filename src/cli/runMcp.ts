@@ -18,7 +18,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     {
       ...flags,
       headless: !flags.headed,
-      approvalPage: flags.approval === 'auto' || flags.approval === 'page',
+      consent:
+        flags.approval === 'deny' ? false : { waitMs: flags.approvalWait * 1000, notify: flags.notify },
     },
     log,
   );
@@ -35,9 +36,9 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     if (!(flags.warmUp && browser.session.warmUp())) preloadBrowserLibrary();
     setImmediate(
       () =>
-        void browser.page
+        void browser.consent
           ?.start()
-          .catch((error: unknown) => log(`tabward: approval page failed: ${String(error)}`)),
+          .catch((error: unknown) => log(`tabward: the approval inbox could not start: ${String(error)}`)),
     );
   };
   const makeServer = () =>
@@ -45,7 +46,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
       onToolsListed: warmUp,
       runner: browser.runner,
       approval: flags.approval,
-      ...(browser.page ? { page: browser.page } : {}),
+      ...(browser.consent ? { consent: browser.consent } : {}),
+      consentTiming: { humanMs: flags.approvalHumanMs, elicitMs: 5 * 60_000 },
       version,
     });
   // A bug must not take the agent's browser down with it: say so, and keep serving.

@@ -133,3 +133,22 @@ export function siteGrantLines(request: ApprovalRequest): string[] {
   if (siteGrantsInForce.length > 0) lines.push(`Site grants in force: ${siteGrantsInForce.join('; ')}`);
   return lines;
 }
+
+/**
+ * The question in the words every channel uses (elicitation, `tabward approvals`, the notification, the page's
+ * title): what, where it sends, why asked, with which arguments, and what approving more would allow.
+ */
+export function questionLines(request: ApprovalRequest): string[] {
+  const shown = displayRequest(request);
+  const warning = warningOf(request);
+  const note = approveAllNote(request);
+  return [
+    `tabward: ${shown.tool}${elementPhrase(request)}${warning ? ` — ${warning}` : ''}`,
+    `Page: ${shown.url || '(none)'}`,
+    ...whereLines(request),
+    `Why asked: ${shown.reason} (rule ${shown.rule})`,
+    `Arguments: ${argsLine(request)}`,
+    ...(note ? [note] : []),
+    ...siteGrantLines(request),
+  ];
+}

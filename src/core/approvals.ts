@@ -30,7 +30,7 @@ export interface ApprovalRequest {
   readonly siteGrantsInForce?: readonly string[];
 }
 
-export type ApprovalChoice =
+export type ApprovalChoice = (
   | { readonly choice: 'approve' }
   | { readonly choice: 'approve-all'; readonly scope: 'tool' | 'server' }
   | { readonly choice: 'reject'; readonly reason?: string }
@@ -39,13 +39,31 @@ export type ApprovalChoice =
   /** Approve, and allow this tool on the request's origin unasked for that long (only where siteGrant is offered). */
   | { readonly choice: 'site-grant'; readonly minutes: 15 | 60 }
   /** Revoke every site grant and reject this call. */
-  | { readonly choice: 'revoke-site-grants' };
+  | { readonly choice: 'revoke-site-grants' }
+  /**
+   * Nobody has answered yet and the call should not outlive its client's patience: the call ends saying so, the
+   * question stays open, and the same call made again joins it (docs/architecture.md "Consent"). Only given to an
+   * asker that allows it (AskOptions.mayPend).
+   */
+  | { readonly choice: 'pending'; readonly question: string; readonly where: string; readonly note?: string }
+) & {
+  /** The channel that carried the human's answer ("elicitation", "tabward approvals"), when not the approver's name. */
+  readonly by?: string;
+};
+
+export interface AskOptions {
+  /**
+   * The caller can end its call with "still waiting" and be called again (an MCP tool call, asking before it acts).
+   * Without it (a request held mid-action, a terminal) the approver waits for an answer or its own deadline.
+   */
+  readonly mayPend?: boolean;
+}
 
 export interface Approver {
   /** Shown in the audit log and in browser_status: "elicitation", "page http://127.0.0.1:PORT/...", ... */
   readonly name: string;
   /** `signal` aborts when the call that asks is cancelled or its client goes away: the question is withdrawn. */
-  ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice>;
+  ask(request: ApprovalRequest, signal?: AbortSignal, options?: AskOptions): Promise<ApprovalChoice>;
 }
 
 /** Fail closed when no human can be reached, and say how to reach one. */
@@ -54,7 +72,7 @@ export const noApprover: Approver = {
   ask: async () => ({
     choice: 'reject',
     reason:
-      'No human approver is reachable. Run tabward mcp with --approval page (a local approval page) or use an MCP ' +
-      'client that supports elicitation, then try again.',
+      'No human approver is reachable. Run tabward mcp with --approval auto or inbox (questions reach `tabward ' +
+      'approvals` and a notification) or use an MCP client that supports elicitation, then try again.',
   }),
 };

@@ -25,7 +25,8 @@ export interface AuditEntry {
   readonly reason?: string;
   readonly approver?: string;
   readonly choice?: string;
-  readonly outcome: 'ok' | 'error' | 'rejected' | 'skipped' | 'blocked';
+  /** pending: the call ended while its question waits for the human (the same call made again joins it). */
+  readonly outcome: 'ok' | 'error' | 'rejected' | 'skipped' | 'blocked' | 'pending';
   readonly error?: string;
   /** Requests the network backstop stopped while the call ran. */
   readonly blocked?: readonly string[];

@@ -189,7 +189,13 @@ export class CallPath {
       const failure = asTabwardError(error);
       const redact = this.options.redactor();
       const outcome =
-        failure.code === 'blocked' ? 'blocked' : failure.code === 'rejected' ? 'rejected' : 'error';
+        failure.code === 'blocked'
+          ? 'blocked'
+          : failure.code === 'rejected'
+            ? 'rejected'
+            : failure.code === 'pending_approval'
+              ? 'pending'
+              : 'error';
       this.record(trail, {
         outcome,
         error: redact.text(failure.describe()),
@@ -287,8 +293,15 @@ export class CallPath {
           'rejected',
           'The call was cancelled while waiting for approval; nothing was done.',
         );
-      trail.approver = caller.approver.name;
+      // The audit names the channel that answered (elicitation, tabward approvals, the page), not just the desk.
+      trail.approver = choice.by ?? caller.approver.name;
       trail.choice = choice.choice;
+      if (choice.choice === 'pending')
+        throw new TabwardError(
+          'pending_approval',
+          `Waiting for the human's approval of ${action.name} (question ${choice.question}, ${choice.where}); nothing was done yet.${choice.note ? ` ${choice.note}` : ''}`,
+          'Call the same tool again with the same arguments to wait on that question (it is never asked twice).',
+        );
       if (choice.choice === 'reject') {
         throw new TabwardError(
           'rejected',
@@ -540,7 +553,8 @@ export class CallPath {
         }),
         caller.signal,
       );
-      return caller.signal.aborted ? 'reject' : choice.choice;
+      // A held request cannot wait past its action: no answer yet is a no.
+      return caller.signal.aborted || choice.choice === 'pending' ? 'reject' : choice.choice;
     } catch {
       return 'reject';
     }
@@ -575,6 +589,7 @@ export class CallPath {
         ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
       }),
       caller.signal,
+      { mayPend: true },
     );
   }
 

@@ -5,6 +5,8 @@ export const errorCodes = [
   'bad_input',
   'blocked',
   'rejected',
+  // A human is asked and has not answered yet: the same call made again waits on the same question.
+  'pending_approval',
   'timeout',
   'page_closed',
   'page_crashed',

@@ -3,7 +3,7 @@
 // timeout on progress (the SDK's resetTimeoutOnProgress) then keep waiting instead of giving up at 60 s.
 
 import { elementPhrase } from '../core/approvalDisplay.ts';
-import type { ApprovalChoice, ApprovalRequest, Approver } from '../core/approvals.ts';
+import type { ApprovalChoice, ApprovalRequest, Approver, AskOptions } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
 
 export const defaultProgressIntervalMs = 5_000;
@@ -24,7 +24,7 @@ export function withProgress(approver: Approver, options: ProgressOptions): Appr
     get name() {
       return approver.name;
     },
-    ask: (request, signal) => askWithProgress(approver, request, signal, options),
+    ask: (request, signal, ask) => askWithProgress(approver, request, signal, options, ask),
   };
 }
 
@@ -33,6 +33,7 @@ async function askWithProgress(
   request: ApprovalRequest,
   signal: AbortSignal | undefined,
   options: ProgressOptions,
+  ask: AskOptions | undefined,
 ): Promise<ApprovalChoice> {
   const started = Date.now();
   const what = `${forDisplay(request.tool)}${elementPhrase(request)}`;
@@ -46,7 +47,7 @@ async function askWithProgress(
   report();
   const timer = setInterval(report, options.intervalMs ?? defaultProgressIntervalMs);
   try {
-    return await approver.ask(request, signal);
+    return await approver.ask(request, signal, ask);
   } finally {
     clearInterval(timer);
   }

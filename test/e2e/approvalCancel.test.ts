@@ -1,20 +1,16 @@
-// A question does not outlive its call (issue 10, class 11), against a real `tabward mcp --approval page` over
-// stdio: a call cancelled by its client, or timed out by it, takes its question off the approval page, a late
-// "approve" gets 404 and the fixture server sees no write; while a question waits, a client that asked for
-// progress hears where the human is being asked.
+// A question does not outlive its call (issue 10, class 11), against a real `tabward mcp --approval inbox` over
+// stdio: a call cancelled by its client, or timed out by it, takes its question out of `tabward approvals`, a
+// late "approve" is refused (404) and audited, and the fixture server sees no write; while a question waits, a
+// client that asked for progress hears where the human is being asked.
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { type InboxHuman, inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 import { waitFor, within } from '../helpers/waitFor.ts';
-
-interface Pending {
-  readonly id: string;
-  readonly tool: string;
-}
 
 const vault =
   '<title>Vault settings</title><form method="post" action="/settings/vault"><button>Delete vault</button></form>';
@@ -22,21 +18,11 @@ const vault =
 describe('a question does not outlive its call', () => {
   let site: Fixture;
   let mcp: McpUnderTest;
-  let pageUrl = '';
   let deleteRef = '';
-
-  const pending = async (): Promise<Pending[]> =>
-    (await fetch(`${pageUrl}pending`)).json() as Promise<Pending[]>;
-  const decide = (id: string, choice: string) =>
-    fetch(`${pageUrl}decide`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id, decision: { choice } }),
-    });
-  const question = (tool: string) =>
-    waitFor(`a ${tool} question on the approval page`, async () =>
-      (await pending()).find((entry) => entry.tool === tool),
-    );
+  let human: InboxHuman;
+  const pending = () => human.questions();
+  const decide = (id: string, choice: string) => human.answer(id, choice);
+  const question = (tool: string) => human.question(tool);
   /** The audit record of the n-th click, once the call has really ended inside tabward. */
   const clickRecord = (n: number) =>
     waitFor(`audit record of click #${n}`, () => {
@@ -57,13 +43,10 @@ describe('a question does not outlive its call', () => {
       },
       { tls: true },
     );
-    mcp = await startMcp({ args: ['--mode', 'isolated', '--approval', 'page'], elicitation: false });
-    pageUrl = await waitFor(
-      'the approval page address on stderr',
-      () => /approval page at (\S+)/.exec(mcp.stderr())?.[1],
-    );
+    mcp = await startMcp({ args: ['--mode', 'isolated', '--approval', 'inbox'], elicitation: false });
+    human = inboxOf(mcp.home);
     const opening = mcp.call('new_page', { url: site.url('github.com', '/settings/vault') });
-    assert.equal((await decide((await question('new_page')).id, 'approve')).status, 200);
+    assert.equal(await decide((await question('new_page')).id, 'approve'), 200);
     const opened = await opening;
     assert.ok(!opened.isError, opened.text);
     deleteRef = refOf((await mcp.call('take_snapshot')).text, 'Delete vault');
@@ -86,7 +69,21 @@ describe('a question does not outlive its call', () => {
       async () => !(await pending()).some((entry) => entry.id === asked.id),
       { timeoutMs: 10_000 },
     );
-    assert.equal((await decide(asked.id, 'approve')).status, 404, 'a withdrawn question cannot be approved');
+    assert.equal(await decide(asked.id, 'approve'), 404, 'a withdrawn question cannot be approved');
+    const ignored = await waitFor('the ignored answer in the audit log', () =>
+      readFileSync(mcp.auditPath, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { tool: string; outcome: string; reason?: string })
+        .find((entry) => entry.tool === '(approval)'),
+    );
+    assert.equal(ignored.outcome, 'blocked');
+    assert.match(
+      ignored.reason ?? '',
+      new RegExp(
+        `answer \\(approve\\) through tabward approvals to question ${asked.id} was ignored: its call was cancelled`,
+      ),
+    );
     const record = await clickRecord(1);
     assert.equal(record.outcome, 'rejected');
     assert.match(record.error ?? '', /cancelled/);
@@ -104,7 +101,7 @@ describe('a question does not outlive its call', () => {
       async () => !(await pending()).some((entry) => entry.id === asked.id),
       { timeoutMs: 10_000 },
     );
-    assert.equal((await decide(asked.id, 'approve')).status, 404);
+    assert.equal(await decide(asked.id, 'approve'), 404);
     assert.equal((await clickRecord(2)).outcome, 'rejected');
     assert.deepEqual(site.writes(), []);
   });
@@ -120,12 +117,13 @@ describe('a question does not outlive its call', () => {
     await waitFor('two progress notifications', () => heard.length >= 2, { timeoutMs: 20_000 });
     assert.match(
       heard[0]?.message ?? '',
-      /^waiting for the human to approve click on button "Delete vault" \(on the approval page/,
+      /^waiting for the human to approve click on button "Delete vault" \(in `tabward approvals`/,
     );
     assert.ok((heard[1]?.progress ?? 0) > (heard[0]?.progress ?? 0), 'progress increases');
-    const token = new URL(pageUrl).pathname.split('/')[1] ?? '';
+    const token = new URL(asked.pageUrl ?? '').pathname.split('/')[2] ?? '';
     assert.ok(token && !JSON.stringify(heard).includes(token), 'the approval token never reaches the agent');
-    assert.equal((await decide(asked.id, 'reject')).status, 200);
+    assert.ok(!mcp.stderr().includes(token), 'nor stderr');
+    assert.equal(await decide(asked.id, 'reject'), 200);
     const result = await within('the rejected call to return', clicking);
     assert.equal(result.isError, true);
     assert.deepEqual(site.writes(), []);

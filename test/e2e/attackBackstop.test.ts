@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -127,11 +128,7 @@ describe('the backstop holds where the first one did not', () => {
   });
 
   test("a redirect to tabward's own approval page is stopped", async () => {
-    const pageUrl = await waitFor(
-      'the approval page',
-      () => /approval page at (\S+)/.exec(mcp.stderr())?.[1],
-    );
-    const port = new URL(pageUrl).port;
+    const port = await inboxOf(mcp.home).pagePort();
     await mcp.call('navigate_page', { url: blog.url('blog.example', '/post') });
     for (const host of ['127.0.0.1', 'localhost', '127.0.0.2', '[::1]']) {
       const hop = blog.url(

@@ -49,9 +49,9 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generate } from 'selfsigned';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
-import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_reviewToken4242';
 
@@ -271,11 +271,8 @@ describe('writes into sensitive pages (isolated)', () => {
   });
 
   test("the agent's browser reaches tabward's own approval page at xn--a.localhost:PORT", async () => {
-    const pageUrl = await waitFor(
-      'the approval page address',
-      () => /approval page at (\S+)/.exec(mcp.stderr())?.[1],
-    );
-    const { port, pathname } = new URL(pageUrl);
+    const port = await inboxOf(mcp.home).pagePort();
+    const pathname = `/q/${'A'.repeat(32)}/`;
     const seen: string[] = [];
     for (const host of ['127.0.0.1', 'xn--a.localhost']) {
       await mcp.call('navigate_page', { url: blog.url('blog.example', '/plain') });

@@ -234,7 +234,7 @@ describe('who is asked', { timeout: 120_000 }, () => {
 
   test('nobody to ask: a client without elicitation, --approval elicit without it, --approval deny', async () => {
     const cases = [
-      { options: { elicitation: false }, says: /No human approver is reachable.*--approval page/ },
+      { options: { elicitation: false }, says: /No human approver is reachable.*--approval auto or inbox/ },
       { options: { elicitation: false, approval: 'elicit' }, says: /does not support elicitation/ },
       { options: { approval: 'deny' }, says: /No human approver is reachable/ },
     ] as const;

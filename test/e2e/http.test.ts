@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { type InboxHuman, inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { binPath, refOf } from '../helpers/mcpClient.ts';
 import { runCli } from '../helpers/runCli.ts';
@@ -35,6 +36,7 @@ describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
   let token = '';
   let home = '';
   let stderr = '';
+  let human: InboxHuman;
 
   before(async () => {
     site = await startFixture(
@@ -70,13 +72,14 @@ describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
     });
     await waitFor('the start-up lines', () => {
       mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(stderr)?.[1] ?? '';
-      pageUrl = /approval page at (\S+)/.exec(stderr)?.[1] ?? '';
       token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(stderr)?.[1] ?? '';
       if (server.exitCode !== null) throw new Error(`tabward exited ${server.exitCode}`);
-      return Boolean(mcpUrl && pageUrl && token);
+      return Boolean(mcpUrl && token);
     }).catch((error: unknown) => {
       throw new Error(`${String(error)}\nstderr: ${stderr}`);
     });
+    human = inboxOf(home);
+    pageUrl = `http://127.0.0.1:${await human.pagePort()}/`;
   });
   after(async () => {
     server?.kill('SIGTERM');
@@ -96,16 +99,19 @@ describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
     (('content' in result ? result.content : []) as { text?: string }[])
       .map((part) => part.text ?? '')
       .join('\n');
-  const pending = async (): Promise<Pending[]> =>
-    (await fetch(`${pageUrl}pending`)).json() as Promise<Pending[]>;
-  const decide = (id: string, decision: object) =>
-    fetch(`${pageUrl}decide`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id, decision }),
-    });
-  const waitForPending = async (): Promise<Pending> =>
-    waitFor('an approval request on the page', async () => (await pending())[0]);
+  /** The open question, as `tabward approvals` lists it, with what its page shows. */
+  const waitForPending = async (): Promise<Pending & { pageUrl: string }> => {
+    const question = await waitFor(
+      'a question in tabward approvals',
+      async () => (await human.questions())[0],
+    );
+    const [shown] = (await (await fetch(`${question.pageUrl}pending`)).json()) as Pending[];
+    assert.ok(shown, 'its page shows it');
+    return { ...shown, id: question.id, pageUrl: question.pageUrl ?? '' };
+  };
+  const decide = async (id: string, decision: Record<string, unknown>) => ({
+    status: await human.answer(id, decision),
+  });
 
   test('a sensitive write waits on the approval page, shows the element, and runs once approved', async () => {
     const client = await connect();
@@ -138,15 +144,22 @@ describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
         /approve-all grants: none/,
         'approve-all on a sensitive page was downgraded to one approval',
       );
-      assert.match(status, /approver: .*page/);
+      assert.match(status, /approver: the inbox/);
     } finally {
       await client.close();
     }
   });
 
   test('the approval page checks its token and Host header; the MCP endpoint checks Host', async () => {
-    const base = new URL(pageUrl);
-    assert.equal((await fetch(`http://127.0.0.1:${base.port}/wrong-token/pending`)).status, 404);
+    const client = await connect();
+    const opening = client.callTool({
+      name: 'new_page',
+      arguments: { url: site.url('github.com', '/settings/keys') },
+    });
+    const asked = await waitForPending();
+    const questionUrl = asked.pageUrl;
+    const base = new URL(questionUrl);
+    assert.equal((await fetch(`http://127.0.0.1:${base.port}/q/wrong-token/pending`)).status, 404);
     const rawStatus = (url: URL, host: string) =>
       new Promise<number>((resolve, reject) => {
         const req = request(
@@ -159,13 +172,17 @@ describe('Streamable HTTP and the approval page', { timeout: 180_000 }, () => {
         req.on('error', reject);
         req.end();
       });
-    assert.equal(await rawStatus(new URL(`${pageUrl}pending`), 'evil.example'), 403);
+    assert.equal(await rawStatus(new URL(`${questionUrl}pending`), 'evil.example'), 403);
     assert.equal(await rawStatus(new URL(mcpUrl), `evil.example:${new URL(mcpUrl).port}`), 403);
-    const page = await fetch(pageUrl);
+    const page = await fetch(questionUrl);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /tabward approvals/);
-    const wrongType = await fetch(`${pageUrl}decide`, { method: 'POST', body: '{}' });
+    const wrongType = await fetch(`${questionUrl}decide`, { method: 'POST', body: '{}' });
     assert.equal(wrongType.status, 415, 'only JSON posts, so a cross-site form cannot answer');
+    assert.equal((await decide(asked.id, { choice: 'reject' })).status, 200);
+    assert.ok((await opening).isError);
+    assert.ok(!stderr.includes(base.pathname), "the question's address is not on stderr");
+    await client.close();
   });
 
   test('the token is made once, kept 0600, and shown with the line that adds tabward to a client', () => {

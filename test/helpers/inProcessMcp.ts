@@ -84,7 +84,7 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       auditLog: join(home, 'audit.jsonl'),
       policy: 'default',
       timeout: options.timeoutMs ?? 15_000,
-      approvalPage: false,
+      consent: false,
       headless: true,
       chromeArg: testChromeArgs,
       attachTimeout: 10_000,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { ScriptedHuman } from '../../src/demo/scriptedHuman.ts';
 import { testChromeArgs } from './fixtureServer.ts';
 
@@ -31,10 +32,23 @@ export interface McpUnderTest {
 
 export interface StartOptions {
   readonly args?: readonly string[];
-  /** Declare elicitation so the scripted human is asked (default true). */
-  readonly elicitation?: boolean;
+  /**
+   * Declare elicitation so the scripted human is asked (default true); or the capability to declare and the
+   * handler that answers in its place.
+   */
+  readonly elicitation?:
+    | boolean
+    | { readonly capability: Record<string, object>; readonly answer: ElicitAnswer };
   readonly env?: Record<string, string>;
+  /** Leave the desktop notification on (default off: no pop-ups on a developer's screen). */
+  readonly notify?: boolean;
 }
+
+export type ElicitAnswer = (params: {
+  message: string;
+  mode?: string;
+  url?: string;
+}) => Promise<ElicitResult>;
 
 export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest> {
   const home = mkdtempSync(join(tmpdir(), 'tabward-home-'));
@@ -45,6 +59,11 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
     '--audit-log',
     auditPath,
     ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+    // The scripted human answers at once, a decline included: here that is a human's answer. No desktop
+    // notification pops up on a developer's screen. A test's own args come after and win.
+    '--approval-human-ms',
+    '0',
+    ...(options.notify ? [] : ['--no-notify']),
     ...(options.args ?? []),
   ];
   const transport = new StdioClientTransport({
@@ -57,13 +76,20 @@ export async function startMcp(options: StartOptions = {}): Promise<McpUnderTest
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
+  const custom = typeof options.elicitation === 'object' ? options.elicitation : undefined;
   const client = new Client(
     { name: 'tabward-test', version: '1' },
-    { capabilities: options.elicitation === false ? {} : { elicitation: {} } },
+    {
+      capabilities: options.elicitation === false ? {} : { elicitation: custom ? custom.capability : {} },
+    },
   );
   const human = new ScriptedHuman();
   // The SDK refuses an elicitation handler on a client that does not declare the capability.
-  if (options.elicitation !== false) human.attach(client);
+  if (custom)
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      custom.answer(request.params as { message: string; mode?: string; url?: string }),
+    );
+  else if (options.elicitation !== false) human.attach(client);
   await client.connect(transport);
   return {
     client,

@@ -1,0 +1,171 @@
+// `tabward approvals`: the open questions of every tabward of this home (docs/architecture.md "Consent"), read
+// and answered over each process's Unix socket in the home's run/ folder. The same question text as every
+// channel; live with --watch.
+
+import { Command, Option } from 'commander';
+import { listInboxSockets, type QuestionView, socketRequest } from '../approval/inboxSocket.ts';
+import { TabwardError } from '../core/errors.ts';
+import { tabwardHome } from './config.ts';
+
+interface Listed {
+  readonly questions: QuestionView[];
+  /** Processes whose socket did not answer, in words. */
+  readonly unreachable: string[];
+  readonly processes: number;
+}
+
+async function listAll(home: string): Promise<Listed> {
+  const sockets = listInboxSockets(home);
+  const questions: QuestionView[] = [];
+  const unreachable: string[] = [];
+  await Promise.all(
+    sockets.map(async (socket) => {
+      try {
+        const reply = await socketRequest(socket.path, 'GET', '/questions');
+        if (Array.isArray(reply.body)) questions.push(...(reply.body as QuestionView[]));
+      } catch (error) {
+        unreachable.push(
+          `process ${socket.process}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }),
+  );
+  questions.sort((a, b) => a.askedAt.localeCompare(b.askedAt));
+  return { questions, unreachable, processes: sockets.length };
+}
+
+/** `7` or `12345:7` (the process, when several tabwards have a question 7). */
+function resolve(id: string, questions: QuestionView[]): QuestionView {
+  const match = /^(?:(\d+):)?(\d+)$/.exec(id.trim());
+  if (!match)
+    throw new TabwardError(
+      'bad_input',
+      `"${id}" is not a question id.`,
+      'Ids look like 7, or 12345:7; run tabward approvals to list them.',
+    );
+  const [, pid, n] = match;
+  const found = questions.filter((q) => q.id === n && (pid === undefined || String(q.process) === pid));
+  if (found.length === 1) return found[0] as QuestionView;
+  if (found.length === 0)
+    throw new TabwardError(
+      'not_found',
+      `No open question ${id} (answered already, withdrawn or expired).`,
+      'Run tabward approvals to list the open ones.',
+    );
+  throw new TabwardError(
+    'bad_input',
+    `Question ${n} is open in ${found.length} tabward processes (${found.map((q) => q.process).join(', ')}).`,
+    `Say which, as ${found[0]?.process}:${n}.`,
+  );
+}
+
+async function answer(id: string, decision: Record<string, unknown>): Promise<void> {
+  const home = tabwardHome();
+  const { questions } = await listAll(home);
+  const question = resolve(id, questions);
+  const socket = listInboxSockets(home).find((s) => s.process === question.process);
+  if (!socket) throw new TabwardError('not_found', `tabward process ${question.process} has ended.`);
+  const reply = await socketRequest(socket.path, 'POST', '/answer', { id: question.id, decision });
+  const error = (reply.body as { error?: string } | undefined)?.error;
+  if (reply.status !== 200)
+    throw new TabwardError(
+      reply.status === 400 ? 'bad_input' : 'not_found',
+      error ?? `answer refused (${reply.status})`,
+    );
+  process.stdout.write(
+    `question ${id}: ${String(decision.choice)} sent (${question.tool} on ${question.page || 'the browser'})\n`,
+  );
+}
+
+function printQuestion(question: QuestionView, qualified: boolean): void {
+  const id = qualified ? `${question.process}:${question.id}` : question.id;
+  const offers = question.offers.length ? ` (also: ${question.offers.join(', ')})` : '';
+  process.stdout.write(
+    [
+      `[${id}]${question.sensitive ? ' SENSITIVE' : ''} asked ${question.askedAt}`,
+      ...question.question.split('\n').map((line) => `  ${line}`),
+      `  answer: tabward approvals approve ${id} | reject ${id} --reason "…" | skip ${id}${offers}`,
+      ...(question.pageUrl ? [`  or open: ${question.pageUrl}`] : []),
+      '',
+    ].join('\n'),
+  );
+}
+
+async function list(flags: { json?: boolean; watch?: boolean }): Promise<void> {
+  const home = tabwardHome();
+  const shown = new Set<string>();
+  for (;;) {
+    const listed = await listAll(home);
+    const qualified = new Set(listed.questions.map((q) => q.process)).size > 1;
+    if (flags.json && !flags.watch) {
+      process.stdout.write(`${JSON.stringify(listed.questions, null, 2)}\n`);
+      return;
+    }
+    if (!flags.watch) {
+      for (const line of listed.unreachable) process.stderr.write(`tabward: ${line}\n`);
+      if (listed.questions.length === 0)
+        process.stdout.write(
+          `No open questions (${listed.processes} tabward process${listed.processes === 1 ? '' : 'es'} running with home ${home}).\n`,
+        );
+      for (const question of listed.questions) printQuestion(question, qualified);
+      return;
+    }
+    // --watch: each question once as it opens, a line when it closes; --json prints one object per line.
+    const now = new Set(listed.questions.map((q) => `${q.process}:${q.id}`));
+    for (const question of listed.questions) {
+      const key = `${question.process}:${question.id}`;
+      if (shown.has(key)) continue;
+      shown.add(key);
+      if (flags.json) process.stdout.write(`${JSON.stringify(question)}\n`);
+      else printQuestion(question, qualified);
+    }
+    for (const key of [...shown])
+      if (!now.has(key)) {
+        shown.delete(key);
+        if (!flags.json) process.stdout.write(`[${key}] closed (answered, withdrawn or expired)\n`);
+      }
+    await new Promise((done) => setTimeout(done, 1_000));
+  }
+}
+
+export function approvalsCommand(): Command {
+  const command = new Command('approvals')
+    .description(
+      'List and answer the questions the running tabwards of this home wait on (the same text every channel shows).',
+    )
+    .option('--json', 'print the open questions as a JSON array (with --watch: one object per line)')
+    .option('--watch', 'keep listing: each question as it opens, a line as it closes (Ctrl-C to stop)')
+    .action(list);
+  command
+    .command('approve <id>')
+    .description('approve question ID (as listed: 7, or 12345:7)')
+    .addOption(
+      new Option(
+        '--site-grant <minutes>',
+        'also allow this tool on this site unasked, where the question offers it',
+      ).choices(['15', '60']),
+    )
+    .option('--all', 'also approve this tool from now on, where the question offers it')
+    .action((id: string, flags: { siteGrant?: string; all?: boolean }) =>
+      answer(
+        id,
+        flags.siteGrant
+          ? { choice: 'site-grant', minutes: Number(flags.siteGrant) }
+          : flags.all
+            ? { choice: 'approve-all', scope: 'tool' }
+            : { choice: 'approve' },
+      ),
+    );
+  command
+    .command('reject <id>')
+    .description('reject question ID; the agent is told the reason')
+    .option('--reason <text>', 'why, for the agent')
+    .action((id: string, flags: { reason?: string }) =>
+      answer(id, { choice: 'reject', ...(flags.reason ? { reason: flags.reason } : {}) }),
+    );
+  command
+    .command('skip <id>')
+    .description('skip question ID: the action is not done, the agent goes on')
+    .action((id: string) => answer(id, { choice: 'skip' }));
+  return command;
+}
