@@ -195,7 +195,7 @@ export function revokeBrowser(id: string, flags: StoreFlags): void {
   // A running relay reads the revocation from the same file: the browser's socket closes the next time it
   // speaks (it pings every 20 s) or a call would go to it, and its tickets are refused at once.
   process.stdout.write(
-    `Revoked ${id}: its credential gets no more tickets and a running relay drops its socket (within 20 s).\n`,
+    `Revoked ${id}: its credential gets no more tickets and a running relay drops its socket (within 5 s).\n`,
   );
 }
 

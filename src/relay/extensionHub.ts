@@ -35,6 +35,8 @@ interface Connection {
 }
 
 const heartbeatMs = 30_000;
+/** How soon a running relay drops the socket of a browser revoked from another process. */
+const revocationSweepMs = 5_000;
 /** How long a connected browser has to answer a ping when a second socket claims to be it. */
 const claimProbeMs = 3000;
 /** How long a located document is reused for read-only calls (any site report from the browser forgets it). */
@@ -86,13 +88,18 @@ export class ExtensionHub {
   /** The browser each task was routed to: an approval given in one popup never runs a call in another browser. */
   private readonly routed = new Map<string, Connection>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly revocationSweep: ReturnType<typeof setInterval>;
   private stopping: string | undefined;
   private readonly activity = new Map<string, ActivityEntry[]>();
   private activityTimer: ReturnType<typeof setTimeout> | undefined;
   /** Browsers whose second socket is being weighed: a third one meanwhile is refused. */
   private readonly admitting = new Set<string>();
-  /** Told about every answer for a task nobody waits for (the relay logs it). */
-  onLateAnswer: (answer: LateAnswer, from: ExtensionRecord) => void = () => undefined;
+  /**
+   * Told about every answer nobody waits for from this browser (the relay logs and audits it): `waitedOn` names
+   * the browser the relay does wait on for it, when another one does (then the answer is a forgery, not late).
+   */
+  onLateAnswer: (answer: LateAnswer, from: ExtensionRecord, waitedOn?: ExtensionRecord) => void = () =>
+    undefined;
   /** Told when a socket is refused or closed for its pairing (the relay logs and audits it). */
   onPairingEvent: (extension: ExtensionRecord, what: string) => void = () => undefined;
 
@@ -109,9 +116,25 @@ export class ExtensionHub {
       }
     }, heartbeatMs);
     this.heartbeat.unref();
+    // A browser revoked by another process (the CLI) whose socket never speaks is found out here, not only
+    // when a call is routed to it or it speaks.
+    this.revocationSweep = setInterval(() => {
+      for (const connection of [...this.connections]) this.stillPaired(connection);
+    }, revocationSweepMs);
+    this.revocationSweep.unref();
   }
 
   attach(socket: WebSocket, extension: ExtensionRecord): void {
+    // Checked again at the last moment: the browser may have been unpaired while its ticket's socket waited to
+    // be admitted (a ping probe takes up to 3 s).
+    if (this.store.isExtensionRevoked(extension.id)) {
+      this.onPairingEvent(
+        extension,
+        'a connection was refused: the browser was unpaired while it was admitted',
+      );
+      socket.close(relayCloseCodes.revoked, 'this browser was unpaired at the relay');
+      return;
+    }
     const connection: Connection = {
       socket,
       extension,
@@ -147,6 +170,11 @@ export class ExtensionHub {
     this.admitting.add(extension.id);
     try {
       if (!(await answersPing(live.socket))) {
+        // Said as it happened: whoever holds the credential now speaks for this browser.
+        this.onPairingEvent(
+          extension,
+          `its socket did not answer a ping within ${claimProbeMs / 1000} s and gave way to a new connection with its credential`,
+        );
         live.socket.terminate();
         this.detach(live);
         return true;
@@ -336,6 +364,7 @@ export class ExtensionHub {
   closeAll(): void {
     this.flushActivity();
     clearInterval(this.heartbeat);
+    clearInterval(this.revocationSweep);
     for (const connection of this.connections) connection.socket.close(1001, 'the relay is stopping');
     for (const connection of this.connections) connection.socket.terminate();
   }
@@ -416,7 +445,7 @@ export class ExtensionHub {
     if (!kind || !('taskId' in message) || typeof message.taskId !== 'string') return;
     const waiter = this.waiting.get(`${message.taskId} ${kind}`);
     if (waiter?.connection === connection) waiter.settle(message);
-    else this.onLateAnswer(message as LateAnswer, connection.extension);
+    else this.onLateAnswer(message as LateAnswer, connection.extension, waiter?.connection.extension);
   }
 
   private detach(connection: Connection): void {
@@ -425,9 +454,11 @@ export class ExtensionHub {
       if (waiter.connection === connection) waiter.settle('closed');
   }
 
+  /** Nothing reaches a socket whose browser was revoked (by this process or another): it is dropped instead. */
   private send(connection: Connection, message: RelayToExtension): void {
-    if (connection.socket.readyState === connection.socket.OPEN)
-      connection.socket.send(JSON.stringify(message));
+    if (connection.socket.readyState !== connection.socket.OPEN) return;
+    if (this.connections.has(connection) && !this.stillPaired(connection)) return;
+    connection.socket.send(JSON.stringify(message));
   }
 }
 

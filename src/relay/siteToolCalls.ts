@@ -103,7 +103,7 @@ export class SiteToolCalls {
   private stopping: string | undefined;
 
   constructor(private readonly options: SiteToolCallsOptions) {
-    options.hub.onLateAnswer = (answer, from) => this.lateAnswer(answer, from);
+    options.hub.onLateAnswer = (answer, from, waitedOn) => this.lateAnswer(answer, from, waitedOn);
     options.hub.onPairingEvent = (extension, what) => this.pairingEvent(extension, what);
     this.path = new CallPath({
       rules: options.rules,
@@ -215,13 +215,39 @@ export class SiteToolCalls {
    * An answer for a task nobody waits for any more (its socket dropped, its deadline passed, the relay
    * restarted): said on stderr and in the audit log, and an outcome settles the task's idempotency key.
    */
-  private lateAnswer(answer: LateAnswer, from: ExtensionRecord): void {
+  private lateAnswer(answer: LateAnswer, from: ExtensionRecord, waitedOn?: ExtensionRecord): void {
     const { store } = this.options;
     const task = store.task(answer.taskId);
+    // The relay waits for this answer from another browser: this one's word (a decision, a tab, an outcome) is
+    // a forgery, never late; it changes nothing and is audited as refused.
+    if (waitedOn) {
+      const why = `browser ${from.id} sent ${answerWords(answer)} for ${answer.taskId}, which waits on browser ${waitedOn.id}: ignored`;
+      this.log(`tabward relay: ${why}.`);
+      this.recordLateOutcome(
+        answer.taskId,
+        task,
+        { browser: from.id, late: answer.t },
+        { decision: 'block', reason: why, outcome: 'blocked' },
+      );
+      return;
+    }
     // Another browser of the workspace sees task ids in the activity feed: its word about a call that was
     // never sent to it is not an outcome (it would settle the call's key, and the audit would believe it).
     if (answer.t === 'outcome' && task?.browser !== from.id) {
       const why = `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
+      this.log(`tabward relay: ${why}.`);
+      this.recordLateOutcome(
+        answer.taskId,
+        task,
+        { browser: from.id },
+        { decision: 'block', reason: why, outcome: 'blocked' },
+      );
+      return;
+    }
+    // Only a task whose outcome the agent was told is unknown can learn it late: a finished call is never
+    // rewritten (its agent was told ok or failed; its record and key stand).
+    if (answer.t === 'outcome' && task && !outcomeStillOpen(task.status)) {
+      const why = `browser ${from.id} sent an outcome for ${answer.taskId}, which had already ended (${task.status}): ignored`;
       this.log(`tabward relay: ${why}.`);
       this.recordLateOutcome(
         answer.taskId,
@@ -245,7 +271,7 @@ export class SiteToolCalls {
     this.recordLateOutcome(
       answer.taskId,
       task,
-      {},
+      { browser: from.id },
       {
         decision: 'allow',
         reason:
@@ -274,7 +300,7 @@ export class SiteToolCalls {
       kind: 'site',
       args: {},
       mode: 'shared',
-      subject: { task: taskId, site: task?.origin ?? '', ...from, late: 'outcome' },
+      subject: { task: taskId, site: task?.origin ?? '', late: 'outcome', ...from },
       ...verdict,
       durationMs: 0,
     });
@@ -467,6 +493,20 @@ export class SiteToolCalls {
 }
 
 /** The browser refused a reused document (moved or gone) before anything ran. */
+/** A task the agent was told ended with an unknown outcome (or that a restart cut): a late outcome may settle it. */
+function outcomeStillOpen(status: string): boolean {
+  return status === 'unknown' || status === 'interrupted' || status === 'running';
+}
+
+/** What a browser's answer was, in words for stderr and the audit. */
+function answerWords(answer: LateAnswer): string {
+  return answer.t === 'outcome'
+    ? 'an outcome'
+    : answer.t === 'decision'
+      ? `a decision ("${answer.decision}")`
+      : 'a tab';
+}
+
 function stale(error: { code: string; unknownOutcome?: boolean }): boolean {
   return (error.code === 'moved' || error.code === 'no_tab') && !error.unknownOutcome;
 }
