@@ -13,17 +13,23 @@ import { choiceFrom, decisionNames } from './answerChoice.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
 import type { ApprovalInbox, Question } from './inbox.ts';
 
+const approving = new Set(['approve', 'approve-all', 'site-grant', 'modify']);
+
 export class ApprovalPage {
   private server: ReturnType<typeof serve> | undefined;
   private port = 0;
   /** token -> question id, and back: a question's address is made once, when first needed. */
   private readonly tokens = new Map<string, string>();
   private readonly tokenOf = new Map<string, string>();
+  /** The one challenge each question's page may answer with a passkey (single use). */
+  private readonly challenges = new Map<string, string>();
 
   constructor(
     private readonly inbox: ApprovalInbox,
     /** Told each token as it is made: a secret the redactor must hide from everything the agent reads. */
     private readonly onToken: (token: string) => void = () => undefined,
+    /** The home whose enrolled passkeys verify a person's presence (questions that need it). */
+    private readonly passkeyHome?: string,
   ) {
     // A question's token dies with it.
     inbox.onChange(() => {
@@ -31,6 +37,7 @@ export class ApprovalPage {
         if (!inbox.get(id)) {
           this.tokens.delete(token);
           this.tokenOf.delete(id);
+          this.challenges.delete(token);
         }
     });
   }
@@ -62,6 +69,26 @@ export class ApprovalPage {
       this.tokenOf.set(question.id, token);
     }
     return `http://localhost:${this.port}/q/${token}/`;
+  }
+
+  /** Checks a passkey assertion against this page's one challenge (spent whatever the outcome). */
+  private async presence(
+    token: string,
+    assertion: unknown,
+  ): Promise<{ ok: true } | { ok: false; why: string }> {
+    const challenge = this.challenges.get(token);
+    this.challenges.delete(token);
+    if (!this.passkeyHome) return { ok: false, why: 'no passkey is enrolled (tabward approvals enroll)' };
+    if (!challenge) return { ok: false, why: 'ask for a challenge first: approve with your passkey' };
+    if (typeof assertion !== 'object' || assertion === null)
+      return { ok: false, why: 'this question needs your passkey (a human-verified approval)' };
+    const { verifyPresence } = await import('./passkeys.ts');
+    return verifyPresence(
+      this.passkeyHome,
+      assertion as Parameters<typeof verifyPresence>[1],
+      challenge,
+      `http://localhost:${this.port}`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -109,20 +136,40 @@ export class ApprovalPage {
         {
           ...displayRequest(request),
           id: question.id,
+          needsPresence: question.needsPresence,
           approveAllNote: approveAllNote(request) ?? null,
           warning: warningOf(request) ?? null,
           siteGrantLines: siteGrantLines(request),
         },
       ]);
     });
+    // A question that needs a person's presence: a fresh challenge for the passkey, one per page at a time.
+    app.get('/q/:token/challenge', async (c) => {
+      const token = c.req.param('token');
+      const question = questionOf(token);
+      if (!question?.needsPresence || !this.passkeyHome) return c.text('not found', 404);
+      const { assertionOptions } = await import('./passkeys.ts');
+      const options = await assertionOptions(this.passkeyHome);
+      this.challenges.set(token, options.challenge);
+      return c.json(options);
+    });
     app.post('/q/:token/decide', async (c) => {
       if (!c.req.header('content-type')?.startsWith('application/json')) return c.text('JSON only', 415);
-      const question = questionOf(c.req.param('token'));
+      const token = c.req.param('token');
+      const question = questionOf(token);
       if (!question) return c.json({ error: 'no such question (already answered or gone)' }, 404);
-      const body = (await c.req.json().catch(() => undefined)) as { decision?: unknown } | undefined;
+      const body = (await c.req.json().catch(() => undefined)) as
+        | { decision?: unknown; assertion?: unknown }
+        | undefined;
       const choice = choiceFrom(body?.decision, question.request);
       if (!choice) return c.json({ error: `decision must be ${decisionNames}` }, 400);
-      const result = this.inbox.answer(question.id, choice, 'the approval page');
+      let present = false;
+      if (question.needsPresence && approving.has(choice.choice)) {
+        const proof = await this.presence(token, body?.assertion);
+        if (!proof.ok) return c.json({ error: `not approved: ${proof.why}` }, 403);
+        present = true;
+      }
+      const result = this.inbox.answer(question.id, choice, 'the approval page', { present });
       return result.ok ? c.json({ ok: true }) : c.json({ error: result.why }, 409);
     });
     return app;

@@ -20,8 +20,20 @@ textarea{width:100%;height:6rem;display:none}
 const base = location.pathname;
 const shown = new Set();
 function el(tag, attrs, text) { const e = document.createElement(tag); Object.assign(e, attrs || {}); if (text) e.textContent = text; return e; }
-async function decide(id, decision) {
-  await fetch(base + 'decide', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, decision }) });
+const approving = ['approve', 'approve-all', 'site-grant', 'modify'];
+async function decide(id, decision, r) {
+  const say = (text) => { const m = document.getElementById('msg-' + id); if (m) m.textContent = text; };
+  let assertion;
+  // A human-verified question: the passkey proves a person is here (user verification), for this question only.
+  if (r && r.needsPresence && approving.includes(decision.choice)) {
+    try {
+      const options = await (await fetch(base + 'challenge')).json();
+      const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+      assertion = credential.toJSON();
+    } catch (e) { say('Not approved: the passkey did not answer (' + e.name + ').'); return; }
+  }
+  const res = await fetch(base + 'decide', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, decision, assertion }) });
+  if (!res.ok) { say((await res.json().catch(() => ({}))).error || 'Not answered (' + res.status + ').'); return; }
   refresh();
 }
 function card(r) {
@@ -36,19 +48,20 @@ function card(r) {
   const edit = el('textarea'); edit.value = JSON.stringify(r.args, null, 2); c.append(edit);
   const buttons = el('div');
   const add = (label, fn) => { const b = el('button', {}, label); b.onclick = fn; buttons.append(b); };
-  add('Approve', () => decide(r.id, { choice: 'approve' }));
-  if (r.approveAllAllowed) add('Approve all ' + r.tool, () => decide(r.id, { choice: 'approve-all', scope: 'tool' }));
+  add(r.needsPresence ? 'Approve with passkey' : 'Approve', () => decide(r.id, { choice: 'approve' }, r));
+  if (r.approveAllAllowed) add('Approve all ' + r.tool, () => decide(r.id, { choice: 'approve-all', scope: 'tool' }, r));
   if (r.siteGrant) {
-    add(r.tool + ' on this site, 15 min', () => decide(r.id, { choice: 'site-grant', minutes: 15 }));
-    add('1 h', () => decide(r.id, { choice: 'site-grant', minutes: 60 }));
+    add(r.tool + ' on this site, 15 min', () => decide(r.id, { choice: 'site-grant', minutes: 15 }, r));
+    add('1 h', () => decide(r.id, { choice: 'site-grant', minutes: 60 }, r));
   }
   add('Reject', () => decide(r.id, { choice: 'reject', reason: prompt('Reason for the agent (optional)') || undefined }));
   add('Skip', () => decide(r.id, { choice: 'skip' }));
   add('Modify', () => {
     if (edit.style.display !== 'block') { edit.style.display = 'block'; return; }
-    try { decide(r.id, { choice: 'modify', args: JSON.parse(edit.value) }); } catch (e) { alert('Not valid JSON: ' + e.message); }
+    try { decide(r.id, { choice: 'modify', args: JSON.parse(edit.value) }, r); } catch (e) { alert('Not valid JSON: ' + e.message); }
   });
-  c.append(buttons);
+  c.append(buttons, el('p', { className: 'msg', id: 'msg-' + r.id }));
+  if (r.needsPresence) c.append(el('p', { className: 'note' }, 'This question needs a human-verified approval: your passkey (PIN, fingerprint or security key) approves it; nothing else can.'));
   if (r.approveAllNote) c.append(el('p', { className: 'note' }, r.approveAllNote));
   (r.siteGrantLines || []).forEach((line) => c.append(el('p', { className: 'note' }, line)));
   if ((r.siteGrantsInForce || []).length) {

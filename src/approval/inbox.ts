@@ -11,6 +11,8 @@ export interface Question {
   readonly request: ApprovalRequest;
   readonly fingerprint: string;
   readonly askedAt: number;
+  /** Only an approval with proof of a person's presence (a passkey assertion) may approve it. */
+  readonly needsPresence: boolean;
   /** Who answered, once answered: "elicitation", "tabward approvals", "the approval page". */
   answeredBy?: string;
   answer?: ApprovalChoice;
@@ -21,7 +23,12 @@ export interface InboxEvents {
   readonly opened?: (question: Question) => void;
   /** Something worth a line in the audit log: an answer refused because its question is gone, an expiry. */
   readonly record?: (line: string) => void;
+  /** Which questions need a human-verified approval (--human-verified: those on sensitive pages). */
+  readonly needsPresence?: (request: ApprovalRequest) => boolean;
 }
+
+/** The choices that let an action run: with a question that needs presence, only a verified channel gives them. */
+const approving = new Set(['approve', 'approve-all', 'site-grant', 'modify']);
 
 type Settle = (choice: ApprovalChoice) => void;
 
@@ -47,7 +54,13 @@ export class ApprovalInbox {
     const fingerprint = fingerprintOf(request);
     for (const question of this.open.values())
       if (question.fingerprint === fingerprint) return { question, joined: true };
-    const question: Question = { id: String(++this.seq), request, fingerprint, askedAt: Date.now() };
+    const question: Question = {
+      id: String(++this.seq),
+      request,
+      fingerprint,
+      askedAt: Date.now(),
+      needsPresence: this.events.needsPresence?.(request) === true,
+    };
     this.open.set(question.id, question);
     this.keep(question);
     this.events.opened?.(question);
@@ -95,11 +108,20 @@ export class ApprovalInbox {
   }
 
   /** A human's answer, from any channel. Refused (and recorded) when the question is gone or already answered. */
-  answer(id: string, choice: ApprovalChoice, by: string): AnswerResult {
+  answer(id: string, choice: ApprovalChoice, by: string, proof: { present?: boolean } = {}): AnswerResult {
     const question = this.open.get(id);
     if (!question) return { ok: false, why: this.refuseLate(id, choice.choice, by) };
     if (question.answer)
       return { ok: false, why: `question ${id} was already answered through ${question.answeredBy}` };
+    if (question.needsPresence && approving.has(choice.choice) && proof.present !== true) {
+      this.events.record?.(
+        `an approval (${choice.choice}) through ${by} of question ${id} was refused: it needs a human-verified approval`,
+      );
+      return {
+        ok: false,
+        why: `question ${id} needs a human-verified approval: approve it on its page with your passkey (tabward approvals shows the link); through ${by} it can only be rejected or skipped`,
+      };
+    }
     question.answer = choice;
     question.answeredBy = by;
     const [waiter, ...others] = this.waiters.get(id) ?? [];

@@ -6,6 +6,43 @@ import { Command, Option } from 'commander';
 import { listInboxSockets, type QuestionView, socketRequest } from '../approval/inboxSocket.ts';
 import { TabwardError } from '../core/errors.ts';
 import { tabwardHome } from './config.ts';
+import { ensureHome } from './home.ts';
+import { secondsOption } from './options.ts';
+
+/** Serves the enrolment page until a passkey is enrolled (or the deadline): its address is for the human here. */
+async function enrolPasskey(timeoutSeconds: number): Promise<void> {
+  const home = ensureHome();
+  const { startEnrolPage } = await import('../approval/enrolPage.ts');
+  const page = await startEnrolPage(home);
+  process.stdout.write(
+    `Open this page in the browser you approve with (it needs your passkey, or a security key):\n  ${page.url}\nWaiting up to ${timeoutSeconds} s (Ctrl-C to stop)…\n`,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const passkey = await Promise.race([
+      page.enrolled,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new TabwardError(
+                'timeout',
+                `No passkey was enrolled within ${timeoutSeconds} s.`,
+                'Run it again.',
+              ),
+            ),
+          timeoutSeconds * 1000,
+        );
+      }),
+    ]);
+    process.stdout.write(
+      `Enrolled passkey ${passkey.id.slice(0, 12)}… in ${home}/passkeys.json. Start tabward mcp with --human-verified: then only it approves writes on sensitive pages.\n`,
+    );
+  } finally {
+    clearTimeout(timer);
+    await page.stop();
+  }
+}
 
 interface Listed {
   readonly questions: QuestionView[];
@@ -163,6 +200,13 @@ export function approvalsCommand(): Command {
     .action((id: string, flags: { reason?: string }) =>
       answer(id, { choice: 'reject', ...(flags.reason ? { reason: flags.reason } : {}) }),
     );
+  command
+    .command('enroll')
+    .description(
+      'enroll a passkey (PIN, fingerprint, security key) for human-verified approvals (tabward mcp --human-verified)',
+    )
+    .option('--timeout <seconds>', 'give up after this long', secondsOption('--timeout'), 300)
+    .action((flags: { timeout: number }) => enrolPasskey(flags.timeout));
   command
     .command('skip <id>')
     .description('skip question ID: the action is not done, the agent goes on')

@@ -30,7 +30,9 @@ export interface GuardedBrowserOptions extends BrowserFlags {
    * its own: how long a call waits before "still waiting", whether to notify. False: none (the agent asks in its
    * terminal).
    */
-  readonly consent: false | { readonly waitMs: number; readonly notify: boolean };
+  readonly consent:
+    | false
+    | { readonly waitMs: number; readonly notify: boolean; readonly humanVerified?: boolean };
   /** The tool categories offered (`--tools`); default core only. */
   readonly tools?: readonly ToolCategory[] | undefined;
 }
@@ -72,6 +74,7 @@ export async function assembleGuardedBrowser(
         waitMs: options.consent.waitMs,
         maxWaitMs: options.consent.waitMs,
         notify: options.consent.notify,
+        humanVerified: options.consent.humanVerified === true,
         secret: (token) => secrets.redactAlso(token),
         ownPort: (port) => network.protectedPorts.add(port),
         log,

@@ -8,8 +8,10 @@ import { ApprovalInbox, type Question } from '../approval/inbox.ts';
 import { InboxApprover, type InboxApproverOptions } from '../approval/inboxApprover.ts';
 import type { InboxSocket } from '../approval/inboxSocket.ts';
 import { desktopNotifier } from '../approval/notifier.ts';
+import { loadPasskeys } from '../approval/passkeyStore.ts';
 import type { Approver } from '../core/approvals.ts';
 import { forDisplay } from '../core/displayText.ts';
+import { TabwardError } from '../core/errors.ts';
 
 export interface ConsentDeskOptions {
   readonly home: string;
@@ -18,6 +20,8 @@ export interface ConsentDeskOptions {
   /** How long a caller that cannot pend (a recipe, a held request) waits before the answer is no. */
   readonly maxWaitMs: number;
   readonly notify: boolean;
+  /** Questions on sensitive pages need a passkey assertion to be approved (--human-verified). */
+  readonly humanVerified: boolean;
   /** Each approval page token, as it is made: the redactor hides it from all the agent reads. */
   readonly secret: (token: string) => void;
   /** The page's port, once it listens: tabward's own, refused to the agent's browser. */
@@ -37,6 +41,13 @@ export class ConsentDesk {
   record: (line: string) => void = () => undefined;
 
   constructor(private readonly options: ConsentDeskOptions) {
+    // Fail closed before anything is asked: a mode that needs a passkey with none enrolled could approve nothing.
+    if (options.humanVerified && loadPasskeys(options.home).length === 0)
+      throw new TabwardError(
+        'bad_input',
+        `--human-verified needs a passkey, and ${options.home} has none.`,
+        'Enroll one first: tabward approvals enroll.',
+      );
     const notify = desktopNotifier(options.notify, options.log);
     this.inbox = new ApprovalInbox({
       opened: (question) => {
@@ -52,6 +63,7 @@ export class ConsentDesk {
         );
       },
       record: (line) => this.record(line),
+      needsPresence: (request) => options.humanVerified && request.sensitive,
     });
   }
 
@@ -62,7 +74,11 @@ export class ConsentDesk {
         import('../approval/approvalPage.ts'),
         import('../approval/inboxSocket.ts'),
       ]);
-      const page = new ApprovalPage(this.inbox, this.options.secret);
+      const page = new ApprovalPage(
+        this.inbox,
+        this.options.secret,
+        this.options.humanVerified ? this.options.home : undefined,
+      );
       await page.start();
       this.options.ownPort(page.listeningPort);
       this.page = page;

@@ -14,6 +14,8 @@ export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'cons
   readonly approvalHumanMs: number;
   /** False with --no-notify. */
   readonly notify: boolean;
+  /** --human-verified: questions on sensitive pages are approved only with an enrolled passkey. */
+  readonly humanVerified?: boolean;
   readonly http?: number;
   /** False with --no-warm-up: the browser starts on the first call that needs it. */
   readonly warmUp: boolean;
@@ -48,6 +50,11 @@ export function mcpCommand(): Command {
       1_000,
     )
     .option('--no-notify', 'no desktop notification (notify-send / osascript) when a question opens')
+    .option(
+      '--human-verified',
+      "writes on sensitive pages are approved only with your passkey on the question's page (enroll one with " +
+        '`tabward approvals enroll`): no hook, shell or script can approve them',
+    )
     .option(
       '--http <port>',
       'serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port)',

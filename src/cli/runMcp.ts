@@ -19,7 +19,13 @@ export async function runMcp(flags: McpFlags): Promise<void> {
       ...flags,
       headless: !flags.headed,
       consent:
-        flags.approval === 'deny' ? false : { waitMs: flags.approvalWait * 1000, notify: flags.notify },
+        flags.approval === 'deny'
+          ? false
+          : {
+              waitMs: flags.approvalWait * 1000,
+              notify: flags.notify,
+              humanVerified: flags.humanVerified === true,
+            },
     },
     log,
   );

@@ -115,7 +115,9 @@ async function elicit(
     // URL mode: "accept" only says the human opened the link; the answer comes from the page, and the client is
     // told when it has. Either way the listener above stays until the question closes.
     if (result.action === 'accept') {
-      if (!urlAsked) desk.inbox.answer(question.id, toChoice(result.content ?? {}, request), 'elicitation');
+      if (urlAsked) return;
+      const taken = desk.inbox.answer(question.id, toChoice(result.content ?? {}, request), 'elicitation');
+      if (!taken.ok) noteOnQuestion(question, `Your MCP client's answer was not taken: ${taken.why}.`);
       return;
     }
     urlAsked = false;

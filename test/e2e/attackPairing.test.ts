@@ -318,7 +318,11 @@ describe('attacks on revocation and one socket per browser', () => {
     // the relay's WebSocket pings as any client library does.
     const code = await Promise.race([link.closed, sleep(12_000).then(() => 'still open')]);
     link.socket.close();
-    assert.equal(code, 4401, 'the revoked socket is closed as revoked, not left open 12 s after `browsers revoke`');
+    assert.equal(
+      code,
+      4401,
+      'the revoked socket is closed as revoked, not left open 12 s after `browsers revoke`',
+    );
   });
 
   test('A6 CLI revoke while the revoked browser holds a question, then a call: its answers settle nothing', async () => {

@@ -30,6 +30,7 @@ const desk = new ConsentDesk({
   waitMs: 400,
   maxWaitMs: 400,
   notify: false,
+  humanVerified: false,
   secret: () => undefined,
   ownPort: () => undefined,
   log: () => undefined,
