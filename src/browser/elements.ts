@@ -27,6 +27,11 @@ export interface ResolvedElement {
   readonly tag: string;
   /** Resolved with a key press in mind (a field's form counts as its effect). */
   readonly keyPress: boolean;
+  /**
+   * 'password' or 'one-time-code' for a field a value typed into is a secret by what the page says of it (its type,
+   * or the autocomplete token a password manager fills), else ''.
+   */
+  readonly secretKind: string;
   /** What a selector that survives a reload can be made of (test id, id, field name; not in the fingerprint). */
   readonly hooks: ElementHooks;
 }
@@ -35,11 +40,14 @@ interface LiveFacts {
   readonly effects: Effect[];
   readonly name: string;
   readonly tag: string;
+  readonly secretKind: string;
 }
 
 /** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (DESIGN.md 6.3). */
 interface DomElement {
   readonly tagName: string;
+  /** An input's type as the browser takes it (lower case, any spelling of the attribute). */
+  readonly type?: string;
   readonly innerText?: string;
   readonly value?: unknown;
   readonly ownerDocument: { getElementById(id: string): { readonly innerText?: string } | null };
@@ -103,7 +111,18 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
     const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : formUrl;
     out.push({ url: action, submitsForm: true });
   }
-  return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName };
+  const autocomplete = (el.getAttribute('autocomplete') ?? '').toLowerCase().split(/\s+/);
+  const secretKind =
+    el.tagName !== 'INPUT'
+      ? ''
+      : el.type === 'password' ||
+          autocomplete.includes('current-password') ||
+          autocomplete.includes('new-password')
+        ? 'password'
+        : autocomplete.includes('one-time-code')
+          ? 'one-time-code'
+          : '';
+  return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName, secretKind };
 }
 
 /** The element's locator and its frame as Playwright knows it (the main frame's needs no lookup). */
@@ -188,6 +207,7 @@ export async function resolveRef(
       fingerprint: fingerprintOf(frames, live),
       tag: live.tag,
       keyPress,
+      secretKind: live.secretKind,
       hooks,
     };
     lookupsOf(tracked).set(ref, { element, documentSeq: tracked.documentSeq });

@@ -45,7 +45,26 @@ export async function elementTarget(
     effects: element.effects,
     fingerprints: { [ref]: element.fingerprint },
     ...(element.frames[0] ? { refFrames: { [ref]: element.frames[0] } } : {}),
+    ...(element.secretKind ? { secretFields: { [ref]: element.secretKind } } : {}),
   };
+}
+
+/**
+ * A literal typed into a password or one-time-code field is a secret from the moment the call is judged: the
+ * question, the audit record, its recipe and every later result show it masked, as a declared secret would be.
+ */
+export function literalIntoSecretField(
+  context: ToolContext,
+  target: ToolTarget,
+  ref: string,
+  value: string | undefined,
+): void {
+  if (value !== undefined && target.secretFields?.[ref]) context.secrets.redactAlso(value);
+}
+
+/** The placeholder a saved recipe types in a password field the agent filled with a literal. */
+export function secretFieldPlaceholder(kind: string): string {
+  return kind === 'one-time-code' ? 'ONE_TIME_CODE' : 'PASSWORD';
 }
 
 /** Roles of fields a key goes into: their label says what the value is, not what pressing there does. */

@@ -10,10 +10,12 @@ import { type FrameFact, originOf } from '../core/guard.ts';
 import {
   elementTarget,
   judgedDestructive,
+  literalIntoSecretField,
   pageTarget,
   requireTab,
   resolveJudged,
   runAction,
+  secretFieldPlaceholder,
   snapshotOption,
   typingRoles,
 } from './common.ts';
@@ -102,7 +104,11 @@ export const fill = defineTool({
   schema: () => z.object({ ref, ...valueOrSecret, pageId }),
   carriesData: () => true,
   secretsUsed: (args) => (args.secret ? [{ name: args.secret, ref: args.ref }] : []),
-  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  target: async (args, context) => {
+    const target = await elementTarget(context, args.pageId, args.ref);
+    literalIntoSecretField(context, target, args.ref, args.value);
+    return target;
+  },
   handle: async (args, context, target) => {
     const targets: Record<string, AuditTarget> = {};
     const line = await fillOne(
@@ -140,7 +146,11 @@ export const fillForm = defineTool({
     args.fields.flatMap((field) => (field.secret ? [{ name: field.secret, ref: field.ref }] : [])),
   target: async (args, context) => {
     const targets = [];
-    for (const field of args.fields) targets.push(await elementTarget(context, args.pageId, field.ref));
+    for (const field of args.fields) {
+      const target = await elementTarget(context, args.pageId, field.ref);
+      literalIntoSecretField(context, target, field.ref, field.value);
+      targets.push(target);
+    }
     const [first] = targets;
     if (!first) throw new TabwardError('bad_input', 'fill_form needs at least one field.');
     return {
@@ -149,6 +159,7 @@ export const fillForm = defineTool({
       effects: targets.flatMap((target) => target.effects ?? []),
       fingerprints: Object.assign({}, ...targets.map((target) => target.fingerprints)),
       refFrames: Object.assign({}, ...targets.map((target) => target.refFrames)),
+      secretFields: Object.assign({}, ...targets.map((target) => target.secretFields)),
       // The human sees where each value goes: a page can put one field of a form in another site's frame.
       fields: targets.map((target) => ({
         field: target.element ? `${target.element.role} "${target.element.name}"` : 'a field',
@@ -263,8 +274,12 @@ async function fillOne(
   const { timeoutMs } = context;
   const element = await resolveJudged(tab, elementRef, target, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
-  if (isSecret) tab.noteSecretField(element.locator);
-  const secretNamed = isSecret ? undefined : context.secrets.nameOf(value);
+  // A password typed as a literal is a typed secret all the same: the tab holds it, the taint follows.
+  if (isSecret || element.secretKind) tab.noteSecretField(element.locator);
+  const secretNamed = isSecret
+    ? undefined
+    : (context.secrets.nameOf(value) ??
+      (element.secretKind ? secretFieldPlaceholder(element.secretKind) : undefined));
   const durable = await durableTarget(element, true, timeoutMs);
   const found = secretNamed ? { ...durable, secret: secretNamed } : durable;
   targets[elementRef] = found;

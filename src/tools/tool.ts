@@ -45,6 +45,8 @@ export interface ToolTarget {
   readonly fingerprints?: Readonly<Record<string, string>>;
   /** The frame each ref lives in: a secret is judged by the frame of the field it is typed into. */
   readonly refFrames?: Readonly<Record<string, FrameFact>>;
+  /** Fields whose typed value is a secret by what the page says of them (password, one-time code), by ref. */
+  readonly secretFields?: Readonly<Record<string, string>>;
   /** A reload or history move that would send a POST again. */
   readonly repostsForm?: boolean;
   /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
