@@ -17,7 +17,7 @@ import { rulesCommand } from './rulesCommand.ts';
 
 export function buildProgram(): Command {
   // A bad flag gets one line, then where the usage is, not the whole help.
-  return new Command('tabward')
+  const program = new Command('tabward')
     .description('A browser for AI agents that carries your login and keeps their hands off what matters.')
     .version(version)
     .enablePositionalOptions()
@@ -32,16 +32,31 @@ export function buildProgram(): Command {
     .addCommand(auditCommand())
     .addCommand(doctorCommand())
     .showHelpAfterError('(add --help for usage)');
+  // Usage errors (an unknown flag, a bad value, a missing argument) reach main() as errors, in every subcommand:
+  // they exit 2 there, as every other bad input does.
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  for (const command of all(program)) command.exitOverride();
+  return program;
+}
+
+/** Help and --version exit 0; every usage error exits 2 (bad input), whatever commander would have used. */
+function usageExitCode(error: CommanderError): number {
+  return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
 }
 
 export async function main(argv: string[]): Promise<void> {
   // An error nothing awaited (a server's 'error' event) ends the process the same way: one line, a code.
   process.on('uncaughtException', exitWithError);
+  // `tabward audit | head`: the reader is gone, so is the point of writing. Quietly, exit 0.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    exitWithError(error);
+  });
   cacheCompiledCode();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode);
+    if (error instanceof CommanderError) process.exit(usageExitCode(error));
     exitWithError(error);
   }
 }

@@ -71,6 +71,8 @@ export const noApprover: Approver = {
   name: 'none',
   ask: async () => ({
     choice: 'reject',
+    // Nobody was asked: the call path says so instead of "the user rejected".
+    by: 'nobody',
     reason:
       'No human approver is reachable. Run tabward mcp with --approval auto or inbox (questions reach `tabward ' +
       'approvals` and a notification) or use an MCP client that supports elicitation, then try again.',

@@ -302,11 +302,17 @@ export class CallPath {
           `Waiting for the human's approval of ${action.name} (question ${choice.question}, ${choice.where}); nothing was done yet.${choice.note ? ` ${choice.note}` : ''}`,
           'Call the same tool again with the same arguments to wait on that question (it is never asked twice).',
         );
+      if (choice.choice === 'reject' && choice.by === 'nobody')
+        throw new TabwardError(
+          'rejected',
+          `${action.name} needs a human's approval and nobody could be asked; nothing was done. ${choice.reason ?? ''}`.trim(),
+          `It needs one because ${decision.reason}.`,
+        );
       if (choice.choice === 'reject') {
         throw new TabwardError(
           'rejected',
           `The user rejected ${action.name}${choice.reason ? `: ${choice.reason}` : '.'}`,
-          `The human was asked through ${caller.approver.name}, because ${decision.reason}.`,
+          `The human was asked through ${trail.approver}, because ${decision.reason}.`,
         );
       }
       if (choice.choice === 'skip') {

@@ -138,6 +138,7 @@ const elicitationMissing: Approver = {
   name: 'elicitation (unsupported by this client)',
   ask: async () => ({
     choice: 'reject',
+    by: 'nobody',
     reason: 'This MCP client does not support elicitation; start tabward mcp with --approval auto or inbox.',
   }),
 };

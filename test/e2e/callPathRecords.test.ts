@@ -232,7 +232,7 @@ describe('who is asked', { timeout: 120_000 }, () => {
     }
   });
 
-  test('nobody to ask: a client without elicitation, --approval elicit without it, --approval deny', async () => {
+  test('nobody to ask: a client without elicitation, --approval elicit without it, --approval deny (said as such)', async () => {
     const cases = [
       { options: { elicitation: false }, says: /No human approver is reachable.*--approval auto or inbox/ },
       { options: { elicitation: false, approval: 'elicit' }, says: /does not support elicitation/ },
@@ -246,6 +246,9 @@ describe('who is asked', { timeout: 120_000 }, () => {
         const refused = await mcp.call('new_page', { url: ledger('/account') });
         assert.ok(refused.isError && refused.text.startsWith('rejected:'), refused.text);
         assert.match(refused.text, says);
+        // Nobody was asked, and the error says so: no "the user rejected", no "asked through none".
+        assert.match(refused.text, /^rejected: new_page needs a human's approval and nobody could be asked; nothing was done/);
+        assert.doesNotMatch(refused.text, /The user rejected|asked through/);
         assert.equal(accountGets(), before, 'the sensitive page was never requested');
         assert.equal(mcp.human.questions.length, 0);
         const read = await mcp.call('new_page', { url: notes('/form') });
