@@ -69,19 +69,11 @@ export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<Reci
   const options: RunOptions = { ...given, secrets: runSecrets(recipe, given.secrets) };
   let result: RecipeResult;
   try {
-    if (options.dryRun) {
-      // A dry run proves what a live one would need: every secret the steps name must be declared.
-      for (const step of recipe.steps)
-        if (step.action === 'type' && typeof step.secret === 'string') options.secrets.get(step.secret);
-      result = dryRun(recipe, options.confirm);
-    } else {
+    // A dry run validates all a live one would before its browser starts: it differs only in not starting one.
+    checkBeforeBrowser(recipe, options);
+    if (options.dryRun) result = dryRun(recipe, options.confirm);
+    else {
       checkWriteGate(recipe, options.confirm);
-      // A start or goto that is not http(s) is refused before any browser starts.
-      for (const url of [
-        recipe.url,
-        ...recipe.steps.flatMap((step) => (step.action === 'goto' ? [step.url] : [])),
-      ])
-        resolveUrl(url, recipe.url, recipe.url);
       result = await liveRun(recipe, options);
     }
   } catch (error) {
@@ -117,6 +109,14 @@ export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<Reci
     durationMs: Date.now() - started,
   });
   return redacted;
+}
+
+/** What is refused before any browser starts: a URL that is not http(s), a secret a step names that is not declared. */
+function checkBeforeBrowser(recipe: Recipe, options: RunOptions): void {
+  for (const url of [recipe.url, ...recipe.steps.flatMap((step) => (step.action === 'goto' ? [step.url] : []))])
+    resolveUrl(url, recipe.url, recipe.url);
+  for (const step of recipe.steps)
+    if (step.action === 'type' && typeof step.secret === 'string') options.secrets.get(step.secret);
 }
 
 /** The plan, with no browser: what would run, which steps write, and what is extracted. */

@@ -179,6 +179,27 @@ test('a dry run refuses a secret that is not declared', async () => {
   assert.equal(declared.code, 0, declared.stdout);
 });
 
+test('a dry run refuses what a live run would refuse before its browser: a start or goto that is not http(s)', async () => {
+  const cases: [object, RegExp][] = [
+    [{ url: 'not a url', steps: [] }, /"not a url" is not a URL/],
+    [{ url: 'file:///etc/passwd', steps: [] }, /Refusing to open file: URLs/],
+    [
+      { url: 'https://example.com/', steps: [{ action: 'goto', url: 'javascript:alert(1)' }] },
+      /Refusing to open javascript: URLs/,
+    ],
+  ];
+  for (const [recipe, says] of cases) {
+    const file = join(work, 'bad-url.json');
+    writeFileSync(file, JSON.stringify(recipe));
+    for (const mode of [['--dry-run'], []]) {
+      const outcome = await runCli(['run', file, ...mode], env);
+      assert.equal(outcome.code, 2, `${mode.join(' ') || 'live'}: ${outcome.stdout}`);
+      assert.equal(outcome.json.ok, false);
+      assert.match(outcome.json.error.message, says);
+    }
+  }
+});
+
 test('serve takes a bare recipe, and says how it stops on SIGTERM', async () => {
   const token = 't'.repeat(32);
   const server = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--token', token], {
