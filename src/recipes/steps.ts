@@ -41,12 +41,25 @@ export async function runStep(page: RecipePage, step: RecipeStep, context: StepC
     throw new TabwardError(
       'not_allowed',
       `${context.index < 0 ? 'the start' : `steps[${context.index}]`}: refused to ${describeStep(step)}: ${approver.lastReason ?? failure.message}.`,
-      'If this is meant to change something (or to reach that page), mark the step "write": true and run with confirm.',
+      context.index < 0 && step.action === 'goto'
+        ? sensitiveStartFix(step.url, context)
+        : 'If this is meant to change something (or to reach that page), mark the step "write": true and run with confirm.',
     );
   }
   // What the run has on screen now is what it has read: a sensitive page (or frame) taints the rest of the run.
   for (const url of page.frameUrls())
     if (context.path.rules.match(url)) context.path.taint.recordRead(originOf(url), true);
+}
+
+/**
+ * The start is not a step and cannot be marked: the fix is a start on a page the rules leave alone, and a first
+ * step, marked write, that goes to the sensitive one (run with confirm).
+ */
+function sensitiveStartFix(url: string, context: StepContext): string {
+  const root = `${new URL(url).origin}/`;
+  const start = context.path.rules.match(root) ? '<a page of another site the rules leave alone>' : root;
+  const edit = `"url": "${start}", "steps": [{ "action": "goto", "url": "${url}", "write": true }, …the steps as they are]`;
+  return `The start cannot be marked write. Start on a page the rules leave alone and go to this one in a first step marked write: { ${edit} }, then run with --confirm (serve: "confirm": true).`;
 }
 
 /**

@@ -66,4 +66,26 @@ describe('tabward run: writes', () => {
     assert.equal(confirmed.json.data.result, 'Refund issued');
     assert.deepEqual(portal.site.writes, ['refund A-1001']);
   });
+
+  test('a sensitive start gets a fix that can be applied as written, and applied it runs', async () => {
+    const rules = join(portal.dir, 'admin-rules.txt');
+    writeFileSync(rules, '*://127.0.0.1/admin/*\n');
+    const origin = `http://127.0.0.1:${portal.site.port}`;
+    const file = join(portal.dir, 'admin-start.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ url: `${origin}/admin/settings`, steps: [], extract: { fields: { title: 'title' } } }),
+    );
+    const refused = await run([file, '--rules', rules]);
+    assert.equal(refused.json.ok, false);
+    assert.equal(refused.json.error.code, 'not_allowed');
+    const fix = /\{ ("url".*) \}, then run with --confirm/.exec(refused.json.error.message)?.[1] ?? '';
+    assert.ok(fix, refused.json.error.message);
+    assert.doesNotMatch(refused.json.error.message, /mark the step "write"/);
+    // The fix, applied as it reads (the recipe's own steps go where it says).
+    const fixed = JSON.parse(`{${fix.replace('…the steps as they are', '').replace(', ]', ']')}}`);
+    writeFileSync(file, JSON.stringify({ ...fixed, extract: { fields: { title: 'title' } } }));
+    const applied = await run([file, '--rules', rules, '--confirm']);
+    assert.equal(applied.json.ok, true, JSON.stringify(applied.json.error));
+  });
 });
