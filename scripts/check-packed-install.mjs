@@ -142,6 +142,16 @@ function relayWithoutSqlite(bin, home) {
   say(`tabward relay without better-sqlite3: exit ${result.status}, "${lines[0]?.slice(0, 100)}…"`);
   if (result.status === 0 || lines.length !== 1 || !result.stderr.includes('npm install -g better-sqlite3'))
     fail(`relay without better-sqlite3 should say how to install it in one line; printed:\n${result.stderr}`);
+  // Printing the extension's folder needs no SQLite.
+  const folder = spawnSync(bin, ['relay', 'extension'], {
+    encoding: 'utf8',
+    env: { ...process.env, TABWARD_HOME: home },
+  });
+  say(`tabward relay extension without better-sqlite3: exit ${folder.status}`);
+  if (folder.status !== 0 || !folder.stdout.trim().endsWith(join('dist', 'extension')))
+    fail(
+      `relay extension should print the extension folder without better-sqlite3; printed:\n${folder.stdout}${folder.stderr}`,
+    );
 }
 
 try {

@@ -1,6 +1,6 @@
 // What the `tabward relay` commands do: open the store, start the server, print tokens and codes.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AuditLog } from '../audit/auditLog.ts';
 import { TabwardError } from '../core/errors.ts';
@@ -8,8 +8,9 @@ import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { startRelay } from '../relay/relayServer.ts';
 import { RelayStore } from '../relay/relayStore.ts';
 import { loadRules, reportRuleProblems } from './config.ts';
+import { extensionPath } from './extensionFolder.ts';
 import { ensureHome, homeAuditPath } from './home.ts';
-import { packageRoot, version } from './packageRoot.ts';
+import { version } from './packageRoot.ts';
 import type { RelayFlags, StoreFlags } from './relayCommand.ts';
 
 const pairingLifetimeMs = 10 * 60_000;
@@ -18,10 +19,6 @@ function openStore(flags: StoreFlags): RelayStore {
   if (flags.db === undefined) return new RelayStore(join(ensureHome(), 'relay.db'));
   mkdirSync(dirname(flags.db), { recursive: true });
   return new RelayStore(flags.db);
-}
-
-export function extensionPath(): string {
-  return join(packageRoot, 'dist', 'extension');
 }
 
 const loopbackHosts = ['127.0.0.1', 'localhost', '::1'];
@@ -197,17 +194,6 @@ export function revokeBrowser(id: string, flags: StoreFlags): void {
   process.stdout.write(
     `Revoked ${id}: its credential gets no more tickets and a running relay drops its socket (within 5 s).\n`,
   );
-}
-
-export function printExtensionPath(): void {
-  const path = extensionPath();
-  if (!existsSync(join(path, 'manifest.json')))
-    throw new TabwardError(
-      'not_found',
-      `The extension is not built at ${path}.`,
-      'Run `node scripts/setup.mjs`.',
-    );
-  process.stdout.write(`${path}\n`);
 }
 
 function checkWorkspace(name: string): string {

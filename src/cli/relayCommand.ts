@@ -131,6 +131,6 @@ export function relayCommand(): Command {
   relay
     .command('extension')
     .description('Print the folder to load in chrome://extensions (Developer mode, "Load unpacked").')
-    .action(async () => (await relayActions()).printExtensionPath());
+    .action(async () => (await import('./extensionFolder.ts')).printExtensionPath());
   return relay;
 }

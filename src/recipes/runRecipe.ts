@@ -113,7 +113,10 @@ export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<Reci
 
 /** What is refused before any browser starts: a URL that is not http(s), a secret a step names that is not declared. */
 function checkBeforeBrowser(recipe: Recipe, options: RunOptions): void {
-  for (const url of [recipe.url, ...recipe.steps.flatMap((step) => (step.action === 'goto' ? [step.url] : []))])
+  for (const url of [
+    recipe.url,
+    ...recipe.steps.flatMap((step) => (step.action === 'goto' ? [step.url] : [])),
+  ])
     resolveUrl(url, recipe.url, recipe.url);
   for (const step of recipe.steps)
     if (step.action === 'type' && typeof step.secret === 'string') options.secrets.get(step.secret);

@@ -19,5 +19,6 @@ test('the packed tarball installs without native builds and its tabward mcp list
   );
   assert.match(stdout, /installed in [\d.]+ s: playwright-core, tabward\n/);
   assert.match(stdout, /tabward mcp: \d+ tools listed/);
+  assert.match(stdout, /tabward relay extension without better-sqlite3: exit 0/);
   assert.match(stdout, /packed-install: ok/);
 });
