@@ -168,6 +168,11 @@ export function rememberBrowser(pid: () => number | undefined, profile: string |
   };
 }
 
+/** A folder tabward made for a browser it did not launch itself (the demo's "your Chrome"): removed at exit too. */
+export function removeAtExit(dir: string): () => void {
+  return rememberBrowser(() => undefined, dir);
+}
+
 /**
  * Runs inside process.exit, so it must never throw: an exception there makes process.exit return without exiting,
  * and a tabward with a server listening would live on. Chromium's helpers can still be writing into the profile for

@@ -39,6 +39,19 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * Ctrl-C, SIGTERM, a closed terminal: a command with its own handler (mcp, serve, relay, run) shuts down its way;
+ * any other exits at once with the signal's code, through process.exit, whose exit handler ends every browser
+ * tabward started and removes the folders it made (the default action would kill tabward and leave them).
+ */
+function endOnSignals(): void {
+  const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+  for (const [signal, code] of Object.entries(codes))
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(code);
+    });
+}
+
 /** Help and --version exit 0; every usage error exits 2 (bad input), whatever commander would have used. */
 function usageExitCode(error: CommanderError): number {
   return ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code) ? 0 : 2;
@@ -53,6 +66,7 @@ export async function main(argv: string[]): Promise<void> {
     exitWithError(error);
   });
   cacheCompiledCode();
+  endOnSignals();
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

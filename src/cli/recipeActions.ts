@@ -176,11 +176,20 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
   // One run: a slot of its own; on a grid, the first endpoint whose browser starts.
   const runtime = recipeRuntime(flags, log, { concurrency: 1, queue: 0, queueWaitMs: flags.deadline });
   if (flags.check) return checkRecipeFile(recipe, flags, runtime, log);
+  // Ctrl-C (or SIGTERM, a closed terminal): the run stops where it is and its result says so; a second one quits.
+  const cancel = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (cancel.signal.aborted) process.exit(130);
+    log(`tabward: ${signal === 'SIGINT' ? 'Ctrl-C' : signal}: cancelling the run (again to quit at once).`);
+    cancel.abort(signal === 'SIGINT' ? 'Ctrl-C' : signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   try {
     const request = {
       confirm: flags.confirm === true,
       dryRun: flags.dryRun === true,
       screenshot: flags.screenshot !== undefined,
+      cancel: cancel.signal,
       ...(process.stderr.isTTY ? { onStep: (entry: StepLog) => log(progressLine(entry)) } : {}),
     };
     const result = request.dryRun
@@ -201,9 +210,12 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
         ? 3
         : result.error?.code === 'bad_input'
           ? 2
-          : 1;
+          : result.error?.code === 'cancelled'
+            ? 130
+            : 1;
   } finally {
     await runtime.close();
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
   }
 }
 
@@ -258,11 +270,14 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     queueWaitMs: flags.queueWait,
   });
   // A dry run needs no browser: it takes no slot. A live one runs in a slot of the gate.
+  // Aborted when the server stops and its grace is over: runs still going end as cancelled (503), not as a page
+  // closed under them.
+  const stopRuns = new AbortController();
   const run = async (recipe: Recipe, request: { confirm: boolean; dryRun: boolean; screenshot: boolean }) =>
     request.dryRun
       ? runRecipe(recipe, { ...request, ...runtime.runOptions('serve') })
       : runtime.inSlot('serve', async (options, onGrid) => {
-          const result = await runRecipe(recipe, { ...request, ...options });
+          const result = await runRecipe(recipe, { ...request, ...options, cancel: stopRuns.signal });
           return onGrid ? onGrid.finish(result) : result;
         });
   const server = await startRecipeServer({
@@ -302,8 +317,12 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     log(
       `tabward: stopping: no new runs; ${dropped} queued refused; ${running} running get up to ${flags.grace} ms to finish.`,
     );
-    if (running && !(await boundedStep('finishing the running runs', server.idle(), log, flags.grace)))
-      log('tabward: the runs still going are cut off with the browser.');
+    if (running && !(await boundedStep('finishing the running runs', server.idle(), log, flags.grace))) {
+      log('tabward: the runs still going are cancelled (503: the server is stopping).');
+      stopRuns.abort('the server is stopping');
+      // Their answers go out before the server closes.
+      await boundedStep('answering the cancelled runs', server.idle(), log, 2_000);
+    }
     await boundedStep('closing the HTTP server', server.close(), log);
     await runtime.close();
     log('tabward: stopped.');
@@ -311,4 +330,5 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  process.on('SIGHUP', () => void stop());
 }

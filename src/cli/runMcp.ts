@@ -74,6 +74,7 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
+  process.on('SIGHUP', () => void shutdown());
   if (flags.http === undefined || token === undefined) stdio = await serveStdio(makeServer(), shutdown, log);
   else {
     const port = flags.http;

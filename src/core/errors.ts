@@ -8,6 +8,8 @@ export const errorCodes = [
   // A human is asked and has not answered yet: the same call made again waits on the same question.
   'pending_approval',
   'timeout',
+  // Stopped by its user or its server shutting down (Ctrl-C, SIGTERM), not by anything it met.
+  'cancelled',
   'page_closed',
   'page_crashed',
   'dialog_open',

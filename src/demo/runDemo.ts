@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { formatAuditEntry, readAuditLog } from '../audit/auditLog.ts';
+import { removeAtExit } from '../browser/launch.ts';
 import { packageRoot } from '../cli/packageRoot.ts';
 import { demoHost, startDemoSite } from './demoSite.ts';
 import { ScriptedHuman } from './scriptedHuman.ts';
@@ -16,11 +17,16 @@ type Print = (line: string) => void;
 
 export async function runDemo(print: Print, executablePath?: string): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tabward-demo-'));
+  // Ctrl-C mid-demo exits through process.exit: the folder goes then too.
+  const forgetWork = removeAtExit(work);
   const site = await startDemoSite();
   const chromeArgs = [`--host-resolver-rules=MAP ${demoHost} 127.0.0.1`];
   const closers: (() => Promise<unknown>)[] = [
     () => site.close(),
-    async () => rmSync(work, { recursive: true, force: true }),
+    async () => {
+      rmSync(work, { recursive: true, force: true });
+      forgetWork();
+    },
   ];
   try {
     print(`1. Demo site "Acme intranet" at ${site.origin} (127.0.0.1 only).`);

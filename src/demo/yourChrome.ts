@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectCdp } from '../browser/connect.ts';
 import { findChrome } from '../browser/findChrome.ts';
-import { launchChrome } from '../browser/launch.ts';
+import { launchChrome, removeAtExit } from '../browser/launch.ts';
 
 export interface UserChrome {
   readonly userDataDir: string;
@@ -25,6 +25,8 @@ export interface UserChromeOptions {
 
 export async function startUserChrome(options: UserChromeOptions): Promise<UserChrome> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'tabward-your-chrome-'));
+  // Ctrl-C, a crash of the demo, any exit: the folder goes with the browser (which launchChrome already ends).
+  const forgetFolder = removeAtExit(userDataDir);
   const chrome = await launchChrome({
     executablePath: findChrome(options.executablePath),
     headless: true,
@@ -56,6 +58,7 @@ export async function startUserChrome(options: UserChromeOptions): Promise<UserC
     close: async () => {
       await chrome.close();
       rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      forgetFolder();
     },
   };
 }

@@ -32,6 +32,8 @@ export interface RunOptions {
   readonly onStep?: (entry: StepLog) => void;
   /** The browser mode the run used, for the audit (the session's, once started). */
   readonly mode?: () => string;
+  /** Aborted when the run is to stop now (Ctrl-C, a server stopping); its reason says why, in words. */
+  readonly cancel?: AbortSignal;
 }
 
 /** What a run needs of its browser: a tab of its own, and the mode and backstop its call path reads. */
@@ -181,10 +183,28 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
       );
     }, options.deadlineMs);
   });
+  // Cancelled: like the deadline, the step in flight is cut and no later step acts; the result says who stopped it.
+  let cancel = () => undefined as void;
+  const cancelled = new Promise<never>((_, reject) => {
+    cancel = () => {
+      stopped.abort();
+      reject(
+        new TabwardError(
+          'cancelled',
+          `The run was cancelled (${String(options.cancel?.reason ?? 'stopped')}) during ${run.currentDetail}; no later step ran.`,
+        ),
+      );
+    };
+    if (options.cancel?.aborted) cancel();
+    else options.cancel?.addEventListener('abort', cancel, { once: true });
+  });
+  // A cancel after the run ended rejects nobody's wait.
+  cancelled.catch(() => undefined);
   try {
     const { data, warnings } = await Promise.race([
       steppedRun(recipe, options, run, log, stopped.signal),
       deadline,
+      cancelled,
     ]);
     const screenshot = options.screenshot
       ? (await requirePage(run.page).screenshot()).toString('base64')
@@ -193,7 +213,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
   } catch (error) {
     const failure = asTabwardError(error);
     if (stopped.signal.aborted) {
-      const cut = "cut off at the run's deadline";
+      const cut = failure.code === 'cancelled' ? 'cancelled' : "cut off at the run's deadline";
       log({ step: run.current, detail: run.detail, ok: false, ms: Date.now() - run.since, error: cut });
       sealed = true;
     }
@@ -212,6 +232,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     };
   } finally {
     clearTimeout(timer);
+    options.cancel?.removeEventListener('abort', cancel);
     stopped.abort();
     await run.page?.close();
   }
