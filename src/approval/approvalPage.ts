@@ -26,8 +26,14 @@ export class ApprovalPage {
 
   constructor(
     private readonly inbox: ApprovalInbox,
-    /** Told each token as it is made: a secret the redactor must hide from everything the agent reads. */
-    private readonly onToken: (token: string) => void = () => undefined,
+    /**
+     * Told each token as it is made (a secret the redactor must hide from everything the agent reads) and as it
+     * dies with its question (no longer worth hiding: the page answers 404).
+     */
+    private readonly tokenEvents: { made(token: string): void; gone(token: string): void } = {
+      made: () => undefined,
+      gone: () => undefined,
+    },
     /** The home whose enrolled passkeys verify a person's presence (questions that need it). */
     private readonly passkeyHome?: string,
   ) {
@@ -38,6 +44,7 @@ export class ApprovalPage {
           this.tokens.delete(token);
           this.tokenOf.delete(id);
           this.challenges.delete(token);
+          this.tokenEvents.gone(token);
         }
     });
   }
@@ -64,7 +71,7 @@ export class ApprovalPage {
     let token = this.tokenOf.get(question.id);
     if (!token) {
       token = randomBytes(24).toString('base64url');
-      this.onToken(token);
+      this.tokenEvents.made(token);
       this.tokens.set(token, question.id);
       this.tokenOf.set(question.id, token);
     }

@@ -3,10 +3,11 @@
 // "still waiting" joins it instead of asking twice; its answer is spent by one call only; an answer to a question
 // that is gone (its call cancelled, expired) is refused and recorded, never kept for a later call.
 
+import { randomBytes } from 'node:crypto';
 import type { ApprovalChoice, ApprovalRequest } from '../core/approvals.ts';
 
 export interface Question {
-  /** Short and per process ("7"); `tabward approvals` shows it with the process when several run. */
+  /** Four random letters and digits ("k7qm"), unlikely to repeat in any tabward of the home. */
   readonly id: string;
   readonly request: ApprovalRequest;
   readonly fingerprint: string;
@@ -36,7 +37,6 @@ type Settle = (choice: ApprovalChoice) => void;
 export type AnswerResult = { readonly ok: true } | { readonly ok: false; readonly why: string };
 
 export class ApprovalInbox {
-  private seq = 0;
   private readonly open = new Map<string, Question>();
   private readonly waiters = new Map<string, Set<Settle>>();
   private readonly expiry = new Map<string, NodeJS.Timeout>();
@@ -55,7 +55,7 @@ export class ApprovalInbox {
     for (const question of this.open.values())
       if (question.fingerprint === fingerprint) return { question, joined: true };
     const question: Question = {
-      id: String(++this.seq),
+      id: questionId((id) => this.open.has(id) || this.gone.has(id)),
       request,
       fingerprint,
       askedAt: Date.now(),
@@ -199,19 +199,22 @@ export class ApprovalInbox {
   }
 }
 
-/** What makes two questions the same question: never the request id (each call makes a new one). */
+/**
+ * What makes two questions the same question: all the human is shown (reason, warning, offers, arguments...) and
+ * the exact action it covers (bindsTo: tab, document, element), never the request id (each call makes a new one).
+ */
 function fingerprintOf(request: ApprovalRequest): string {
-  return JSON.stringify([
-    request.frontEnd,
-    request.tool,
-    request.kind,
-    request.rule,
-    request.url,
-    request.destination ?? '',
-    request.element ?? null,
-    request.fields ?? null,
-    sorted(request.args),
-  ]);
+  const { id: _eachCallItsOwn, ...asked } = request;
+  return JSON.stringify(sorted(asked));
+}
+
+/** Short, easy to type, and not reused by another tabward of the home (a notification names one question). */
+function questionId(taken: (id: string) => boolean): string {
+  const letters = 'abcdefghjkmnpqrstuvwxyz23456789';
+  for (;;) {
+    const id = Array.from(randomBytes(4), (byte) => letters[byte % letters.length]).join('');
+    if (!taken(id)) return id;
+  }
 }
 
 function sorted(value: unknown): unknown {

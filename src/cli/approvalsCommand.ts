@@ -71,14 +71,14 @@ async function listAll(home: string): Promise<Listed> {
   return { questions, unreachable, processes: sockets.length };
 }
 
-/** `7` or `12345:7` (the process, when several tabwards have a question 7). */
+/** `k7qm`, or `12345:k7qm` (the process, should two tabwards ever have the same id open). */
 function resolve(id: string, questions: QuestionView[]): QuestionView {
-  const match = /^(?:(\d+):)?(\d+)$/.exec(id.trim());
+  const match = /^(?:(\d+):)?([a-z2-9]{4})$/.exec(id.trim());
   if (!match)
     throw new TabwardError(
       'bad_input',
       `"${id}" is not a question id.`,
-      'Ids look like 7, or 12345:7; run tabward approvals to list them.',
+      'Ids are four letters and digits (k7qm), or with the process first (12345:k7qm); run tabward approvals to list them.',
     );
   const [, pid, n] = match;
   const found = questions.filter((q) => q.id === n && (pid === undefined || String(q.process) === pid));
@@ -175,7 +175,7 @@ export function approvalsCommand(): Command {
     .action(list);
   command
     .command('approve <id>')
-    .description('approve question ID (as listed: 7, or 12345:7)')
+    .description('approve question ID (as listed, e.g. k7qm)')
     .addOption(
       new Option(
         '--site-grant <minutes>',

@@ -75,7 +75,7 @@ export async function assembleGuardedBrowser(
         maxWaitMs: options.consent.waitMs,
         notify: options.consent.notify,
         humanVerified: options.consent.humanVerified === true,
-        secret: (token) => secrets.redactAlso(token),
+        secret: { made: (token) => secrets.redactAlso(token), gone: (token) => secrets.forget(token) },
         ownPort: (port) => network.protectedPorts.add(port),
         log,
       })

@@ -22,8 +22,8 @@ export interface ConsentDeskOptions {
   readonly notify: boolean;
   /** Questions on sensitive pages need a passkey assertion to be approved (--human-verified). */
   readonly humanVerified: boolean;
-  /** Each approval page token, as it is made: the redactor hides it from all the agent reads. */
-  readonly secret: (token: string) => void;
+  /** Each approval page token, as it is made and as it dies: the redactor hides it from all the agent reads. */
+  readonly secret: { made(token: string): void; gone(token: string): void };
   /** The page's port, once it listens: tabward's own, refused to the agent's browser. */
   readonly ownPort: (port: number) => void;
   readonly log: (line: string) => void;
@@ -52,7 +52,8 @@ export class ConsentDesk {
     this.inbox = new ApprovalInbox({
       opened: (question) => {
         const request = question.request;
-        const url = this.pageUrl(question);
+        // A page address is made only where it is sent: with no notification, none yet.
+        const url = options.notify ? this.pageUrl(question) : undefined;
         notify(
           `tabward asks: ${forDisplay(request.tool)} on ${forDisplay(request.origin || 'the browser')}`,
           [

@@ -28,6 +28,11 @@ export interface ApprovalRequest {
   readonly siteGrant?: { readonly origin: string; readonly tool: string };
   /** Site grants in force, as listed in browser_status: with any, the human may revoke them all. */
   readonly siteGrantsInForce?: readonly string[];
+  /**
+   * The exact action the answer covers (the call path's binding: tab and document, element, arguments), never
+   * shown: a call made again joins an open question only when it would do exactly this.
+   */
+  readonly bindsTo?: string;
 }
 
 export type ApprovalChoice = (

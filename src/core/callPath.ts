@@ -593,6 +593,7 @@ export class CallPath {
         frontEnd: caller.frontEnd,
         ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
         ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
+        bindsTo: look.binding,
       }),
       caller.signal,
       { mayPend: true },

@@ -107,6 +107,14 @@ export class Secrets {
     this.current = this.makeRedactor();
   }
 
+  /** A value that no longer needs hiding (a dead question's page token): the redactor stays as small as what is live. */
+  forget(value: string): void {
+    const at = this.extraRedactions.indexOf(value);
+    if (at < 0) return;
+    this.extraRedactions.splice(at, 1);
+    this.current = this.makeRedactor();
+  }
+
   private values(): string[] {
     return [...[...this.declared.values()].map((secret) => secret.value), ...this.extraRedactions];
   }

@@ -247,7 +247,10 @@ describe('who is asked', { timeout: 120_000 }, () => {
         assert.ok(refused.isError && refused.text.startsWith('rejected:'), refused.text);
         assert.match(refused.text, says);
         // Nobody was asked, and the error says so: no "the user rejected", no "asked through none".
-        assert.match(refused.text, /^rejected: new_page needs a human's approval and nobody could be asked; nothing was done/);
+        assert.match(
+          refused.text,
+          /^rejected: new_page needs a human's approval and nobody could be asked; nothing was done/,
+        );
         assert.doesNotMatch(refused.text, /The user rejected|asked through/);
         assert.equal(accountGets(), before, 'the sensitive page was never requested');
         assert.equal(mcp.human.questions.length, 0);

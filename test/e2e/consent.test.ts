@@ -75,8 +75,9 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       assert.ok(first.isError, first.text);
       assert.match(
         first.text,
-        /^pending_approval: Waiting for the human's approval of new_page \(question 1, in `tabward approvals` in your terminal, or from the desktop notification\); nothing was done yet\. Call the same tool again with the same arguments/,
+        /^pending_approval: Waiting for the human's approval of new_page \(question [a-z2-9]{4}, in `tabward approvals` in your terminal, or from the desktop notification\); nothing was done yet\. Call the same tool again with the same arguments/,
       );
+      const id = /question ([a-z2-9]{4})/.exec(first.text)?.[1] ?? '';
       assert.ok(took < 10_000, `answered before the client's timeout (${took} ms)`);
       assert.equal(vaultGets(), 0);
       assert.equal(records(mcp).at(-1)?.outcome, 'pending');
@@ -84,7 +85,7 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const listed = await cli('--json');
       assert.equal(listed.code, 0, listed.stderr);
       const [question] = listed.json as { id: string; tool: string; page: string; question: string }[];
-      assert.equal(question?.id, '1');
+      assert.equal(question?.id, id);
       assert.equal(question?.tool, 'new_page');
       assert.match(question?.page ?? '', /^https:\/\/github\.com:\d+\/settings\/vault$/);
       assert.match(
@@ -92,24 +93,24 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
         /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com/,
       );
       const human = await cli();
-      assert.match(human.stdout, /^\[1\] SENSITIVE asked .*\n {2}tabward: new_page/);
-      assert.match(human.stdout, /answer: tabward approvals approve 1 \| reject 1/);
+      assert.match(human.stdout, new RegExp(`^\\[${id}\\] SENSITIVE asked .*\\n {2}tabward: new_page`));
+      assert.match(human.stdout, new RegExp(`answer: tabward approvals approve ${id} \\| reject ${id}`));
 
       const shown = await waitFor('the notification', () => readFileSync(join(bin, 'shown'), 'utf8'));
       assert.match(shown, /tabward asks: new_page on https:\/\/github\.com/);
-      assert.match(shown, /Answer: tabward approvals approve 1/);
+      assert.match(shown, new RegExp(`Answer: tabward approvals approve ${id}`));
 
       // The call again, with the same arguments: the same question, waited on; the yes runs it once.
       const again = callWithTimeout(mcp, 'new_page', { url: vault() });
       await new Promise((done) => setTimeout(done, 500));
       assert.deepEqual(
         (await inboxOf(mcp.home).questions()).map((q) => q.id),
-        ['1'],
+        [id],
         'joined, never a second question',
       );
-      const approved = await cli('approve', '1');
+      const approved = await cli('approve', id);
       assert.equal(approved.code, 0, approved.stderr);
-      assert.match(approved.stdout, /question 1: approve sent/);
+      assert.match(approved.stdout, new RegExp(`question ${id}: approve sent`));
       const ran = await within('the joined call to run', again);
       assert.ok(!ran.isError, ran.text);
       assert.equal(vaultGets(), 1, 'it ran once');
@@ -123,13 +124,13 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       );
 
       // The answer was spent: the same call later is a new question; a second answer to question 1 is refused.
-      const late = await cli('approve', '1');
+      const late = await cli('approve', id);
       assert.notEqual(late.code, 0);
-      assert.match(late.stderr, /No open question 1/);
+      assert.match(late.stderr, new RegExp(`No open question ${id}`));
       const third = callWithTimeout(mcp, 'new_page', { url: vault() });
       const next = await inboxOf(mcp.home).question('new_page');
-      assert.equal(next.id, '2');
-      const rejected = await cli('reject', '2', '--reason', 'not now');
+      assert.notEqual(next.id, id);
+      const rejected = await cli('reject', next.id, '--reason', 'not now');
       assert.equal(rejected.code, 0, rejected.stderr);
       const refused = await third;
       assert.match(refused.text, /^rejected: The user rejected new_page: not now/);
@@ -150,14 +151,15 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const first = await callWithTimeout(mcp, 'new_page', { url: vault() });
       assert.match(
         first.text,
-        /^pending_approval: Waiting for the human's approval of new_page \(question 1/,
+        /^pending_approval: Waiting for the human's approval of new_page \(question [a-z2-9]{4}/,
       );
       assert.match(
         first.text,
         /Your MCP client answered "cancel" after \d+ ms, before anyone could have read/,
       );
       const before = vaultGets();
-      assert.equal(await inboxOf(mcp.home).answer('1', 'approve'), 200);
+      const [open] = await inboxOf(mcp.home).questions();
+      assert.equal(await inboxOf(mcp.home).answer(open?.id ?? '', 'approve'), 200);
       const ran = await callWithTimeout(mcp, 'new_page', { url: vault() });
       assert.ok(!ran.isError, ran.text);
       assert.equal(vaultGets(), before + 1);

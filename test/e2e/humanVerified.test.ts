@@ -169,9 +169,9 @@ describe('human-verified approvals', { timeout: 240_000 }, () => {
       assert.match(audit, /"approver":"the approval page"/);
       assert.match(
         audit,
-        /"tool":"\(approval\)".*approval \(approve\) through elicitation of question \d+ was refused: it needs a human-verified approval/,
+        /"tool":"\(approval\)".*approval \(approve\) through elicitation of question [a-z2-9]{4} was refused: it needs a human-verified approval/,
       );
-      assert.match(audit, /approval \(approve\) through tabward approvals of question \d+ was refused/);
+      assert.match(audit, /approval \(approve\) through tabward approvals of question [a-z2-9]{4} was refused/);
     } finally {
       await mcp.close();
     }

@@ -17,7 +17,11 @@ const request = (id: string, overrides: Partial<ApprovalRequest> = {}): Approval
 
 const inbox = new ApprovalInbox();
 const tokens: string[] = [];
-const approvalPage = new ApprovalPage(inbox, (token) => tokens.push(token));
+const goneTokens: string[] = [];
+const approvalPage = new ApprovalPage(inbox, {
+  made: (token) => tokens.push(token),
+  gone: (token) => goneTokens.push(token),
+});
 const approver = new InboxApprover({ inbox, waitMs: 30_000, maxWaitMs: 30_000, where: 'here', name: 'test' });
 before(() => approvalPage.start());
 after(() => approvalPage.stop());
@@ -47,6 +51,7 @@ test('a withdrawn call takes its question and its address away; answering it aft
   });
   assert.equal((await fetch(url)).status, 404);
   assert.equal((await decide(url, { choice: 'approve' })).status, 404);
+  assert.deepEqual(goneTokens, tokens, 'the redactor is told the dead token can go');
 });
 
 test("one question's address never opens another's, and a guessed token opens nothing", async () => {

@@ -31,7 +31,7 @@ const desk = new ConsentDesk({
   maxWaitMs: 400,
   notify: false,
   humanVerified: false,
-  secret: () => undefined,
+  secret: { made: () => undefined, gone: () => undefined },
   ownPort: () => undefined,
   log: () => undefined,
 });
