@@ -1,6 +1,7 @@
 // What `tabward mcp` does once its flags are parsed: assemble the guarded browser and serve it over stdio or
 // Streamable HTTP.
 
+import { join } from 'node:path';
 import { preloadBrowserLibrary } from '../browser/connect.ts';
 import { createMcpServer } from '../mcp/mcpServer.ts';
 import { type StdioHandle, serveHttp, serveStdio } from '../mcp/transports.ts';
@@ -8,7 +9,7 @@ import { assembleGuardedBrowser } from './assemble.ts';
 import { listenError } from './listenError.ts';
 import type { McpFlags } from './mcpCommand.ts';
 import { announceMcpToken, mcpHttpAuth, mcpHttpToken } from './mcpToken.ts';
-import { version } from './packageRoot.ts';
+import { packageRoot, version } from './packageRoot.ts';
 
 export async function runMcp(flags: McpFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -75,8 +76,14 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGHUP', () => void shutdown());
-  if (flags.http === undefined || token === undefined) stdio = await serveStdio(makeServer(), shutdown, log);
-  else {
+  if (flags.http === undefined || token === undefined) {
+    // Started by hand in a terminal: say what it waits for, once (a client's pipe is no terminal: nothing said).
+    if (process.stdin.isTTY)
+      log(
+        `tabward mcp: an MCP server, waiting for a client on stdin. Add it to your client (claude mcp add tabward -- ${join(packageRoot, 'bin', 'tabward')} mcp; the README has the others) or try tabward demo. Ctrl-C quits.`,
+      );
+    stdio = await serveStdio(makeServer(), shutdown, log);
+  } else {
     const port = flags.http;
     const served = await serveHttp(makeServer, port, mcpHttpAuth(token)).catch((error: unknown) => {
       throw listenError(error, '--http', port);

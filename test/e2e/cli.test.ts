@@ -2,7 +2,7 @@
 // and clear errors for bad input.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,4 +130,30 @@ test('doctor reports the browser and remote debugging', async () => {
   const doctor = await tabward('doctor');
   assert.match(doctor.stdout, /ok browser: (Chromium|Google Chrome) \d+/);
   assert.match(doctor.stdout, /your Chrome: /);
+});
+
+test('tabward mcp started by hand in a terminal says in one line what it waits for; from a client, nothing', async () => {
+  // A terminal: `script` gives the command a pseudo-terminal for its stdin and output.
+  const inTerminal = spawnSync(
+    'script',
+    ['-qec', `${process.execPath} ${binPath} mcp --no-warm-up`, '/dev/null'],
+    {
+      encoding: 'utf8',
+      input: '',
+      timeout: 30_000,
+      env: { ...process.env, TABWARD_HOME: mkdtempSync(join(tmpdir(), 'tabward-tty-')) },
+    },
+  );
+  assert.match(
+    inTerminal.stdout,
+    /^tabward mcp: an MCP server, waiting for a client on stdin\. Add it to your client \(claude mcp add tabward -- \S+\/bin\/tabward mcp;/m,
+  );
+  // A pipe, as every client gives: no such line.
+  const piped = spawnSync(process.execPath, [binPath, 'mcp', '--no-warm-up'], {
+    encoding: 'utf8',
+    input: '',
+    timeout: 30_000,
+    env: { ...process.env, TABWARD_HOME: mkdtempSync(join(tmpdir(), 'tabward-pipe-')) },
+  });
+  assert.doesNotMatch(piped.stderr, /waiting for a client/);
 });
