@@ -34,20 +34,24 @@ export interface LoadedRules {
   readonly problems: RuleProblem[];
   /** The rule files read, the user's own first. */
   readonly files: readonly string[];
+  /** Lines read as PaiCLI reads them (a glob over the whole URL), each with how. */
+  readonly notes: readonly RuleProblem[];
 }
 
 /** Defaults, then ~/.tabward/sensitive_patterns.txt (missing is fine), then each --rules file (must exist). */
 export function loadRules(extraFiles: readonly string[] = []): LoadedRules {
   const all: SensitiveRule[] = defaultRules();
   const problems: RuleProblem[] = [];
+  const notes: RuleProblem[] = [];
   const userFile = userRulesPath();
   const files = [...(existsSync(userFile) ? [userFile] : []), ...extraFiles.map((file) => resolve(file))];
   for (const file of files) {
     const parsed = parseRulesText(readUserFile(file, 'Rules file', '--rules'), file);
     all.push(...parsed.rules);
     problems.push(...parsed.problems);
+    notes.push(...parsed.notes);
   }
-  return { rules: new RuleSet(all), problems, files };
+  return { rules: new RuleSet(all), problems, notes, files };
 }
 
 /** A file the user named (rules, secrets), read or refused in one line that names it and the flag. */
@@ -220,8 +224,10 @@ export function loadRulesAndSecrets(
   secretEnv: readonly string[] = [],
   ignoreBadRules = false,
 ) {
-  const { rules, problems } = loadRules(ruleFiles);
+  const { rules, problems, notes } = loadRules(ruleFiles);
   refuseBadRules(problems, ignoreBadRules, log);
+  // Said once, at start: how a line tabward reads otherwise than its own syntax is matched.
+  for (const note of notes) log(`tabward: ${note.origin}: ${note.message}`);
   const declared = new Map([...loadSecretsFile(secretsFile, log), ...secretsFromEnv(secretEnv)]);
   return { rules, secrets: new Secrets(declared) };
 }

@@ -65,7 +65,7 @@ export function checkPublicUrl(host: string, publicUrl: string | undefined): str
 export async function serveRelay(flags: RelayFlags): Promise<void> {
   const publicUrl = checkPublicUrl(flags.host, flags.publicUrl);
   const loaded = loadRules(flags.rules);
-  reportRuleProblems(loaded.problems, (line) => process.stderr.write(`${line}\n`));
+  reportRuleProblems([...loaded.problems, ...loaded.notes], (line) => process.stderr.write(`${line}\n`));
   const store = openStore(flags);
   const relay = await startRelay({
     store,

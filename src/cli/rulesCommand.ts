@@ -21,7 +21,7 @@ export function rulesCommand(): Command {
     .option('--json', 'print [{url, sensitive, rule}]')
     .action((urls: string[], flags: RulesFlags) => {
       const loaded = loadRules(flags.rules);
-      reportRuleProblems(loaded.problems, (line) => process.stderr.write(`${line}\n`));
+      reportRuleProblems([...loaded.problems, ...loaded.notes], (line) => process.stderr.write(`${line}\n`));
       const results = urls.map((url) => {
         const hit = loaded.rules.match(url);
         return {
@@ -61,7 +61,7 @@ export function rulesCommand(): Command {
     .option('--json', 'print [{pattern, origin}]')
     .action((flags: RulesFlags) => {
       const loaded = loadRules(flags.rules);
-      reportRuleProblems(loaded.problems, (line) => process.stderr.write(`${line}\n`));
+      reportRuleProblems([...loaded.problems, ...loaded.notes], (line) => process.stderr.write(`${line}\n`));
       const rows = loaded.rules.rules.map((rule) => ({ pattern: rule.pattern.source, origin: rule.origin }));
       if (flags.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else for (const row of rows) process.stdout.write(`${row.pattern.padEnd(40)} ${row.origin}\n`);

@@ -6,6 +6,7 @@ import { isTabwardError } from './errors.ts';
 import { RuleIndex } from './ruleIndex.ts';
 import {
   compilePattern,
+  compileRuleLine,
   matchesOrigin,
   matchesPattern,
   type UrlParts,
@@ -40,21 +41,24 @@ export function defaultRules(): SensitiveRule[] {
 export function parseRulesText(
   text: string,
   fileName: string,
-): { rules: SensitiveRule[]; problems: RuleProblem[] } {
+): { rules: SensitiveRule[]; problems: RuleProblem[]; notes: RuleProblem[] } {
   const rules: SensitiveRule[] = [];
   const problems: RuleProblem[] = [];
+  const notes: RuleProblem[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (!line) return;
     const origin = `${fileName}:${index + 1}`;
     try {
-      rules.push({ pattern: compilePattern(line), origin });
+      const { pattern, note } = compileRuleLine(line);
+      rules.push({ pattern, origin });
+      if (note) notes.push({ origin, message: note });
     } catch (error) {
       if (!isTabwardError(error)) throw error;
       problems.push({ origin, message: `${error.message} This line is skipped.` });
     }
   });
-  return { rules, problems };
+  return { rules, problems, notes };
 }
 
 /** Where the rules in force come from, for browser_status: "defaults (N rules)" and each file with its count. */

@@ -5,7 +5,13 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { destructiveWordIn } from './destructiveWords.ts';
-import { compilePattern, matchesPattern, type UrlPattern, urlParts } from './urlPattern.ts';
+import {
+  compilePattern,
+  compileWholeUrlGlob,
+  matchesPattern,
+  type UrlPattern,
+  urlParts,
+} from './urlPattern.ts';
 
 const destructiveNameWords =
   /\b(delete|remove|erase|destroy|purge|wipe|drop|reset|refund|chargeback|void|cancel|pay|purchase|buy|checkout|transfer|withdraw|send|publish|submit|revoke|disable|deactivate|terminate|unsubscribe|archive|merge|grant|ship|approve)\b/i;
@@ -60,7 +66,13 @@ export class SiteRules {
       try {
         patterns.push(compilePattern(source));
       } catch {
-        // A pattern this version cannot read is skipped; the relay judged with it already.
+        // A PaiCLI-style line (a glob over the whole URL) is read as the relay reads it; one neither can read is
+        // skipped (the relay judged with what it could).
+        try {
+          patterns.push(compileWholeUrlGlob(source));
+        } catch {
+          // skipped
+        }
       }
     }
     this.patterns = patterns;

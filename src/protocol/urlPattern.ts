@@ -26,6 +26,11 @@ export interface UrlPattern {
   readonly path: RegExp;
   /** The rule has a `?`: it is tried on PATH?QUERY too. */
   readonly withQuery: boolean;
+  /**
+   * A rule tabward's URL syntax cannot take (no scheme, a `*` inside a host), kept as PaiCLI reads it: a glob over
+   * the whole normalised URL, `*` any run, `?` one character, case-insensitive.
+   */
+  readonly wholeUrl?: RegExp;
 }
 
 type HostMatcher =
@@ -56,6 +61,24 @@ export function compilePattern(source: string): UrlPattern {
     port,
     path: compilePath(pathText),
     withQuery: pathText.includes('?'),
+  };
+}
+
+/**
+ * A line of a glob-on-string rules file (PaiCLI's sensitive_patterns.txt) that is not a URL pattern tabward parses:
+ * matched as a glob over the whole URL. Refused only when it is empty or holds whitespace (no URL does).
+ */
+export function compileWholeUrlGlob(source: string): UrlPattern {
+  const text = source.trim();
+  if (!text || /\s/.test(text)) throw badPattern(source, 'a rule is one glob without spaces');
+  return {
+    source: text,
+    schemes: 'web',
+    host: { kind: 'any', name: '', subdomainsToo: true },
+    port: undefined,
+    path: /^$/,
+    withQuery: false,
+    wholeUrl: new RegExp(`^${globToRegex(text.toLowerCase())}$`),
   };
 }
 
@@ -162,12 +185,27 @@ export function matchesOrigin(pattern: UrlPattern, url: URL | UrlParts): boolean
   return pattern.port === undefined || parts.port === pattern.port;
 }
 
+/** The URL as a glob-on-string rule reads it: each path form, the port only when it is not the scheme's own. */
+function urlStrings(parts: UrlParts): string[] {
+  const defaultPort =
+    (parts.scheme === 'https' && parts.port === '443') || (parts.scheme === 'http' && parts.port === '80');
+  const origin = `${parts.scheme}://${parts.host}${defaultPort || !parts.port ? '' : `:${parts.port}`}`;
+  return parts.paths.map((path) => `${origin}${path}${parts.query ? `?${parts.query}` : ''}`);
+}
+
 /** True when the URL matches the pattern. `url` must already be the effective URL (see effectiveUrl). */
 export function matchesPattern(pattern: UrlPattern, url: URL | UrlParts): boolean {
   const parts = url instanceof URL ? urlParts(url) : url;
   if (!matchesOrigin(pattern, parts)) return false;
+  const { wholeUrl } = pattern;
+  if (wholeUrl) return urlStrings(parts).some((text) => wholeUrl.test(text));
   if (parts.paths.some((path) => pattern.path.test(path))) return true;
-  return pattern.withQuery && parts.paths.some((path) => pattern.path.test(`${path}?${parts.query}`));
+  // A path glob is tried on PATH?QUERY as well, with or without a `?` of its own: `/*token=*` names a query
+  // parameter, as it would in a glob over the whole URL (matching more is the safe side).
+  return (
+    (pattern.withQuery || parts.query !== '') &&
+    parts.paths.some((path) => pattern.path.test(`${path}?${parts.query}`))
+  );
 }
 
 function hostMatches(matcher: HostMatcher, host: string): boolean {
