@@ -274,8 +274,9 @@ async function fillOne(
   const { timeoutMs } = context;
   const element = await resolveJudged(tab, elementRef, target, timeoutMs);
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
-  // A password typed as a literal is a typed secret all the same: the tab holds it, the taint follows.
-  if (isSecret || element.secretKind) tab.noteSecretField(element.locator);
+  // A declared secret makes the tab hold a typed secret (the taint follows). A literal password is masked from
+  // every record (literalIntoSecretField) but does not taint: that is for declared secrets, whose sites are known.
+  if (isSecret) tab.noteSecretField(element.locator);
   const secretNamed = isSecret
     ? undefined
     : (context.secrets.nameOf(value) ??

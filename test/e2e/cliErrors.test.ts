@@ -42,10 +42,10 @@ function assertOneLine(outcome: CliOutcome, code: number, pattern: RegExp): void
   assert.ok(lines.length <= 2, `one line (and at most a usage hint): ${outcome.stderr}`);
 }
 
-test('ports out of range are refused by the flag that gave them', async () => {
-  assertOneLine(await runCli(['mcp', '--http', '70000'], env), 1, /--http must be a port, 0 to 65535/);
-  assertOneLine(await runCli(['serve', '--port', '99999'], env), 1, /--port must be a port, 0 to 65535/);
-  assertOneLine(await runCli(['demo', '--site-only', '--port', '-1'], env), 1, /--port must be a port/);
+test('ports out of range are refused by the flag that gave them, exit 2 (bad input)', async () => {
+  assertOneLine(await runCli(['mcp', '--http', '70000'], env), 2, /--http must be a port, 0 to 65535/);
+  assertOneLine(await runCli(['serve', '--port', '99999'], env), 2, /--port must be a port, 0 to 65535/);
+  assertOneLine(await runCli(['demo', '--site-only', '--port', '-1'], env), 2, /--port must be a port/);
 });
 
 test('a port in use is named with its flag, for mcp --http, serve and demo --site-only', async () => {

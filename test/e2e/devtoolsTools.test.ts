@@ -292,7 +292,7 @@ describe("devtools tools in the user's Chrome", { timeout: 180_000 }, () => {
 });
 
 describe('the --tools flag of a real tabward mcp', { timeout: 120_000 }, () => {
-  test('core,devtools lists the devtools tools; an unknown category is one line and exit code 1', async () => {
+  test('core,devtools lists the devtools tools; an unknown category is one line and exit code 2', async () => {
     const mcp = await startMcp({ args: ['--tools', 'core,devtools'] });
     try {
       const names = (await mcp.client.listTools()).tools.map((tool) => tool.name);
@@ -301,7 +301,7 @@ describe('the --tools flag of a real tabward mcp', { timeout: 120_000 }, () => {
       await mcp.close();
     }
     const refused = await runCli(['mcp', '--tools', 'core,gadgets'], {});
-    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.code, 2, refused.stderr);
     const [first] = refused.stderr.trim().split('\n');
     assert.match(first ?? '', /--tools takes a comma list of core, devtools; unknown: gadgets\./);
     assert.ok(!/\n\s+at /.test(refused.stderr), refused.stderr);
