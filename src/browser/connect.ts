@@ -122,6 +122,9 @@ export async function connectCdp(
   try {
     const browser = await (await loadChromium()).connectOverCDP(endpoint, {
       timeout: timeoutMs,
+      // The user's browser keeps its own settings: without this, Playwright sets its download behaviour (the
+      // user's downloads renamed into a temporary folder while attached) and emulates focus in the user's tabs.
+      noDefaults: true,
       ...(artifactsDir ? { artifactsDir } : {}),
     });
     return await withRefEngine(browser);
