@@ -33,7 +33,7 @@ export function checkPublicUrl(host: string, publicUrl: string | undefined): str
     throw new TabwardError(
       'bad_input',
       `Refusing to listen on ${host} without TLS: agent tokens and pairing codes would cross the network in clear.`,
-      'Put a TLS-terminating proxy in front (the README has a Caddy and an nginx configuration) and pass its address with --public-url https://relay.example.com; or keep --host 127.0.0.1.',
+      'Put a TLS-terminating proxy in front (docs/relay.md has a Caddy and an nginx configuration) and pass its address with --public-url https://relay.example.com; or keep --host 127.0.0.1.',
     );
   }
   let url: URL;
