@@ -218,42 +218,14 @@ export class SiteToolCalls {
   private lateAnswer(answer: LateAnswer, from: ExtensionRecord, waitedOn?: ExtensionRecord): void {
     const { store } = this.options;
     const task = store.task(answer.taskId);
-    // The relay waits for this answer from another browser: this one's word (a decision, a tab, an outcome) is
-    // a forgery, never late; it changes nothing and is audited as refused.
-    if (waitedOn) {
-      const why = `browser ${from.id} sent ${answerWords(answer)} for ${answer.taskId}, which waits on browser ${waitedOn.id}: ignored`;
-      this.log(`tabward relay: ${why}.`);
+    const refused = whyIgnored(answer, from, waitedOn, task);
+    if (refused) {
+      this.log(`tabward relay: ${refused}.`);
       this.recordLateOutcome(
         answer.taskId,
         task,
         { browser: from.id, late: answer.t },
-        { decision: 'block', reason: why, outcome: 'blocked' },
-      );
-      return;
-    }
-    // Another browser of the workspace sees task ids in the activity feed: its word about a call that was
-    // never sent to it is not an outcome (it would settle the call's key, and the audit would believe it).
-    if (answer.t === 'outcome' && task?.browser !== from.id) {
-      const why = `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
-      this.log(`tabward relay: ${why}.`);
-      this.recordLateOutcome(
-        answer.taskId,
-        task,
-        { browser: from.id },
-        { decision: 'block', reason: why, outcome: 'blocked' },
-      );
-      return;
-    }
-    // Only a task whose outcome the agent was told is unknown can learn it late: a finished call is never
-    // rewritten (its agent was told ok or failed; its record and key stand).
-    if (answer.t === 'outcome' && task && !outcomeStillOpen(task.status)) {
-      const why = `browser ${from.id} sent an outcome for ${answer.taskId}, which had already ended (${task.status}): ignored`;
-      this.log(`tabward relay: ${why}.`);
-      this.recordLateOutcome(
-        answer.taskId,
-        task,
-        { browser: from.id },
-        { decision: 'block', reason: why, outcome: 'blocked' },
+        { decision: 'block', reason: refused, outcome: 'blocked' },
       );
       return;
     }
@@ -493,6 +465,28 @@ export class SiteToolCalls {
 }
 
 /** The browser refused a reused document (moved or gone) before anything ran. */
+/**
+ * Why an answer nobody waits for from this browser changes nothing, if it does not: the relay waits for it from
+ * another browser (a forgery, never late); an outcome from a browser the call was never sent to (task ids are in
+ * the activity feed every browser of the workspace gets: it would settle the call's key); an outcome for a task
+ * that ended with a known outcome (its agent was told ok or failed; its record and key stand).
+ */
+function whyIgnored(
+  answer: LateAnswer,
+  from: ExtensionRecord,
+  waitedOn: ExtensionRecord | undefined,
+  task: { status: string; browser: string | null } | undefined,
+): string | undefined {
+  if (waitedOn)
+    return `browser ${from.id} sent ${answerWords(answer)} for ${answer.taskId}, which waits on browser ${waitedOn.id}: ignored`;
+  if (answer.t !== 'outcome') return undefined;
+  if (task?.browser !== from.id)
+    return `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
+  if (!outcomeStillOpen(task.status))
+    return `browser ${from.id} sent an outcome for ${answer.taskId}, which had already ended (${task.status}): ignored`;
+  return undefined;
+}
+
 /** A task the agent was told ended with an unknown outcome (or that a restart cut): a late outcome may settle it. */
 function outcomeStillOpen(status: string): boolean {
   return status === 'unknown' || status === 'interrupted' || status === 'running';
