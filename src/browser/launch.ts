@@ -6,7 +6,7 @@
 // removes that profile.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -182,12 +182,44 @@ function killAllSync(): void {
   for (const { pid, profile } of running.values()) {
     try {
       const id = pid();
-      if (id) killGroup(id, 'SIGKILL');
+      if (id) {
+        killGroup(id, 'SIGKILL');
+        // On a loaded machine the group's helpers take a while to die and write into the profile meanwhile: a
+        // removal before they are gone leaves a folder behind (ENOTEMPTY). Wait for the group, bounded.
+        waitForGroupGoneSync(id, 2_000);
+      }
       if (profile) removeProfileSync(profile);
     } catch (error) {
       sayAtExit(`tabward: could not remove the browser profile ${profile ?? ''}: ${String(error)}`);
     }
   }
+}
+
+function waitForGroupGoneSync(pgid: number, ms: number): void {
+  if (process.platform !== 'linux') return;
+  const deadline = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < deadline && groupRunsSync(pgid))
+    // A synchronous pause: nothing asynchronous runs during an exit.
+    Atomics.wait(pause, 0, 0, 25);
+}
+
+/**
+ * Whether a process of the group still runs, read from /proc: kill(-pgid, 0) would say yes for as long as the
+ * leader, tabward's own child, is a zombie nobody reaps during an exit.
+ */
+function groupRunsSync(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(group) === pgid && state !== 'Z' && state !== 'X') return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
 }
 
 function removeProfileSync(profile: string): void {
