@@ -1,10 +1,10 @@
 // Runs in the page, beside the live facts of a ref's lookup (elements.ts): what a selector that survives a reload
 // can be made of — the element's test id, id and form field name — and whether each finds this element alone in
-// its document, so that a saved recipe's CSS selector needs no further round trip to be checked (DESIGN 3.6).
+// its document, so that a saved recipe's CSS selector needs no further round trip to be checked (docs/architecture.md "Audit records").
 
 import type { ElementHooks } from '../core/durableSelectors.ts';
 
-/** The few DOM properties hooksOf reads; the Node tsconfig has no DOM types (DESIGN.md 6.3). */
+/** The few DOM properties hooksOf reads; the Node tsconfig has no DOM types (docs/architecture.md "Source text run in pages"). */
 interface HookElement {
   readonly tagName: string;
   readonly ownerDocument: { querySelectorAll(selector: string): ArrayLike<unknown> };

@@ -43,7 +43,7 @@ interface LiveFacts {
   readonly secretKind: string;
 }
 
-/** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (DESIGN.md 6.3). */
+/** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (docs/architecture.md "Source text run in pages"). */
 interface DomElement {
   readonly tagName: string;
   /** An input's type as the browser takes it (lower case, any spelling of the attribute). */

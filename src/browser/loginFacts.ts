@@ -34,7 +34,7 @@ export async function collectLoginFacts(
 }
 
 /**
- * Runs inside the page. Kept as source text because the Node tsconfig has no DOM types (DESIGN.md 6.3); the
+ * Runs inside the page. Kept as source text because the Node tsconfig has no DOM types (docs/architecture.md "Source text run in pages"); the
  * e2e login-wall tests exercise it on real pages.
  */
 const readFactsInPage = `(() => {

@@ -95,7 +95,7 @@ export function warningOf(request: ApprovalRequest): string | undefined {
 
 /**
  * Why there is no approve-all choice, for every approver alike: on a sensitive page each action needs its own
- * yes (DESIGN 3.3 rule 3), and a human looking for the usual button should be told so rather than left to wonder.
+ * yes (docs/architecture.md "The guard's rules", rule 3), and a human looking for the usual button should be told so rather than left to wonder.
  */
 export function approveAllNote(request: ApprovalRequest): string | undefined {
   if (request.approveAllAllowed) return undefined;

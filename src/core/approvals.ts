@@ -1,5 +1,6 @@
-// What an approver is asked and what a human can answer (DESIGN.md 3.5). Approvers live in src/approval;
-// this file is the contract every front end shares.
+// What an approver is asked and what a human can answer (docs/architecture.md "Approval questions"). Approvers
+// live where their channel does (approval/ the inbox, mcp/ elicitation, agent/ the terminal); this file is the
+// contract every front end shares.
 
 export interface ApprovalRequest {
   readonly id: string;

@@ -1,4 +1,4 @@
-// The shape of one audit-log record (DESIGN.md 3.6) and the sink every front end writes to.
+// The shape of one audit-log record (docs/architecture.md "Audit records") and the sink every front end writes to.
 
 export interface AuditEntry {
   readonly time: string;

@@ -1,4 +1,4 @@
-// The one call path every front end acts through (DESIGN.md section 2): live facts → the guard → the human where
+// The one call path every front end acts through (docs/architecture.md): live facts → the guard → the human where
 // it asks → the facts again, acting only if nothing moved → act (under a network pass when approved) → redact →
 // audit. Browser tools (MCP server, terminal agent), recipe steps, relay site calls and the agent's external tools
 // all describe themselves as a GuardedAction; none decides on its own. No I/O here: the action, the approver, the

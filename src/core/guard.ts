@@ -1,5 +1,5 @@
 // The guard: one pure function that decides allow / ask / block for a tool call from live page facts.
-// Every front end (MCP server, agent, recipes, relay) calls it; DESIGN.md section 3.3 is its specification,
+// Every front end (MCP server, agent, recipes, relay) calls it; docs/architecture.md "The guard's rules" is its specification,
 // and the rules below are numbered as there.
 
 import type { BrowserMode, ToolKind, WritePolicy } from './kinds.ts';

@@ -1,5 +1,5 @@
 // Site grants: "allow writes like this on this site for 15 min / 1 h". A grant covers one tool on one exact origin
-// (scheme, host and port), and only an ordinary write there (DESIGN 3.3 rule 6): every frame from the target up to
+// (scheme, host and port), and only an ordinary write there (docs/architecture.md "The guard's rules", rule 6): every frame from the target up to
 // the top page on that origin, nothing it would send or open elsewhere, no script, upload, secret, site tool or
 // other server's tool. Sensitive pages, taint and the user's own tabs ask before rule 6 is reached, so a grant
 // never answers for them. Grants expire, are revocable one by one, and the runner clears them on a mode switch.

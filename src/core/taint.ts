@@ -1,5 +1,5 @@
 // Taint: once the agent has read a sensitive page, that page's origin is remembered, so that data-carrying
-// actions toward any other origin need a human yes (DESIGN.md 3.3 rule 5). Each origin keeps how it was read: a
+// actions toward any other origin need a human yes (docs/architecture.md "The guard's rules", rule 5). Each origin keeps how it was read: a
 // tool result showed it, or only the browser did (a page's fetch, a navigation an action caused; the network
 // backstop saw it), which the agent is told once, so that the questions that follow do not come out of nowhere.
 

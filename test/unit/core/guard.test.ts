@@ -1,4 +1,4 @@
-// The guard's rule table (DESIGN.md 3.3), one case per rule and the edges between them.
+// The guard's rule table (docs/architecture.md "The guard's rules"), one case per rule and the edges between them.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

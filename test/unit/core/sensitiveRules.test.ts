@@ -1,4 +1,4 @@
-// The URL matcher and rule set: parse-then-match semantics of DESIGN.md 3.4.
+// The URL matcher and rule set: parse-then-match semantics of docs/architecture.md "URL patterns".
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -120,7 +120,7 @@ describe('the rule set', () => {
     assert.equal(defaults.match('https://gitlab.com/acme/app/-/issues'), undefined);
   });
 
-  // Each shape an attacker might give a settings URL, one test each (DESIGN.md 5: a test per variant).
+  // Each shape an attacker might give a settings URL, one test each (a test per variant).
   const tokens = '*://github.com/settings/*';
   const repoSettings = '*://github.com/*/settings/*';
   const variants: [string, string, string][] = [
