@@ -1,0 +1,143 @@
+// The real Claude Code CLI against a real `tabward mcp` (issue 31): Claude Code from npm, pointed at a scripted
+// Anthropic Messages API on 127.0.0.1 through ANTHROPIC_BASE_URL, run headless (`claude -p`, whose elicitation
+// answers at once for nobody). The model asks for a sensitive navigation; the question reaches the human's screen
+// (`tabward approvals`); on "yes" the page is opened exactly once, on "no" never. Skipped, saying so, where the CLI
+// is not installed: set TABWARD_CLAUDE to its `claude` binary (npm install @anthropic-ai/claude-code).
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { inboxOf } from '../helpers/approvalInbox.ts';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
+import { binPath } from '../helpers/mcpClient.ts';
+import { within } from '../helpers/waitFor.ts';
+
+const claude = process.env.TABWARD_CLAUDE ?? '';
+const skip = existsSync(claude)
+  ? false
+  : 'Claude Code is not installed: set TABWARD_CLAUDE to its claude binary (npm install @anthropic-ai/claude-code) to run this';
+
+/**
+ * A model that opens `url` with tabward's new_page, calls it again while the answer is "still waiting", and says
+ * FINISHED once the call has an answer (or after six tries). Streams as the Messages API does.
+ */
+async function scriptedModel(url: string): Promise<{ base: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    if (!req.url?.startsWith('/v1/messages') || req.url.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    const body = JSON.parse(raw || '{}') as { model?: string; stream?: boolean; tools?: { name: string }[]; messages?: unknown };
+    const conversation = JSON.stringify(body.messages ?? []);
+    const tool = body.tools?.find((each) => each.name.endsWith('__new_page'))?.name;
+    const results = conversation.split('"tool_result"').length - 1;
+    const stillWaiting = conversation.lastIndexOf('pending_approval') > conversation.lastIndexOf('"tool_use"');
+    const call = tool !== undefined && results < 6 && (results === 0 || stillWaiting);
+    const events: object[] = [
+      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+      call
+        ? { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${results}`, name: tool, input: {} } }
+        : { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      call
+        ? { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ url }) } }
+        : { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'FINISHED' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+      { type: 'message_stop' },
+    ];
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const event of events) res.write(`event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`);
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+describe('the real Claude Code CLI', { skip, timeout: 240_000 }, () => {
+  let site: Fixture;
+  const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
+  before(async () => {
+    site = await startFixture(
+      { 'GET /settings/profile': (_req, _body, res) => html(res, '<title>Profile</title>Public profile') },
+      { tls: true },
+    );
+  });
+  after(() => site?.close());
+
+  async function session(answer: 'approve' | 'reject') {
+    const openedBefore = opened();
+    const dir = mkdtempSync(join(tmpdir(), 'tabward-claude-'));
+    const home = join(dir, 'home');
+    const tabwardHome = join(dir, 'tabward');
+    mkdirSync(home);
+    const model = await scriptedModel(site.url('github.com', '/settings/profile'));
+    const config = join(dir, 'mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          tabward: {
+            command: process.execPath,
+            args: [binPath, 'mcp', '--mode', 'isolated', '--approval-wait', '4', '--no-notify', ...testChromeArgs.map((arg) => `--chrome-arg=${arg}`)],
+            env: { TABWARD_HOME: tabwardHome },
+          },
+        },
+      }),
+    );
+    const run = spawn(
+      claude,
+      ['-p', 'Open my GitHub profile settings.', '--mcp-config', config, '--allowedTools', 'mcp__tabward__new_page', '--output-format', 'text'],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          HOME: home,
+          ANTHROPIC_BASE_URL: model.base,
+          ANTHROPIC_API_KEY: 'sk-ant-scripted-0000000000000000000000',
+          // The MCP tools in the model's list at once, not behind a tool search.
+          ENABLE_TOOL_SEARCH: 'false',
+        },
+      },
+    );
+    let stdout = '';
+    run.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    run.stderr.resume();
+    const exited = new Promise<number | null>((resolve) => run.once('exit', resolve));
+    try {
+      // The human's screen: the question, in the terminal's inbox, while Claude Code waits and calls again.
+      const human = inboxOf(tabwardHome);
+      const question = await human.question('new_page', 60_000);
+      assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
+      assert.equal(opened(), openedBefore, 'nothing opened before the answer');
+      assert.equal(await human.answer(question.id, answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' }), 200);
+      assert.equal(await within('Claude Code to finish', exited, 120_000), 0, stdout);
+      assert.match(stdout, /FINISHED/);
+      return opened();
+    } finally {
+      run.kill();
+      await within('Claude Code to be gone', exited, 10_000).catch(() => undefined);
+      model.server.close();
+      // Its helpers may still write its session files for a moment.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    }
+  }
+
+  test('yes in `tabward approvals`: the page opens exactly once', async () => {
+    const before = opened();
+    assert.equal((await session('approve')) - before, 1);
+  });
+
+  test('no in `tabward approvals`: the page never opens', async () => {
+    const before = opened();
+    assert.equal((await session('reject')) - before, 0);
+  });
+});
