@@ -1,8 +1,10 @@
-// The real Claude Code CLI against a real `tabward mcp` (issue 31): Claude Code from npm, pointed at a scripted
-// Anthropic Messages API on 127.0.0.1 through ANTHROPIC_BASE_URL, run headless (`claude -p`, whose elicitation
-// answers at once for nobody). The model asks for a sensitive navigation; the question reaches the human's screen
-// (`tabward approvals`); on "yes" the page is opened exactly once, on "no" never. Skipped, saying so, where the CLI
-// is not installed: set TABWARD_CLAUDE to its `claude` binary (npm install @anthropic-ai/claude-code).
+// The real Claude Code and Codex CLIs against a real `tabward mcp` (issue 31): each from npm, pointed at a scripted
+// model API on 127.0.0.1 through its documented base-URL setting (ANTHROPIC_BASE_URL; a Codex model provider's
+// base_url), run headless (`claude -p`, `codex exec`: no one answers elicitation there). The model asks for a
+// sensitive navigation and calls again while tabward answers "still waiting"; the question reaches the human's
+// screen (`tabward approvals`); on "yes" the page is opened exactly once, on "no" never. Each is skipped, saying so,
+// where its CLI is not installed: TABWARD_CLAUDE / TABWARD_CODEX name the binaries (npm install
+// @anthropic-ai/claude-code, @openai/codex).
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -17,9 +19,53 @@ import { binPath } from '../helpers/mcpClient.ts';
 import { within } from '../helpers/waitFor.ts';
 
 const claude = process.env.TABWARD_CLAUDE ?? '';
-const skip = existsSync(claude)
+const codex = process.env.TABWARD_CODEX ?? '';
+const skipClaude = existsSync(claude)
   ? false
   : 'Claude Code is not installed: set TABWARD_CLAUDE to its claude binary (npm install @anthropic-ai/claude-code) to run this';
+const skipCodex = existsSync(codex)
+  ? false
+  : 'Codex is not installed: set TABWARD_CODEX to its codex binary (npm install @openai/codex) to run this';
+
+/** The same for OpenAI's Responses API, as Codex reads it (MCP tools come in a namespace of their server). */
+async function scriptedResponses(url: string): Promise<{ base: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    if (!req.url?.includes('/responses')) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    const body = JSON.parse(raw || '{}') as { model?: string; input?: unknown; tools?: { name?: string; tools?: { name: string }[] }[] };
+    const input = JSON.stringify(body.input ?? []);
+    const namespace = body.tools?.find((tool) => tool.tools?.some((each) => each.name === 'new_page'))?.name;
+    const results = input.split('"function_call_output"').length - 1;
+    const stillWaiting = input.lastIndexOf('pending_approval') > input.lastIndexOf('"function_call"');
+    const call = namespace !== undefined && results < 6 && (results === 0 || stillWaiting);
+    const item = call
+      ? { type: 'function_call', id: `fc_${results}`, call_id: `call_${results}`, name: 'new_page', namespace, arguments: JSON.stringify({ url }), status: 'completed' }
+      : { type: 'message', id: `m_${results}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'FINISHED', annotations: [] }] };
+    const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+    const response = { id: `resp_${results}`, object: 'response', status: 'completed', model: body.model, output: [item], usage };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const event of [
+      { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+      { type: 'response.output_item.added', output_index: 0, item },
+      { type: 'response.output_item.done', output_index: 0, item },
+      { type: 'response.completed', response },
+    ])
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+/** tabward mcp as each client starts it: isolated, "still waiting" after 4 s, the test browser's host mapping. */
+function tabwardArgs(): string[] {
+  return [binPath, 'mcp', '--mode', 'isolated', '--approval-wait', '4', '--no-notify', ...testChromeArgs.map((arg) => `--chrome-arg=${arg}`)];
+}
 
 /**
  * A model that opens `url` with tabward's new_page, calls it again while the answer is "still waiting", and says
@@ -60,7 +106,7 @@ async function scriptedModel(url: string): Promise<{ base: string; server: Serve
   return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
 }
 
-describe('the real Claude Code CLI', { skip, timeout: 240_000 }, () => {
+describe('the real Claude Code CLI', { skip: skipClaude, timeout: 240_000 }, () => {
   let site: Fixture;
   const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
   before(async () => {
@@ -85,7 +131,7 @@ describe('the real Claude Code CLI', { skip, timeout: 240_000 }, () => {
         mcpServers: {
           tabward: {
             command: process.execPath,
-            args: [binPath, 'mcp', '--mode', 'isolated', '--approval-wait', '4', '--no-notify', ...testChromeArgs.map((arg) => `--chrome-arg=${arg}`)],
+            args: tabwardArgs(),
             env: { TABWARD_HOME: tabwardHome },
           },
         },
@@ -139,5 +185,86 @@ describe('the real Claude Code CLI', { skip, timeout: 240_000 }, () => {
   test('no in `tabward approvals`: the page never opens', async () => {
     const before = opened();
     assert.equal((await session('reject')) - before, 0);
+  });
+});
+
+describe('the real Codex CLI', { skip: skipCodex, timeout: 240_000 }, () => {
+  let site: Fixture;
+  const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
+  before(async () => {
+    site = await startFixture(
+      { 'GET /settings/profile': (_req, _body, res) => html(res, '<title>Profile</title>Public profile') },
+      { tls: true },
+    );
+  });
+  after(() => site?.close());
+
+  async function session(answer: 'approve' | 'reject') {
+    const openedBefore = opened();
+    const dir = mkdtempSync(join(tmpdir(), 'tabward-codex-'));
+    const codexHome = join(dir, 'codex');
+    const tabwardHome = join(dir, 'tabward');
+    mkdirSync(codexHome);
+    const model = await scriptedResponses(site.url('github.com', '/settings/profile'));
+    // Codex passes its servers a reduced environment: TABWARD_HOME is named in the server's env table.
+    const toml = (value: unknown) => JSON.stringify(value);
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model = "gpt-scripted"',
+        'model_provider = "scripted"',
+        '[model_providers.scripted]',
+        'name = "scripted"',
+        `base_url = ${toml(`${model.base}/v1`)}`,
+        'wire_api = "responses"',
+        'env_key = "SCRIPTED_KEY"',
+        '[mcp_servers.tabward]',
+        `command = ${toml(process.execPath)}`,
+        `args = [${tabwardArgs().map(toml).join(', ')}]`,
+        `env = { TABWARD_HOME = ${toml(tabwardHome)} }`,
+        '',
+      ].join('\n'),
+    );
+    // Codex's own approvals are off: the yes asked here is tabward's, in `tabward approvals`.
+    const run = spawn(
+      codex,
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Open my GitHub profile settings.'],
+      // stdin closed: with a pipe open, codex exec waits for more of the prompt on it.
+      { cwd: dir, env: { ...process.env, HOME: dir, CODEX_HOME: codexHome, SCRIPTED_KEY: 'scripted' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    run.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    let stderr = '';
+    run.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => run.once('exit', resolve));
+    try {
+      const human = inboxOf(tabwardHome);
+      const question = await human.question('new_page', 60_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}\nCodex said:\n${stdout}\n${stderr.slice(-2000)}`);
+      });
+      assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
+      assert.equal(opened(), openedBefore, 'nothing opened before the answer');
+      assert.equal(await human.answer(question.id, answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' }), 200);
+      assert.equal(await within('Codex to finish', exited, 120_000), 0, stdout);
+      assert.match(stdout, /FINISHED/);
+      return opened() - openedBefore;
+    } finally {
+      run.kill();
+      await within('Codex to be gone', exited, 10_000).catch(() => undefined);
+      model.server.close();
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    }
+  }
+
+  test('yes in `tabward approvals`: the page opens exactly once', async () => {
+    assert.equal(await session('approve'), 1);
+  });
+
+  test('no in `tabward approvals`: the page never opens', async () => {
+    assert.equal(await session('reject'), 0);
   });
 });
