@@ -7,7 +7,7 @@
 // @anthropic-ai/claude-code, @openai/codex).
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -106,165 +106,138 @@ async function scriptedModel(url: string): Promise<{ base: string; server: Serve
   return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
 }
 
-describe('the real Claude Code CLI', { skip: skipClaude, timeout: 240_000 }, () => {
-  let site: Fixture;
-  const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
-  before(async () => {
-    site = await startFixture(
-      { 'GET /settings/profile': (_req, _body, res) => html(res, '<title>Profile</title>Public profile') },
-      { tls: true },
-    );
-  });
-  after(() => site?.close());
+/** How one client is started for a session: its scripted model, its config, its process. */
+type StartClient = (
+  dir: string,
+  tabwardHome: string,
+  url: string,
+) => Promise<{ run: ChildProcess; stop: () => void }>;
 
-  async function session(answer: 'approve' | 'reject') {
-    const openedBefore = opened();
-    const dir = mkdtempSync(join(tmpdir(), 'tabward-claude-'));
-    const home = join(dir, 'home');
-    const tabwardHome = join(dir, 'tabward');
-    mkdirSync(home);
-    const model = await scriptedModel(site.url('github.com', '/settings/profile'));
-    const config = join(dir, 'mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: {
-          tabward: {
-            command: process.execPath,
-            args: tabwardArgs(),
-            env: { TABWARD_HOME: tabwardHome },
-          },
-        },
-      }),
-    );
-    const run = spawn(
-      claude,
-      ['-p', 'Open my GitHub profile settings.', '--mcp-config', config, '--allowedTools', 'mcp__tabward__new_page', '--output-format', 'text'],
-      {
-        cwd: dir,
-        env: {
-          ...process.env,
-          HOME: home,
-          ANTHROPIC_BASE_URL: model.base,
-          ANTHROPIC_API_KEY: 'sk-ant-scripted-0000000000000000000000',
-          // The MCP tools in the model's list at once, not behind a tool search.
-          ENABLE_TOOL_SEARCH: 'false',
-        },
+const startClaude: StartClient = async (dir, tabwardHome, url) => {
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  const model = await scriptedModel(url);
+  const config = join(dir, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        tabward: { command: process.execPath, args: tabwardArgs(), env: { TABWARD_HOME: tabwardHome } },
       },
-    );
-    let stdout = '';
-    run.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
+    }),
+  );
+  const run = spawn(
+    claude,
+    ['-p', 'Open my GitHub profile settings.', '--mcp-config', config, '--allowedTools', 'mcp__tabward__new_page', '--output-format', 'text'],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        HOME: home,
+        ANTHROPIC_BASE_URL: model.base,
+        ANTHROPIC_API_KEY: 'sk-ant-scripted-0000000000000000000000',
+        // The MCP tools in the model's list at once, not behind a tool search.
+        ENABLE_TOOL_SEARCH: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return { run, stop: () => model.server.close() };
+};
+
+const startCodex: StartClient = async (dir, tabwardHome, url) => {
+  const codexHome = join(dir, 'codex');
+  mkdirSync(codexHome);
+  const model = await scriptedResponses(url);
+  // Codex passes its servers a reduced environment: TABWARD_HOME is named in the server's env table.
+  const toml = (value: unknown) => JSON.stringify(value);
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "gpt-scripted"',
+      'model_provider = "scripted"',
+      '[model_providers.scripted]',
+      'name = "scripted"',
+      `base_url = ${toml(`${model.base}/v1`)}`,
+      'wire_api = "responses"',
+      'env_key = "SCRIPTED_KEY"',
+      '[mcp_servers.tabward]',
+      `command = ${toml(process.execPath)}`,
+      `args = [${tabwardArgs().map(toml).join(', ')}]`,
+      `env = { TABWARD_HOME = ${toml(tabwardHome)} }`,
+      '',
+    ].join('\n'),
+  );
+  // Codex's own approvals are off: the yes asked here is tabward's. stdin closed: with a pipe open, codex exec
+  // waits for more of the prompt on it.
+  const run = spawn(
+    codex,
+    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Open my GitHub profile settings.'],
+    {
+      cwd: dir,
+      env: { ...process.env, HOME: dir, CODEX_HOME: codexHome, SCRIPTED_KEY: 'scripted' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return { run, stop: () => model.server.close() };
+};
+
+for (const [name, skip, start] of [
+  ['Claude Code', skipClaude, startClaude],
+  ['Codex', skipCodex, startCodex],
+] as const)
+  describe(`the real ${name} CLI`, { skip, timeout: 240_000 }, () => {
+    let site: Fixture;
+    const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
+    before(async () => {
+      site = await startFixture(
+        { 'GET /settings/profile': (_req, _body, res) => html(res, '<title>Profile</title>Public profile') },
+        { tls: true },
+      );
     });
-    run.stderr.resume();
-    const exited = new Promise<number | null>((resolve) => run.once('exit', resolve));
-    try {
-      // The human's screen: the question, in the terminal's inbox, while Claude Code waits and calls again.
-      const human = inboxOf(tabwardHome);
-      const question = await human.question('new_page', 60_000);
-      assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
-      assert.equal(opened(), openedBefore, 'nothing opened before the answer');
-      assert.equal(await human.answer(question.id, answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' }), 200);
-      assert.equal(await within('Claude Code to finish', exited, 120_000), 0, stdout);
-      assert.match(stdout, /FINISHED/);
-      return opened();
-    } finally {
-      run.kill();
-      await within('Claude Code to be gone', exited, 10_000).catch(() => undefined);
-      model.server.close();
-      // Its helpers may still write its session files for a moment.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    }
-  }
+    after(() => site?.close());
 
-  test('yes in `tabward approvals`: the page opens exactly once', async () => {
-    const before = opened();
-    assert.equal((await session('approve')) - before, 1);
-  });
-
-  test('no in `tabward approvals`: the page never opens', async () => {
-    const before = opened();
-    assert.equal((await session('reject')) - before, 0);
-  });
-});
-
-describe('the real Codex CLI', { skip: skipCodex, timeout: 240_000 }, () => {
-  let site: Fixture;
-  const opened = () => site.seen.filter((request) => request.path === '/settings/profile').length;
-  before(async () => {
-    site = await startFixture(
-      { 'GET /settings/profile': (_req, _body, res) => html(res, '<title>Profile</title>Public profile') },
-      { tls: true },
-    );
-  });
-  after(() => site?.close());
-
-  async function session(answer: 'approve' | 'reject') {
-    const openedBefore = opened();
-    const dir = mkdtempSync(join(tmpdir(), 'tabward-codex-'));
-    const codexHome = join(dir, 'codex');
-    const tabwardHome = join(dir, 'tabward');
-    mkdirSync(codexHome);
-    const model = await scriptedResponses(site.url('github.com', '/settings/profile'));
-    // Codex passes its servers a reduced environment: TABWARD_HOME is named in the server's env table.
-    const toml = (value: unknown) => JSON.stringify(value);
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        'model = "gpt-scripted"',
-        'model_provider = "scripted"',
-        '[model_providers.scripted]',
-        'name = "scripted"',
-        `base_url = ${toml(`${model.base}/v1`)}`,
-        'wire_api = "responses"',
-        'env_key = "SCRIPTED_KEY"',
-        '[mcp_servers.tabward]',
-        `command = ${toml(process.execPath)}`,
-        `args = [${tabwardArgs().map(toml).join(', ')}]`,
-        `env = { TABWARD_HOME = ${toml(tabwardHome)} }`,
-        '',
-      ].join('\n'),
-    );
-    // Codex's own approvals are off: the yes asked here is tabward's, in `tabward approvals`.
-    const run = spawn(
-      codex,
-      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Open my GitHub profile settings.'],
-      // stdin closed: with a pipe open, codex exec waits for more of the prompt on it.
-      { cwd: dir, env: { ...process.env, HOME: dir, CODEX_HOME: codexHome, SCRIPTED_KEY: 'scripted' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    run.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    let stderr = '';
-    run.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => run.once('exit', resolve));
-    try {
-      const human = inboxOf(tabwardHome);
-      const question = await human.question('new_page', 60_000).catch((error: unknown) => {
-        throw new Error(`${String(error)}\nCodex said:\n${stdout}\n${stderr.slice(-2000)}`);
+    /** One session: the client asks, the human answers in `tabward approvals`; how often the page opened. */
+    async function session(answer: 'approve' | 'reject'): Promise<number> {
+      const openedBefore = opened();
+      const dir = mkdtempSync(join(tmpdir(), 'tabward-client-'));
+      const tabwardHome = join(dir, 'tabward');
+      const { run, stop } = await start(dir, tabwardHome, site.url('github.com', '/settings/profile'));
+      let said = '';
+      run.stdout?.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
       });
-      assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
-      assert.equal(opened(), openedBefore, 'nothing opened before the answer');
-      assert.equal(await human.answer(question.id, answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' }), 200);
-      assert.equal(await within('Codex to finish', exited, 120_000), 0, stdout);
-      assert.match(stdout, /FINISHED/);
-      return opened() - openedBefore;
-    } finally {
-      run.kill();
-      await within('Codex to be gone', exited, 10_000).catch(() => undefined);
-      model.server.close();
-      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      run.stderr?.on('data', (chunk: Buffer) => {
+        said += chunk.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => run.once('exit', resolve));
+      try {
+        // The human's screen: the question, in the terminal's inbox, while the client calls again.
+        const human = inboxOf(tabwardHome);
+        const question = await human.question('new_page', 60_000).catch((error: unknown) => {
+          throw new Error(`${String(error)}\n${name} said:\n${said.slice(-2000)}`);
+        });
+        assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
+        assert.equal(opened(), openedBefore, 'nothing opened before the answer');
+        const decision = answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' };
+        assert.equal(await human.answer(question.id, decision), 200);
+        assert.equal(await within(`${name} to finish`, exited, 120_000), 0, said);
+        assert.match(said, /FINISHED/);
+        return opened() - openedBefore;
+      } finally {
+        run.kill();
+        await within(`${name} to be gone`, exited, 10_000).catch(() => undefined);
+        stop();
+        // Its helpers may still write its session files for a moment.
+        rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+      }
     }
-  }
 
-  test('yes in `tabward approvals`: the page opens exactly once', async () => {
-    assert.equal(await session('approve'), 1);
-  });
+    test('yes in `tabward approvals`: the page opens exactly once', async () => {
+      assert.equal(await session('approve'), 1);
+    });
 
-  test('no in `tabward approvals`: the page never opens', async () => {
-    assert.equal(await session('reject'), 0);
+    test('no in `tabward approvals`: the page never opens', async () => {
+      assert.equal(await session('reject'), 0);
+    });
   });
-});
