@@ -44,14 +44,23 @@ await new TerminalApprover(reader, (text) => {
 const inbox = new ApprovalInbox();
 const page = new ApprovalPage(inbox);
 await page.start();
-const asking = new InboxApprover({ inbox, waitMs: 60_000, maxWaitMs: 60_000, where: 'here', name: 'page' }).ask(
-  question,
-);
-const browser = await chromium.launch({ executablePath: findChrome(), headless: true, args: ['--no-sandbox'] });
+const asking = new InboxApprover({
+  inbox,
+  waitMs: 60_000,
+  maxWaitMs: 60_000,
+  where: 'here',
+  name: 'page',
+}).ask(question);
+const browser = await chromium.launch({
+  executablePath: findChrome(),
+  headless: true,
+  args: ['--no-sandbox'],
+});
 try {
   const tab = await browser.newPage({ viewport: { width: 820, height: 560 }, deviceScaleFactor: 1 });
   const [open] = inbox.list();
-  await tab.goto(page.urlFor(open ?? inbox.list()[0]!) ?? '');
+  if (!open) throw new Error('the question did not reach the inbox');
+  await tab.goto(page.urlFor(open) ?? '');
   await tab.locator('.card').waitFor();
   await tab.screenshot({ path: out('approval-page.png'), fullPage: true });
   console.log(`wrote ${out('approval-page.png')}`);

@@ -184,7 +184,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     }, options.deadlineMs);
   });
   // Cancelled: like the deadline, the step in flight is cut and no later step acts; the result says who stopped it.
-  let cancel = () => undefined as void;
+  let cancel: () => void = () => undefined;
   const cancelled = new Promise<never>((_, reject) => {
     cancel = () => {
       stopped.abort();

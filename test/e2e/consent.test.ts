@@ -80,7 +80,12 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const id = /question ([a-z2-9]{4})/.exec(first.text)?.[1] ?? '';
       assert.ok(took < 10_000, `answered before the client's timeout (${took} ms)`);
       assert.equal(vaultGets(), 0);
-      assert.equal(records(mcp).filter((entry) => entry.tool === 'new_page').at(-1)?.outcome, 'pending');
+      assert.equal(
+        records(mcp)
+          .filter((entry) => entry.tool === 'new_page')
+          .at(-1)?.outcome,
+        'pending',
+      );
 
       const listed = await cli('--json');
       assert.equal(listed.code, 0, listed.stderr);

@@ -171,7 +171,10 @@ describe('human-verified approvals', { timeout: 240_000 }, () => {
         audit,
         /"tool":"\(approval\)".*approval \(approve\) through elicitation of question [a-z2-9]{4} was refused: it needs a human-verified approval/,
       );
-      assert.match(audit, /approval \(approve\) through tabward approvals of question [a-z2-9]{4} was refused/);
+      assert.match(
+        audit,
+        /approval \(approve\) through tabward approvals of question [a-z2-9]{4} was refused/,
+      );
     } finally {
       await mcp.close();
     }

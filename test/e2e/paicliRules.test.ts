@@ -86,7 +86,10 @@ test('a line that is no rule at all (spaces) still stops the start, naming it', 
   const broken = join(dir, 'broken.txt');
   writeFileSync(broken, '*admin*\nnot a rule\n');
   const recipe = join(dir, 'recipe.json');
-  writeFileSync(recipe, JSON.stringify({ url: 'https://example.com/', steps: [], extract: { fields: { t: 'title' } } }));
+  writeFileSync(
+    recipe,
+    JSON.stringify({ url: 'https://example.com/', steps: [], extract: { fields: { t: 'title' } } }),
+  );
   const started = await runCli(['run', recipe, '--rules', broken], env);
   assert.equal(started.code, 2);
   assert.match(started.stderr, /broken\.txt:2: Bad URL pattern "not a rule"/);

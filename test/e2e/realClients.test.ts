@@ -37,17 +37,48 @@ async function scriptedResponses(url: string): Promise<{ base: string; server: S
       res.end();
       return;
     }
-    const body = JSON.parse(raw || '{}') as { model?: string; input?: unknown; tools?: { name?: string; tools?: { name: string }[] }[] };
+    const body = JSON.parse(raw || '{}') as {
+      model?: string;
+      input?: unknown;
+      tools?: { name?: string; tools?: { name: string }[] }[];
+    };
     const input = JSON.stringify(body.input ?? []);
     const namespace = body.tools?.find((tool) => tool.tools?.some((each) => each.name === 'new_page'))?.name;
     const results = input.split('"function_call_output"').length - 1;
     const stillWaiting = input.lastIndexOf('pending_approval') > input.lastIndexOf('"function_call"');
     const call = namespace !== undefined && results < 6 && (results === 0 || stillWaiting);
     const item = call
-      ? { type: 'function_call', id: `fc_${results}`, call_id: `call_${results}`, name: 'new_page', namespace, arguments: JSON.stringify({ url }), status: 'completed' }
-      : { type: 'message', id: `m_${results}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'FINISHED', annotations: [] }] };
-    const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
-    const response = { id: `resp_${results}`, object: 'response', status: 'completed', model: body.model, output: [item], usage };
+      ? {
+          type: 'function_call',
+          id: `fc_${results}`,
+          call_id: `call_${results}`,
+          name: 'new_page',
+          namespace,
+          arguments: JSON.stringify({ url }),
+          status: 'completed',
+        }
+      : {
+          type: 'message',
+          id: `m_${results}`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'FINISHED', annotations: [] }],
+        };
+    const usage = {
+      input_tokens: 10,
+      output_tokens: 5,
+      total_tokens: 15,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    };
+    const response = {
+      id: `resp_${results}`,
+      object: 'response',
+      status: 'completed',
+      model: body.model,
+      output: [item],
+      usage,
+    };
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const event of [
       { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
@@ -64,7 +95,16 @@ async function scriptedResponses(url: string): Promise<{ base: string; server: S
 
 /** tabward mcp as each client starts it: isolated, "still waiting" after 4 s, the test browser's host mapping. */
 function tabwardArgs(): string[] {
-  return [binPath, 'mcp', '--mode', 'isolated', '--approval-wait', '4', '--no-notify', ...testChromeArgs.map((arg) => `--chrome-arg=${arg}`)];
+  return [
+    binPath,
+    'mcp',
+    '--mode',
+    'isolated',
+    '--approval-wait',
+    '4',
+    '--no-notify',
+    ...testChromeArgs.map((arg) => `--chrome-arg=${arg}`),
+  ];
 }
 
 /**
@@ -80,26 +120,57 @@ async function scriptedModel(url: string): Promise<{ base: string; server: Serve
       res.end(JSON.stringify({ input_tokens: 10 }));
       return;
     }
-    const body = JSON.parse(raw || '{}') as { model?: string; stream?: boolean; tools?: { name: string }[]; messages?: unknown };
+    const body = JSON.parse(raw || '{}') as {
+      model?: string;
+      stream?: boolean;
+      tools?: { name: string }[];
+      messages?: unknown;
+    };
     const conversation = JSON.stringify(body.messages ?? []);
     const tool = body.tools?.find((each) => each.name.endsWith('__new_page'))?.name;
     const results = conversation.split('"tool_result"').length - 1;
-    const stillWaiting = conversation.lastIndexOf('pending_approval') > conversation.lastIndexOf('"tool_use"');
+    const stillWaiting =
+      conversation.lastIndexOf('pending_approval') > conversation.lastIndexOf('"tool_use"');
     const call = tool !== undefined && results < 6 && (results === 0 || stillWaiting);
     const events: object[] = [
-      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
       call
-        ? { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: `toolu_${results}`, name: tool, input: {} } }
+        ? {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: `toolu_${results}`, name: tool, input: {} },
+          }
         : { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       call
-        ? { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ url }) } }
+        ? {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: JSON.stringify({ url }) },
+          }
         : { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'FINISHED' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
       { type: 'message_stop' },
     ];
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const event of events) res.write(`event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`);
+    for (const event of events)
+      res.write(`event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`);
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -128,7 +199,16 @@ const startClaude: StartClient = async (dir, tabwardHome, url) => {
   );
   const run = spawn(
     claude,
-    ['-p', 'Open my GitHub profile settings.', '--mcp-config', config, '--allowedTools', 'mcp__tabward__new_page', '--output-format', 'text'],
+    [
+      '-p',
+      'Open my GitHub profile settings.',
+      '--mcp-config',
+      config,
+      '--allowedTools',
+      'mcp__tabward__new_page',
+      '--output-format',
+      'text',
+    ],
     {
       cwd: dir,
       env: {
@@ -172,7 +252,12 @@ const startCodex: StartClient = async (dir, tabwardHome, url) => {
   // waits for more of the prompt on it.
   const run = spawn(
     codex,
-    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Open my GitHub profile settings.'],
+    [
+      'exec',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      'Open my GitHub profile settings.',
+    ],
     {
       cwd: dir,
       env: { ...process.env, HOME: dir, CODEX_HOME: codexHome, SCRIPTED_KEY: 'scripted' },
@@ -217,7 +302,10 @@ for (const [name, skip, start] of [
         const question = await human.question('new_page', 60_000).catch((error: unknown) => {
           throw new Error(`${String(error)}\n${name} said:\n${said.slice(-2000)}`);
         });
-        assert.match(question.question, /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/);
+        assert.match(
+          question.question,
+          /^tabward: new_page — SENSITIVE PAGE\nPage: https:\/\/github\.com:\d+\/settings\/profile/,
+        );
         assert.equal(opened(), openedBefore, 'nothing opened before the answer');
         const decision = answer === 'approve' ? 'approve' : { choice: 'reject', reason: 'not today' };
         assert.equal(await human.answer(question.id, decision), 200);
