@@ -17,26 +17,22 @@ import { questionLines } from '../../src/core/approvalDisplay.ts';
 import type { ApprovalRequest } from '../../src/core/approvals.ts';
 import { Secrets } from '../../src/core/secrets.ts';
 import { inboxOf } from '../helpers/approvalInbox.ts';
+import { approvalRequest } from '../helpers/approvalRequest.ts';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
 import { runCli } from '../helpers/runCli.ts';
 import { waitFor, within } from '../helpers/waitFor.ts';
 
-const sensitiveRequest = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
-  id: 'a1',
-  tool: 'click',
-  kind: 'write',
-  reason: 'writes on sensitive pages need a fresh approval (the page github.com)',
-  rule: 'github-settings',
-  sensitive: true,
-  approveAllAllowed: false,
-  url: 'https://github.com/settings/tokens',
-  origin: 'https://github.com',
-  element: { role: 'button', name: 'Revoke token' },
-  args: { ref: 'e3' },
-  frontEnd: 'mcp',
-  ...over,
-});
+/** The shared helper's question, as a click on GitHub's token settings. */
+const sensitiveRequest = (over: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+  approvalRequest({
+    reason: 'writes on sensitive pages need a fresh approval (the page github.com)',
+    rule: 'github-settings',
+    url: 'https://github.com/settings/tokens',
+    origin: 'https://github.com',
+    element: { role: 'button', name: 'Revoke token' },
+    ...over,
+  });
 
 describe('attack: the consent inbox (no browser)', () => {
   test('U1 a question whose text differs (reason, warning, offers) is not joined', () => {
