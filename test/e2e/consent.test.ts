@@ -116,16 +116,21 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const approved = await cli('approve', id);
       assert.equal(approved.code, 0, approved.stderr);
       assert.match(approved.stdout, new RegExp(`question ${id}: approve sent`));
-      const ran = await within('the joined call to run', again);
+      // On a loaded machine the command may take longer than the call's 3 s wait: the call then says "still
+      // waiting" again, and the client calls again, as told (the answer is kept for it).
+      let ran = await within('the joined call to end', again);
+      for (let tries = 0; /^pending_approval/.test(ran.text) && tries < 5; tries++)
+        ran = await callWithTimeout(mcp, 'new_page', { url: vault() });
       assert.ok(!ran.isError, ran.text);
       assert.equal(vaultGets(), 1, 'it ran once');
-      const done = records(mcp).filter((entry) => entry.tool === 'new_page');
+      const done = records(mcp)
+        .filter((entry) => entry.tool === 'new_page')
+        .map((entry) => [entry.outcome, entry.approver]);
+      assert.deepEqual(done.at(-1), ['ok', 'tabward approvals']);
       assert.deepEqual(
-        done.map((entry) => [entry.outcome, entry.approver]),
-        [
-          ['pending', 'the inbox (tabward approvals, notification)'],
-          ['ok', 'tabward approvals'],
-        ],
+        new Set(done.slice(0, -1).map(String)),
+        new Set(['pending,the inbox (tabward approvals, notification)']),
+        'every call before the yes was still waiting',
       );
 
       // The answer was spent: the same call later is a new question; a second answer to question 1 is refused.
