@@ -12,6 +12,7 @@
 // arrives there without a token was seen by no hook, and is judged there alone, where no pass and no human reach.
 
 import type {
+  Browser,
   BrowserContext,
   CDPSession,
   Frame,
@@ -20,9 +21,15 @@ import type {
   Route,
   WebSocketRoute,
 } from 'playwright-core';
+import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { tagHeader } from './egressProxy.ts';
 import { RequestJudge } from './requestJudge.ts';
+
+interface FrameTree {
+  readonly frame: { readonly id: string; readonly url: string };
+  readonly childFrames?: readonly FrameTree[];
+}
 
 interface PausedRequest {
   readonly requestId: string;
@@ -44,6 +51,30 @@ export class NetworkGuard extends RequestJudge {
   private readonly watched = new WeakSet<Page>();
   /** First addresses of popups answered with an empty page until they are watched. */
   private readonly heldPopups = new Set<string>();
+  /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
+  private readonly gates = new Map<Browser, BrowserFetchGate>();
+
+  /**
+   * A browser tabward did not start and cannot proxy: every request it sends is paused browser-wide until judged,
+   * so that an agent frame's requests are judged after its own session is gone (browser/browserFetchGate.ts).
+   * Before any agent tab is opened in it.
+   */
+  async guardBrowser(browser: Browser): Promise<void> {
+    await this.releaseBrowser(browser);
+    this.gates.set(browser, await BrowserFetchGate.start(browser, this));
+  }
+
+  /** Leaving that browser: what is paused is answered first (bounded), then the browser is let go. */
+  async releaseBrowser(browser: Browser, timeoutMs = 2_000): Promise<void> {
+    const gate = this.gates.get(browser);
+    this.gates.delete(browser);
+    await gate?.close(timeoutMs);
+  }
+
+  private gateOf(page: Page): BrowserFetchGate | undefined {
+    const browser = page.context().browser();
+    return browser ? this.gates.get(browser) : undefined;
+  }
 
   /** Every page of a context the agent owns (isolated and remote browsers). */
   async watchContext(context: BrowserContext): Promise<void> {
@@ -101,8 +132,8 @@ export class NetworkGuard extends RequestJudge {
     // ready() resolves, that is once both are in place.
     const hops = async () => {
       const cdp = await page.context().newCDPSession(page);
-      const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
-      await this.interceptHops(cdp, page, tree.frameTree.frame.id);
+      const tree = await this.noteFrames(cdp, page);
+      await this.interceptHops(cdp, page, tree.frame.id);
     };
     // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
     // pause it, so it is judged here, and refused or let through to its server.
@@ -113,7 +144,19 @@ export class NetworkGuard extends RequestJudge {
     if (!(await this.judgeHandshake(socket.url(), page))) {
       // Its handshake reaches the choke point with no header of ours: let through there once, as judged here.
       this.tags.allowSocket(socket.url(), this.taintEpoch);
-      socket.connectToServer();
+      const server = socket.connectToServer();
+      // With no egress proxy to judge its messages (the user's Chrome, a remote browser), each one the page sends
+      // is judged here: after a sensitive read, a socket opened before may not carry what the page saw.
+      if (this.gateOf(page))
+        socket.onMessage((message) => {
+          const request = { method: 'WEBSOCKET', url: socket.url(), tag: undefined, navigation: false };
+          const reason = this.socketMessageVerdict(request);
+          if (!reason) return server.send(message);
+          this.socketStopped(request, reason);
+          this.record(page, 'WEBSOCKET MESSAGE', socket.url(), reason);
+          void socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+          void server.close().catch(() => undefined);
+        });
       return;
     }
     await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
@@ -141,9 +184,43 @@ export class NetworkGuard extends RequestJudge {
 
   private async interceptHops(cdp: CDPSession, page: Page, mainFrameId: string | undefined): Promise<void> {
     cdp.on('Fetch.requestPaused', (event) => {
-      void this.onPaused(cdp, event as PausedRequest, mainFrameId, page).catch(() => undefined);
+      const paused = event as PausedRequest;
+      // A frame that sends is the agent's: its requests stay so at the browser-wide gate once its session is gone.
+      this.gateOf(page)?.noteAgentFrame(
+        paused.frameId,
+        paused.resourceType === 'Document' ? paused.request.url : undefined,
+      );
+      void this.onPaused(cdp, paused, mainFrameId, page).catch(() => undefined);
     });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  }
+
+  /**
+   * Where there is a browser-wide gate: every frame of this session's tree (and each frame attached to it later) is
+   * the agent's, so that a frame that never sent a request while it lived is still known when it tears down. A
+   * prerendered page is a tab of its own no hook sees: the tab may not start one. Resolves with the tree's root.
+   */
+  private async noteFrames(cdp: CDPSession, page: Page): Promise<FrameTree> {
+    const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree };
+    const gate = this.gateOf(page);
+    if (!gate) return frameTree;
+    const walk = (tree: FrameTree) => {
+      gate.noteAgentFrame(tree.frame.id, tree.frame.url);
+      for (const child of tree.childFrames ?? []) walk(child);
+    };
+    walk(frameTree);
+    cdp.on('Page.frameAttached', (event) => gate.noteAgentFrame((event as { frameId: string }).frameId));
+    cdp.on('Page.frameNavigated', (event) => {
+      const { frame } = event as { frame: { id: string; url: string } };
+      gate.noteAgentFrame(frame.id, frame.url);
+    });
+    await Promise.all([
+      cdp.send('Page.enable'),
+      cdp.send('Page.setPrerenderingAllowed', { isAllowed: false }).catch(() => undefined),
+    ]);
+    // Attached meanwhile: read again, now that attachments are told.
+    walk(((await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }).frameTree);
+    return frameTree;
   }
 
   private async onPaused(
@@ -228,7 +305,12 @@ export class NetworkGuard extends RequestJudge {
       watching = page
         .context()
         .newCDPSession(frame)
-        .then((frameSession) => this.interceptHops(frameSession, page, undefined))
+        .then(async (frameSession) => {
+          await Promise.all([
+            this.gateOf(page) ? this.noteFrames(frameSession, page) : undefined,
+            this.interceptHops(frameSession, page, undefined),
+          ]);
+        })
         .catch(() => {
           // In the parent's process (for now): the tab's session covers it. Asked again once it moves.
           this.frameWatches.delete(frame);

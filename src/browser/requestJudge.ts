@@ -338,8 +338,11 @@ export class RequestJudge implements Backstop, EgressPolicy {
       watcher.recordUntied?.({ method: 'WEBSOCKET MESSAGE', url: request.url, reason });
   }
 
-  /** What left that the audit names: writes into sensitive pages, and requests to other hosts after a read. */
-  egressSent(request: EgressRequest, status: number): void {
+  /**
+   * What left that the audit names: writes into sensitive pages, and requests to other hosts after a read. `status`
+   * is what came back (0: the connection failed), undefined where the answer is not seen (browser/browserFetchGate.ts).
+   */
+  egressSent(request: EgressRequest, status: number | undefined): void {
     const url = request.url.replace(/^ws/i, 'http');
     const write = !safeMethods.has(request.method) && this.rules.match(url) !== undefined;
     const crossing = this.sessionTaint({
@@ -350,8 +353,13 @@ export class RequestJudge implements Backstop, EgressPolicy {
       hop: false,
     });
     if (!write && !crossing && !(request.method !== 'GET' && this.taintView().tainted.length > 0)) return;
-    const answer = status === 0 ? 'no answer (the connection failed)' : `answered ${status}`;
-    this.sentLog.push({ seq: ++this.seq, line: `${request.method} ${request.url}: sent, ${answer}` });
+    const answer =
+      status === undefined
+        ? 'sent'
+        : status === 0
+          ? 'sent, no answer (the connection failed)'
+          : `sent, answered ${status}`;
+    this.sentLog.push({ seq: ++this.seq, line: `${request.method} ${request.url}: ${answer}` });
     if (this.sentLog.length > 200) this.sentLog.shift();
   }
 

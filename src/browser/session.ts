@@ -1,6 +1,7 @@
 // The browser session: which browser the agent drives (isolated, the user's shared Chrome, or a remote
 // service), started on first need (or warmed up early, see warmUp) and switched in-process without the tool list
-// changing. Detaching from the user's Chrome never closes it or its tabs. A browser tabward launched is removed
+// changing. Detaching from the user's Chrome never closes it or the user's tabs (the agent's tabs close with the
+// connection, see closeCurrent). A browser tabward launched is removed
 // with its profile however it ends (closed, crashed, killed, or shut down while still starting), and a mode the
 // agent did not choose (the user's Chrome gone, a fallback to isolated) is told to the agent with its next result.
 
@@ -482,6 +483,19 @@ export class BrowserSession {
 
   private async install(connection: Connection): Promise<void> {
     const { network } = this.config;
+    // A browser with no egress proxy of tabward's is paused browser-wide, so that what an agent frame sends after
+    // its own CDP session ended is still judged (browser/browserFetchGate.ts); it fails closed.
+    if (network && connection.mode !== 'isolated')
+      await withDeadline(network.guardBrowser(connection.browser), 30_000, 'Guarding the browser').catch(
+        async (error: unknown) => {
+          await connection.browser.close().catch(() => undefined);
+          throw new TabwardError(
+            'attach_failed',
+            `tabward could not hold the requests of the browser at ${connection.endpoint} until judged (${translateBrowserError(error, 'Guarding the browser').message}), so it does not use it.`,
+            'Use an isolated browser, or an endpoint that allows a browser-wide CDP session.',
+          );
+        },
+      );
     // Before any tab is used: no request of the agent's pages may leave unjudged.
     if (network && connection.mode !== 'shared')
       await withDeadline(network.watchContext(connection.context), 30_000, 'Guarding the browser');
@@ -536,6 +550,7 @@ export class BrowserSession {
     const tabs = this.pages.list().map((tracked) => tracked.id);
     const why = connection.mode === 'shared' ? 'your Chrome went away' : 'it closed or crashed';
     this.dropConnection(why);
+    void this.config.network?.releaseBrowser(connection.browser, 0);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
     if (connection.launched) void this.closeLaunched(connection.launched);
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
@@ -550,12 +565,18 @@ export class BrowserSession {
 
   private async closeCurrent(): Promise<void> {
     const connection = this.current;
+    const agentTabs = this.pages.list().filter((tracked) => tracked.ownedByAgent);
     this.dropConnection('the browser was closed');
     if (!connection) return;
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
     if (connection.launched) return this.closeLaunched(connection.launched);
+    // The agent's tabs do not outlive tabward's watch: left open in the user's Chrome, their pages could send what
+    // they saw with nobody judging. They close while the browser-wide gate still judges what their frames send as
+    // they tear down; the user's own tabs stay as they are.
+    if (connection.mode === 'shared') await closeTabs(agentTabs);
     if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
+    await this.config.network?.releaseBrowser(connection.browser);
     // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
     await connection.browser.close().catch(() => undefined);
   }
@@ -593,6 +614,15 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
   if (given < 0) return [...args, `--disable-features=${features}`];
   return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
+}
+
+/** Closes tabs of the user's Chrome that are the agent's, without their beforeunload prompts; bounded. */
+async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
+  await Promise.all(
+    tabs.map((tracked) =>
+      withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(() => undefined),
+    ),
+  );
 }
 
 function originsOf(url: string): string[] {

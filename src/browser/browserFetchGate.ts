@@ -1,0 +1,153 @@
+// The nearest thing to a choke point in a browser tabward did not start (the user's Chrome, a remote endpoint),
+// where no proxy can be given (docs/architecture.md, "What holds in each mode"). CDP's Fetch domain enabled on the
+// *browser* target pauses every request any renderer of the browser sends, and, unlike a pause on a tab's or a
+// frame's own session, it keeps holding a request after the frame that sent it is gone: a cross-site frame's
+// `pagehide` keepalive POST or `fetchLater` as its tab closes, navigates away or the page removes it, a service
+// worker's fetch. Measured on Chromium 156: those reach this gate and wait for its answer.
+//
+// The gate sees the user's own tabs too. It judges only what is the agent's: a request a hook of tabward's already
+// judged carries its single-use token (browser/requestTags.ts) and is spent here as at the egress proxy; a request
+// with no token from a frame that was ever part of an agent tab, or from a worker of an origin the agent's tabs
+// loaded, was judged by no hook and is judged here alone (RequestJudge.egressVerdict: no pass and no human reach
+// it). Everything else (the user's tabs, the browser's own traffic) is let go at once, unread.
+//
+// What it cannot see: requests the browser process makes through loaders of its own (a payment manifest: measured,
+// it never pauses here), WebSocket frames, WebRTC, and whatever is sent after tabward's connection ends (the
+// session closes before tabward leaves its tabs: see BrowserSession.closeCurrent).
+
+import type { Browser, CDPSession } from 'playwright-core';
+import { tagHeader } from './egressProxy.ts';
+import type { RequestJudge } from './requestJudge.ts';
+
+interface PausedEvent {
+  readonly requestId: string;
+  readonly frameId?: string;
+  readonly resourceType: string;
+  readonly request: {
+    readonly url: string;
+    readonly method: string;
+    readonly headers: Readonly<Record<string, string>>;
+  };
+}
+
+interface TargetInfo {
+  readonly targetId: string;
+  readonly type: string;
+  readonly url: string;
+}
+
+/** How long no request of the agent's must have been paused before the gate lets the browser go. */
+const quietMs = 150;
+
+/** Worker targets whose requests name the worker, not a frame, as their frame id. */
+const workerTypes = new Set(['service_worker', 'shared_worker']);
+
+export class BrowserFetchGate {
+  /** Every frame that was ever part of an agent tab: its requests stay the agent's after it is torn down. */
+  private readonly agentFrames = new Set<string>();
+  /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
+  private readonly agentOrigins = new Set<string>();
+  /** Service and shared workers of the browser, by target id: the origin of their script. */
+  private readonly workers = new Map<string, string>();
+  /** Requests paused here and not answered yet: closing waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** When the last request of the agent's was paused here (a tab tearing down sends in a burst). */
+  private lastAgentPause = 0;
+
+  private constructor(
+    private readonly cdp: CDPSession,
+    private readonly judge: RequestJudge,
+  ) {}
+
+  /** Starts holding every request of the browser until judged; before any agent tab is opened. */
+  static async start(browser: Browser, judge: RequestJudge): Promise<BrowserFetchGate> {
+    const cdp = await browser.newBrowserCDPSession();
+    const gate = new BrowserFetchGate(cdp, judge);
+    cdp.on('Fetch.requestPaused', (event) => gate.track(gate.onPaused(event as PausedEvent)));
+    const noteWorker = ({ targetInfo }: { targetInfo: TargetInfo }) => {
+      if (workerTypes.has(targetInfo.type)) gate.workers.set(targetInfo.targetId, originOf(targetInfo.url));
+    };
+    cdp.on('Target.targetCreated', noteWorker);
+    cdp.on('Target.targetInfoChanged', noteWorker);
+    await cdp.send('Target.setDiscoverTargets', { discover: true });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    return gate;
+  }
+
+  /** A frame of an agent tab (its main frame, a child, an out-of-process frame), and the document it loaded. */
+  noteAgentFrame(frameId: string, url?: string): void {
+    this.agentFrames.add(frameId);
+    if (url) {
+      const origin = originOf(url);
+      if (origin) this.agentOrigins.add(origin);
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    const settled = work.catch(() => undefined).finally(() => this.inFlight.delete(settled));
+    this.inFlight.add(settled);
+  }
+
+  private async onPaused(event: PausedEvent): Promise<void> {
+    const { method, url, headers } = event.request;
+    const tag = headers[tagHeader];
+    if (tag === undefined && !this.isAgents(event.frameId)) {
+      await this.cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      return;
+    }
+    this.lastAgentPause = Date.now();
+    const reason = await this.judge
+      .egressVerdict({ method, url, tag, navigation: event.resourceType === 'Document' })
+      .catch((error: unknown) => `it could not be judged (${String(error)})`);
+    if (reason) {
+      await this.cdp.send('Fetch.failRequest', {
+        requestId: event.requestId,
+        errorReason: 'BlockedByClient',
+      });
+      return;
+    }
+    // Tabward's token is spent: the site never sees it.
+    const kept = Object.entries(headers)
+      .filter(([name]) => name.toLowerCase() !== tagHeader)
+      .map(([name, value]) => ({ name, value }));
+    await this.cdp.send('Fetch.continueRequest', {
+      requestId: event.requestId,
+      ...(tag === undefined ? {} : { headers: kept }),
+    });
+    this.judge.egressSent({ method, url, tag, navigation: false }, undefined);
+  }
+
+  private isAgents(frameId: string | undefined): boolean {
+    if (!frameId) return false;
+    if (this.agentFrames.has(frameId)) return true;
+    const worker = this.workers.get(frameId);
+    return worker !== undefined && this.agentOrigins.has(worker);
+  }
+
+  /**
+   * Waits (bounded) for the requests paused here to be answered, then lets the browser go: what is paused when the
+   * session ends goes out unjudged, so tabward closes its tabs first and then this.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    const closing = Date.now();
+    const deadline = closing + timeoutMs;
+    // A tab closed just before may still have a request on its way here.
+    const busy = () =>
+      this.inFlight.size > 0 || Date.now() - Math.max(closing, this.lastAgentPause) < quietMs;
+    while (busy() && Date.now() < deadline)
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((done) => setTimeout(done, Math.min(quietMs, Math.max(0, deadline - Date.now())))),
+      ]);
+    await this.cdp.detach().catch(() => undefined);
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? '' : origin;
+  } catch {
+    return '';
+  }
+}
