@@ -108,7 +108,10 @@ describe('tabward agent', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /Connected to your Chrome/);
     assert.match(run.stdout, /\[user\]/, "the user's tabs are listed as theirs");
-    assert.match(run.stdout, /Detached; your Chrome and your own tabs are untouched, the agent's tabs there were closed/);
+    assert.match(
+      run.stdout,
+      /Detached; your Chrome and your own tabs are untouched, the agent's tabs there were closed/,
+    );
     assert.match(run.stdout, /browser_connect .*terminal \(typed by the user\): approve ok/);
   });
 
