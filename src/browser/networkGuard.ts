@@ -197,8 +197,8 @@ export class NetworkGuard extends RequestJudge {
 
   /**
    * Where there is a browser-wide gate: every frame of this session's tree (and each frame attached to it later) is
-   * the agent's, so that a frame that never sent a request while it lived is still known when it tears down. A
-   * prerendered page is a tab of its own no hook sees: the tab may not start one. Resolves with the tree's root.
+   * the agent's, so that a frame that never sent a request while it lived is still known when it tears down.
+   * Resolves with the tree's root.
    */
   private async noteFrames(cdp: CDPSession, page: Page): Promise<FrameTree> {
     const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree };
@@ -214,10 +214,7 @@ export class NetworkGuard extends RequestJudge {
       const { frame } = event as { frame: { id: string; url: string } };
       gate.noteAgentFrame(frame.id, frame.url);
     });
-    await Promise.all([
-      cdp.send('Page.enable'),
-      cdp.send('Page.setPrerenderingAllowed', { isAllowed: false }).catch(() => undefined),
-    ]);
+    await cdp.send('Page.enable');
     // Attached meanwhile: read again, now that attachments are told.
     walk(((await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }).frameTree);
     return frameTree;

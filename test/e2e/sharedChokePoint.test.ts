@@ -248,3 +248,65 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
     );
   });
 });
+
+// A remote browser (a CDP endpoint tabward connects to) has no proxy either: the same browser-wide gate, over the
+// context tabward opens there.
+describe('a remote browser: an agent frame’s requests are judged after its session ends', () => {
+  let site: Fixture;
+  let remote: UserChrome;
+  let tabward: InProcessBrowser;
+  let mcp: InProcessMcp;
+  const arrived = (path: string) => site.seen.filter((request) => request.path.startsWith(path));
+
+  before(async () => {
+    const url = (host: string, path: string) => site.url(host, path);
+    site = await startFixture(
+      {
+        '/repo': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repo</title><p>readme</p><div id="ads"><iframe src="${url('ads.example', '/ad')}"></iframe></div>
+            <button onclick="document.getElementById('ads').remove()">Hide ads</button>`,
+          ),
+        '/ad': (_req, _body, res) =>
+          html(
+            res,
+            `<title>ad</title><script>addEventListener('pagehide', () => fetch(${JSON.stringify(url('github.com', '/settings/delete?from=remote'))}, { method: 'POST', keepalive: true, mode: 'no-cors', body: 'teardown' })); onload = () => fetch('/ad-ready')</script>ad`,
+          ),
+        '/later': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Later</title><script>try { fetchLater(${JSON.stringify(url('github.com', '/settings/delete?from=later'))}, { method: 'POST', body: 'later' }) } catch (e) { document.title = 'no fetchLater ' + e }</script>`,
+          ),
+      },
+      { tls: true },
+    );
+    remote = await startUserChrome({ chromeArgs: testChromeArgs });
+    tabward = await startInProcess({ mode: 'remote', wsEndpoint: remote.wsEndpoint });
+    mcp = await tabward.connect();
+    mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
+  });
+  after(async () => {
+    await mcp?.close();
+    await tabward?.close();
+    await remote?.close();
+    await site?.close();
+  });
+
+  test('a frame the page removes during a harmless click sends nothing into a sensitive page', async () => {
+    await mcp.call('new_page', { url: site.url('github.com', '/repo') });
+    await waitFor('the ad frame runs', () => arrived('/ad-ready').length > 0);
+    await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, 'Hide ads') });
+    await new Promise((done) => setTimeout(done, 1_000));
+    assert.deepEqual(arrived('/settings/delete?from=remote'), []);
+  });
+
+  test('a fetchLater POST into a sensitive page, sent as the agent’s tab closes, never arrives', async () => {
+    const opened = await mcp.call('new_page', { url: site.url('evil.example', '/later') });
+    assert.doesNotMatch(opened.text, /no fetchLater/);
+    const closed = await mcp.call('close_page', { pageId: /Tab (p\d+)/.exec(opened.text)?.[1] ?? '' });
+    assert.equal(closed.isError, false, closed.text);
+    await new Promise((done) => setTimeout(done, 1_000));
+    assert.deepEqual(arrived('/settings/delete?from=later'), []);
+  });
+});
