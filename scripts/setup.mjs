@@ -70,17 +70,36 @@ if (!chrome) {
 if (!chrome) fail('Chromium was installed but is still not found; set TABWARD_CHROME to its executable.');
 say(`browser: ${chrome}`);
 
-// The agent's terminal tests drive it through tmux (a real pseudo-terminal).
-const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
-if (!hasTmux && process.platform === 'linux' && existsSync('/usr/bin/apt-get') && process.getuid?.() === 0) {
-  say('installing tmux for the terminal tests');
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'tmux'], {
+// Tools the tests need beyond Chromium: tmux drives the agent's terminal tests (a real pseudo-terminal); Redis is the
+// queue of `serve --redis` and `tabward worker`. Installed from Debian's packages as root, else named.
+const canApt = process.platform === 'linux' && existsSync('/usr/bin/apt-get') && process.getuid?.() === 0;
+let aptUpdated = false;
+const aptInstall = (pkg) => {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (!aptUpdated) execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  aptUpdated = true;
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
     stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    env,
   });
-} else if (!hasTmux) {
-  say(
-    'tmux is missing: the terminal tests of `tabward agent` need it (e.g. `apt-get install tmux`, `brew install tmux`).',
-  );
+};
+const tools = [
+  { command: ['tmux', '-V'], pkg: 'tmux', why: 'the terminal tests of `tabward agent`', brew: 'tmux' },
+  {
+    command: ['redis-server', '--version'],
+    pkg: 'redis-server',
+    why: 'the queue tests of `serve --redis` and `tabward worker`',
+    brew: 'redis',
+  },
+];
+for (const tool of tools) {
+  if (spawnSync(tool.command[0], tool.command.slice(1), { stdio: 'ignore' }).status === 0) continue;
+  if (canApt) {
+    say(`installing ${tool.pkg} for ${tool.why}`);
+    aptInstall(tool.pkg);
+  } else
+    say(
+      `${tool.pkg} is missing: ${tool.why} need it (e.g. \`apt-get install ${tool.pkg}\`, \`brew install ${tool.brew}\`).`,
+    );
 }
 say('done. Try: bin/tabward demo');

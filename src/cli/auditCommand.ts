@@ -2,6 +2,7 @@
 
 import { Command } from 'commander';
 import { formatAuditEntry, formatUnfinished, readAuditLog } from '../audit/auditLog.ts';
+import type { AuditEntry } from '../core/audit.ts';
 import { recipeFromLog, recipeText } from '../recipes/savedRecipes.ts';
 import { writeSteps } from '../recipes/writeGate.ts';
 import { defaultAuditPath } from './config.ts';
@@ -15,6 +16,7 @@ interface AuditFlags {
   readonly recipe?: boolean;
   readonly session?: string;
   readonly out?: string;
+  readonly redis?: string;
 }
 
 export function auditCommand(): Command {
@@ -26,7 +28,9 @@ export function auditCommand(): Command {
     .option('--recipe', "print a session's successful steps as a recipe for tabward run")
     .option('--session <id>', 'with --recipe: the session to save (default: the latest that browsed)')
     .option('--out <file>', 'with --recipe: write the recipe to this file (mode 600) instead of stdout')
-    .action((flags: AuditFlags) => {
+    .option('--redis <url>', "read every worker's records from the Redis stream tabward:audit instead")
+    .action(async (flags: AuditFlags) => {
+      if (flags.redis) return printStream(flags.redis, flags);
       const path = flags.auditLog ?? defaultAuditPath();
       if (flags.recipe) return printRecipe(path, flags);
       const { entries, unfinished, badLines } = readAuditLog(path, flags.tail);
@@ -55,4 +59,14 @@ function printRecipe(path: string, flags: AuditFlags): void {
       `${writes > 0 ? ' (tabward run needs --confirm)' : ''}.\n`,
   );
   for (const note of saved.notes) process.stderr.write(`tabward: note: ${note}.\n`);
+}
+
+/** The records `tabward worker`s added to the Redis stream (each worker's own file keeps them too). */
+async function printStream(url: string, flags: AuditFlags): Promise<void> {
+  const { readAuditStream } = await import('../queue/auditStream.ts');
+  const records = await readAuditStream(url, flags.tail ?? 1_000);
+  const entries = records.filter((record): record is AuditEntry => record.outcome !== 'started');
+  if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+  else if (entries.length === 0) process.stdout.write(`No audit records in the stream at ${url}.\n`);
+  else for (const entry of entries) process.stdout.write(`${formatAuditEntry(entry)}\n`);
 }

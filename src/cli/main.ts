@@ -11,7 +11,7 @@ import { doctorCommand } from './doctorCommand.ts';
 import { exitWithError } from './errorReport.ts';
 import { mcpCommand } from './mcpCommand.ts';
 import { version } from './packageRoot.ts';
-import { runCommand, serveCommand } from './recipeCommands.ts';
+import { runCommand, serveCommand, workerCommand } from './recipeCommands.ts';
 import { relayCommand } from './relayCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 
@@ -25,6 +25,7 @@ export function buildProgram(): Command {
     .addCommand(agentCommand())
     .addCommand(runCommand())
     .addCommand(serveCommand())
+    .addCommand(workerCommand())
     .addCommand(demoCommand())
     .addCommand(approvalsCommand())
     .addCommand(relayCommand())

@@ -7,12 +7,13 @@ import { AuditLog } from '../audit/auditLog.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
+import type { AuditSink } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { extractionModelFromEnv } from '../llm/modelClient.ts';
 import { checkRecipe, type StepCheck } from '../recipes/checkRecipe.ts';
 import { EndpointPool } from '../recipes/endpointPool.ts';
-import { type EndpointSpec, parseEndpoint } from '../recipes/endpointSpec.ts';
+import { type EndpointSpec, parseEndpoint, redactEndpoint } from '../recipes/endpointSpec.ts';
 import { GridRunBrowser } from '../recipes/gridBrowser.ts';
 import { parseRecipeText } from '../recipes/parseRecipe.ts';
 import type { Recipe } from '../recipes/recipeSchema.ts';
@@ -23,11 +24,12 @@ import { Slots } from '../recipes/slots.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
 import { bearerToken, checkAppendable, homeAuditPath } from './home.ts';
 import { listenError } from './listenError.ts';
+import { openRunQueue } from './queueActions.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 /** How many runs at once, how many waiting, and for how long. */
-interface Admission {
+export interface Admission {
   readonly concurrency: number;
   readonly queue: number;
   readonly queueWaitMs: number;
@@ -38,7 +40,13 @@ interface Admission {
  * user's Chrome) only when a live run needs it, or the endpoints of a browser grid (one or more --ws-endpoint) —
  * behind a gate that admits a bounded number of runs.
  */
-function recipeRuntime(flags: RecipeFlags, log: (line: string) => void, admission: Admission) {
+export function recipeRuntime(
+  flags: RecipeFlags,
+  log: (line: string) => void,
+  admission: Admission,
+  /** Where audit records also go (a worker's Redis stream), besides the audit log. */
+  alsoAudit?: AuditSink,
+) {
   const { rules, secrets } = loadRulesAndSecrets(
     flags.rules,
     flags.secrets,
@@ -64,7 +72,15 @@ function recipeRuntime(flags: RecipeFlags, log: (line: string) => void, admissio
   };
   const auditPath = flags.auditLog ?? homeAuditPath(log);
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
-  const audit = new AuditLog(auditPath);
+  const auditLog = new AuditLog(auditPath);
+  const audit: AuditSink = alsoAudit
+    ? {
+        record: (entry) => {
+          auditLog.record(entry);
+          alsoAudit.record({ ...entry, session: entry.session ?? auditLog.session });
+        },
+      }
+    : auditLog;
   const model = extractionModelFromEnv();
   /** What every run of this command shares, with the browser it runs in. */
   const runOptions = (frontEnd: string, browser: () => RunBrowser = ownBrowser) => ({
@@ -280,7 +296,10 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
           const result = await runRecipe(recipe, { ...request, ...options, cancel: stopRuns.signal });
           return onGrid ? onGrid.finish(result) : result;
         });
+  // --redis: live runs are jobs the workers run; this process only queues them (and runs dry runs itself).
+  const queued = flags.redis ? await openRunQueue(flags.redis, flags, log) : undefined;
   const server = await startRecipeServer({
+    ...(queued ? { queued: { runs: queued, waitMs: flags.deadline + 30_000 } } : {}),
     port: flags.port,
     host: flags.host,
     token,
@@ -291,21 +310,28 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     run,
   }).catch(async (error: unknown) => {
     await runtime.close();
+    await queued?.close();
     throw listenError(error, '--port', flags.port);
   });
+  if (queued)
+    log(
+      `tabward: runs go to the Redis queue at ${redactEndpoint(flags.redis ?? '')}; start tabward worker --redis to run them.`,
+    );
   log(`tabward: serving recipes at ${server.url} (POST /run with Authorization: Bearer <token>)`);
   if (runtime.endpoints)
     log(
       `tabward: runs spread over ${runtime.endpoints.length} browser endpoint${runtime.endpoints.length > 1 ? 's' : ''}: ${runtime.endpoints.map((each) => `${each.label} (${each.concurrency} at a time)`).join(', ')}`,
     );
-  // Start the browser now, so that the first run's deadline is not spent launching it.
-  runtime
-    .warm()
-    .catch((error: unknown) =>
-      log(
-        `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
-      ),
-    );
+  // Start the browser now, so that the first run's deadline is not spent launching it (none with a queue: the
+  // workers run the live runs).
+  if (!queued)
+    runtime
+      .warm()
+      .catch((error: unknown) =>
+        log(
+          `tabward: the browser did not start yet: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
   // SIGTERM/SIGINT: take no more runs (new and queued ones get 503), give the running ones a bounded grace,
   // then close the server and the browser (which ends any run still going). Bounded: a client's open connection
   // must not keep the server, or its browser, alive.
@@ -325,6 +351,7 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     }
     await boundedStep('closing the HTTP server', server.close(), log);
     await runtime.close();
+    if (queued) await boundedStep('closing the queue', queued.close(), log);
     log('tabward: stopped.');
     process.exit(0);
   };

@@ -21,6 +21,16 @@ export type ServeFlags = RecipeFlags & {
   maxBody: number;
   allowPrivate?: boolean;
   grace: number;
+  redis?: string;
+  resultTtl: number;
+};
+
+export type WorkerFlags = RecipeFlags & {
+  redis: string;
+  concurrency: number;
+  allowPrivate?: boolean;
+  lockDuration: number;
+  grace: number;
 };
 
 export interface RecipeFlags {
@@ -144,10 +154,55 @@ export function serveCommand(): Command {
     .option(
       '--allow-private',
       'run recipes that reach this machine or private addresses (refused by default)',
+    )
+    .option(
+      '--redis <url>',
+      'queue live runs on Redis for tabward worker processes (redis://HOST:PORT); GET/DELETE /runs/:id, Idempotency-Key',
+    )
+    .option(
+      '--result-ttl <s>',
+      'with --redis: how long results are kept',
+      positiveInt('--result-ttl'),
+      86_400,
     );
   addRecipeOptions(command).action(async (flags: ServeFlags) => {
     const { serveRecipes } = await import('./recipeActions.ts');
     await serveRecipes(flags);
+  });
+  return command;
+}
+
+export function workerCommand(): Command {
+  const command = new Command('worker')
+    .description(
+      "Run the recipe runs tabward serve --redis queues: in this machine's browser, your Chrome (--shared) or --ws-endpoint grids.",
+    )
+    .requiredOption('--redis <url>', 'the Redis queue serve --redis adds runs to (redis://HOST:PORT)')
+    .option(
+      '--concurrency <n>',
+      "runs at once: this worker's share of its browsers (with --ws-endpoint: on each endpoint without its own #concurrency=N)",
+      positiveInt('--concurrency'),
+      2,
+    )
+    .option(
+      '--allow-private',
+      'run recipes that reach this machine or private addresses (refused by default)',
+    )
+    .option(
+      '--lock-duration <ms>',
+      'how long a run stays claimed without this worker renewing it: a worker that died is noticed after about this long',
+      positiveInt('--lock-duration'),
+      30_000,
+    )
+    .option(
+      '--grace <ms>',
+      'on SIGTERM/SIGINT, how long running runs may finish before they are cancelled',
+      positiveInt('--grace'),
+      10_000,
+    );
+  addRecipeOptions(command).action(async (flags: WorkerFlags) => {
+    const { runWorker } = await import('./queueActions.ts');
+    await runWorker(flags);
   });
   return command;
 }

@@ -42,3 +42,16 @@ export function serveResponse(result: RecipeResult): ServeResponse {
 function stepLine(entry: StepLog): string {
   return entry.ok ? entry.detail : `${entry.detail} (failed: ${entry.error ?? 'unknown error'})`;
 }
+
+/** The HTTP status of a run's answer. */
+export function statusOf(result: RecipeResult): 200 | 403 | 422 | 503 | 504 | 502 {
+  if (result.ok) return 200;
+  if (result.error?.code === 'not_allowed') return 403;
+  if (result.error?.code === 'timeout') return 504;
+  // The server is stopping: the run was cut off, and may be tried again once it is back.
+  if (result.error?.code === 'cancelled') return 503;
+  if (result.error?.code === 'bad_input') return 422;
+  // No browser could be started for it (a grid's endpoints down): nothing ran, a retry later is safe.
+  if (result.error?.code === 'browser_unavailable') return 503;
+  return 502;
+}

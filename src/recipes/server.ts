@@ -14,11 +14,13 @@ import { isTabwardError, TabwardError } from '../core/errors.ts';
 import { bearerMatches, checkLocalRequest, localHosts, sameSecret } from '../core/localRequest.ts';
 import { parseRecipe } from './parseRecipe.ts';
 import { refusePrivateTargets } from './privateAddress.ts';
+import type { QueuedRuns } from './queuedRuns.ts';
 import type { Recipe } from './recipeSchema.ts';
 import { recipeJsonSchema } from './recipeSchema.ts';
 import { isRefusal, type Refusal, type RunGate } from './runGate.ts';
 import type { RecipeResult } from './runRecipe.ts';
-import { serveResponse } from './serveResponse.ts';
+import { addRunRoutes, answerQueued, wantsAsync } from './runRoutes.ts';
+import { serveResponse, statusOf } from './serveResponse.ts';
 
 export interface ServeOptions {
   /** Run recipes that reach private or loopback addresses (the bundled demo, tests). */
@@ -35,6 +37,11 @@ export interface ServeOptions {
     recipe: Recipe,
     request: { confirm: boolean; dryRun: boolean; screenshot: boolean },
   ) => Promise<RecipeResult | Refusal>;
+  /**
+   * `serve --redis`: live runs are jobs on a queue other processes run (`tabward worker`); `POST /run` waits for
+   * one as before, or answers 202 with its id; `GET /runs/:id` and `DELETE /runs/:id` read and cancel it.
+   */
+  readonly queued?: { readonly runs: QueuedRuns; readonly waitMs: number };
 }
 
 export interface RecipeServer {
@@ -64,10 +71,18 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
       );
     await next();
   });
-  app.get('/health', (c) =>
-    c.json({ ok: true, running: gate.running, queued: gate.queued, ...gate.health() }),
-  );
+  app.get('/health', async (c) => {
+    if (!options.queued)
+      return c.json({ ok: true, running: gate.running, queued: gate.queued, ...gate.health() });
+    const counts = await options.queued.runs.counts().catch(() => undefined);
+    return counts
+      ? c.json({ ok: true, ...counts, queue: 'redis' })
+      : c.json({ ok: false, error: 'the Redis queue cannot be reached' }, 503);
+  });
   app.get('/schema', (c) => c.json(recipeJsonSchema()));
+  addRunRoutes(app, options.queued?.runs, (c) =>
+    tokenMatches(c.req.header('authorization'), c.req.header('x-webhands-token'), options.token),
+  );
   app.post(
     '/run',
     bodyLimit({
@@ -104,6 +119,11 @@ export async function startRecipeServer(options: ServeOptions): Promise<RecipeSe
         dryRun: wrapped && body.dryRun === true,
         screenshot: wrapped && body.screenshot === true,
       };
+      if (options.queued && !request.dryRun && !stopping)
+        return answerQueued(c, options.queued, recipe, request, {
+          idempotencyKey: c.req.header('idempotency-key'),
+          async: wantsAsync(c.req.header('prefer'), body),
+        });
       const result = stopping ? 'closed' : await options.run(recipe, request);
       if (isRefusal(result)) {
         const answer = gate.answer(result);
@@ -152,16 +172,4 @@ function tokenMatches(
 /** `application/json`, parameters allowed; a simple request (form, text/plain) is not. */
 function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-}
-
-function statusOf(result: RecipeResult): 200 | 403 | 422 | 503 | 504 | 502 {
-  if (result.ok) return 200;
-  if (result.error?.code === 'not_allowed') return 403;
-  if (result.error?.code === 'timeout') return 504;
-  // The server is stopping: the run was cut off, and may be tried again once it is back.
-  if (result.error?.code === 'cancelled') return 503;
-  if (result.error?.code === 'bad_input') return 422;
-  // No browser could be started for it (a grid's endpoints down): nothing ran, a retry later is safe.
-  if (result.error?.code === 'browser_unavailable') return 503;
-  return 502;
 }
