@@ -81,6 +81,27 @@ async function reachable(connection: Redis, url: string, timeoutMs = 10_000): Pr
   }
 }
 
+/** How long a producer's call to Redis may take before the client is told Redis cannot be reached. */
+const redisCallMs = 5_000;
+
+/**
+ * A call to Redis from the HTTP side, bounded: BullMQ waits for a connection that is away rather than failing, and a
+ * client must get an answer (503) rather than a hang.
+ */
+function bounded<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TabwardError('browser_unavailable', `Redis did not answer within ${redisCallMs} ms (${what}).`),
+        ),
+      redisCallMs,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export function askedHash(recipe: Recipe, request: QueuedRequest): string {
   return createHash('sha256')
     .update(JSON.stringify({ recipe, confirm: request.confirm, screenshot: request.screenshot }))
@@ -109,7 +130,15 @@ export class RunQueue implements QueuedRuns {
    * Adds a run, or finds the one its Idempotency-Key already named. A key given with another request (another
    * recipe, confirm or screenshot) is refused: the first request's outcome is never handed to a second one.
    */
-  async submit(
+  submit(
+    recipe: Recipe,
+    request: QueuedRequest,
+    idempotencyKey: string | undefined,
+  ): Promise<{ id: string; existing: boolean }> {
+    return bounded(this.add(recipe, request, idempotencyKey), 'queuing a run');
+  }
+
+  private async add(
     recipe: Recipe,
     request: QueuedRequest,
     idempotencyKey: string | undefined,
@@ -142,7 +171,11 @@ export class RunQueue implements QueuedRuns {
     return { id, existing: false };
   }
 
-  async get(id: string): Promise<RunRecord | undefined> {
+  get(id: string): Promise<RunRecord | undefined> {
+    return bounded(this.read(id), 'reading a run');
+  }
+
+  private async read(id: string): Promise<RunRecord | undefined> {
     const job = await this.queue.getJob(id);
     if (!job) {
       const cancelled = await this.connection.get(`${keyPrefix}:cancelled:${id}`);
@@ -153,13 +186,17 @@ export class RunQueue implements QueuedRuns {
 
   /** Resolves once the run ended (or the wait ran out), with what is known of it then. */
   async wait(id: string, timeoutMs: number): Promise<RunRecord | undefined> {
-    const job = await this.queue.getJob(id);
+    const job = await bounded(this.queue.getJob(id), 'reading a run');
     if (job) await job.waitUntilFinished(this.events, timeoutMs).catch(() => undefined);
     return this.get(id);
   }
 
   /** Removes a queued run, or asks the worker running it to stop; resolves with the record as it stands. */
-  async cancel(id: string): Promise<RunRecord | undefined> {
+  cancel(id: string): Promise<RunRecord | undefined> {
+    return bounded(this.stop(id), 'cancelling a run');
+  }
+
+  private async stop(id: string): Promise<RunRecord | undefined> {
     const job = await this.queue.getJob(id);
     if (!job) return this.get(id);
     const state = await job.getState();
@@ -193,7 +230,10 @@ export class RunQueue implements QueuedRuns {
   }
 
   async counts(): Promise<{ queued: number; running: number }> {
-    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+    const counts = await bounded(
+      this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active'),
+      'counting runs',
+    );
     return {
       queued: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
       running: counts.active ?? 0,

@@ -47,7 +47,26 @@ export async function answerQueued(
   }
   c.header('location', `/runs/${added.id}`);
   c.header('x-tabward-run', added.id);
-  if (how.async) {
+  return followQueued(c, queued, added.id, how.async).catch((error: unknown) =>
+    c.json(
+      {
+        error: `Run ${added.id} is queued, but the queue stopped answering (${isTabwardError(error) ? error.message : String(error)}); ask GET /runs/${added.id} later.`,
+        id: added.id,
+      },
+      503,
+    ),
+  );
+}
+
+/** The answer once a run is queued: its record now (async), or its result once it ended. */
+async function followQueued(
+  c: Context,
+  queued: { readonly runs: QueuedRuns; readonly waitMs: number },
+  id: string,
+  async: boolean,
+): Promise<Response> {
+  const added = { id };
+  if (async) {
     const record = await queued.runs.get(added.id);
     return c.json(
       record ? shown(record) : { id: added.id, state: 'queued', status: `/runs/${added.id}` },

@@ -235,6 +235,31 @@ describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_0
     assert.equal((await api('GET', `/runs/${String(queued.json.id)}`)).json.state, 'cancelled');
   });
 
+  test('Redis restarted: a run queued before it went down is run after it is back', async () => {
+    await stopWorkers();
+    const queued = await api('POST', '/run', { recipe: readRecipe('restart') }, { prefer: 'respond-async' });
+    assert.equal(queued.status, 202, JSON.stringify(queued.json));
+    await redis.restart();
+    await startWorker();
+    const record = await finished(String(queued.json.id));
+    assert.equal(record.state, 'done', JSON.stringify(record));
+    const health = await fetch(`${base}/health`);
+    assert.equal(health.status, 200);
+  });
+
+  test('serve answers 503 while Redis is away, and not a hang', async () => {
+    await redis.stop({ keepData: true });
+    try {
+      const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(20_000) });
+      assert.equal(health.status, 503, await health.text());
+      const run = await api('POST', '/run', { recipe: readRecipe('away') }, { prefer: 'respond-async' });
+      assert.equal(run.status, 503, JSON.stringify(run.json));
+      assert.match(String(run.json.error), /could not be queued/);
+    } finally {
+      await redis.restart();
+    }
+  });
+
   test('a worker SIGKILLed mid-run: a read-only run is finished by another worker, with one result', async () => {
     await stopWorkers();
     const first = await startWorker();

@@ -14,7 +14,8 @@ export interface RedisUnderTest {
   readonly port: number;
   /** Stops it (SIGKILL: as a crash) and starts it again on the same port and data. */
   restart(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops it; its data is removed unless kept (to start it again with restart()). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 /** Why Redis tests cannot run here, or undefined when redis-server is installed. */
@@ -43,7 +44,20 @@ export async function startRedis(): Promise<RedisUnderTest> {
   const launch = async () => {
     const started = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = started;
@@ -59,7 +73,7 @@ export async function startRedis(): Promise<RedisUnderTest> {
   };
   const kill = async () => {
     const running = child;
-    if (!running || running.exitCode !== null) return;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
     running.kill('SIGKILL');
     await exited;
@@ -72,9 +86,9 @@ export async function startRedis(): Promise<RedisUnderTest> {
       await kill();
       await launch();
     },
-    stop: async () => {
+    stop: async (options = {}) => {
       await kill();
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
