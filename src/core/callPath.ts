@@ -64,6 +64,27 @@ export interface GuardedAction<R> {
   onApproved?(look: ActionLook): void;
   /** What the completion record keeps of the result: the elements acted on, as a saved recipe finds them. */
   auditTargets?(value: R): AuditEntry['targets'];
+  /**
+   * The pages the result shows (their URLs as shown and as loaded): the path taints the session by each one a
+   * sensitive rule matches. Reads report what they read; the path alone records it.
+   */
+  readsOf?(value: R): readonly string[];
+  /**
+   * A read the call makes once it acted (the `snapshot` option): part of the same audited call, judged by the guard
+   * like that read on its own, tainting like any read. Absent or undefined: none.
+   */
+  followUp?(value: R): FollowUp | undefined;
+}
+
+/**
+ * A read made after the action, inside its call. It never fails the call (the action went through): what came of
+ * it is handed to `done`, and the call's audit record names it (`followUps`).
+ */
+export interface FollowUp {
+  readonly action: GuardedAction<unknown>;
+  done(
+    outcome: { readonly value: unknown; readonly stopped: string[] } | { readonly failure: TabwardError },
+  ): void;
 }
 
 /** The network backstop, as the call path uses it. */
@@ -280,11 +301,11 @@ export class CallPath {
           trail.approver ??= `site grant (given through ${siteGrant.givenThrough})`;
           trail.choice = siteGrantChoice(siteGrant);
         }
-        return this.act(action, look, undefined, trail, caller);
+        return this.actAndFollow(action, look, undefined, trail, caller);
       }
       if (approved === look.binding) {
         action.onApproved?.(look);
-        return this.act(action, look, passFor(look.facts, decision), trail, caller);
+        return this.actAndFollow(action, look, passFor(look.facts, decision), trail, caller);
       }
       const choice = await this.ask(action, look, decision, caller);
       // A late answer to a withdrawn question (cancelled request, client gone) must never act.
@@ -394,6 +415,64 @@ export class CallPath {
     return siteGrantChoice(this.siteGrants.grant(origin, action.name, choice.minutes, caller.approver.name));
   }
 
+  /** Acts, then makes the action's follow-up read (if it has one) inside the same call. */
+  private async actAndFollow<R>(
+    action: GuardedAction<R>,
+    look: ActionLook,
+    pass: PassSpec | undefined,
+    trail: Trail,
+    caller: Caller,
+  ): Promise<CallOutcome<R>> {
+    const outcome = await this.act(action, look, pass, trail, caller);
+    const next = action.followUp?.(outcome.value);
+    // A cancelled call starts no read of its own: nobody is there to be shown it.
+    if (next && !caller.signal.aborted) await this.follow(next, trail, caller);
+    return outcome;
+  }
+
+  /**
+   * A follow-up read: looked at, judged by the guard and done like that read on its own, but recorded in the
+   * call's own record. It asks nobody: a read the guard would not allow on its own is not made, and the call says
+   * why. Whatever happens, the call it follows went through.
+   */
+  private async follow(next: FollowUp, trail: Trail, caller: Caller): Promise<void> {
+    const { action } = next;
+    const own: Trail = {};
+    let name = action.name;
+    let outcome: Parameters<FollowUp['done']>[0];
+    try {
+      const look = await action.look();
+      if (look.facts.tab) name = `${action.name} of ${look.facts.tab.id}`;
+      const decision = this.decide(action, look);
+      if (decision.verdict !== 'allow')
+        throw new TabwardError(
+          decision.verdict === 'block' ? 'blocked' : 'rejected',
+          `${action.name} was not made after the action: ${decision.reason}.`,
+          `Call ${action.name} on its own.`,
+        );
+      outcome = await this.act(action, look, undefined, own, caller);
+      trail.followUps = [...(trail.followUps ?? []), `${name}: ok`];
+    } catch (error) {
+      const failure = asTabwardError(error);
+      const redact = this.options.redactor();
+      const hint = failure.hint === undefined ? undefined : redact.text(failure.hint);
+      outcome = { failure: new TabwardError(failure.code, redact.text(failure.message), hint) };
+      trail.followUps = [
+        ...(trail.followUps ?? []),
+        redact.text(`${name}: ${failure.code}: ${failure.message}`),
+      ];
+    }
+    // What the choke point stopped or let out while it read is the call's too.
+    if (own.blocked) trail.blocked = [...(trail.blocked ?? []), ...own.blocked].slice(0, 5);
+    if (own.sent) trail.sent = [...(trail.sent ?? []), ...own.sent].slice(0, 10);
+    next.done(outcome);
+  }
+
+  /** Each page a result showed that a sensitive rule matches taints the session by its origin. */
+  private recordReads(urls: readonly string[]): void {
+    for (const url of urls) if (this.options.rules.match(url)) this.taint.recordRead(originOf(url), true);
+  }
+
   private async act<R>(
     action: GuardedAction<R>,
     look: ActionLook,
@@ -429,6 +508,7 @@ export class CallPath {
       if (targets) trail.targets = this.options.redactor().value(targets);
       await attendance?.settled();
       sentNow();
+      this.recordReads(action.readsOf?.(value) ?? []);
       return { value, stopped: [...earlier, ...stoppedNow()] };
     } catch (error) {
       await attendance?.settled();
@@ -679,6 +759,7 @@ export class CallPath {
         'blocked',
         'held',
         'sent',
+        'followUps',
       ]),
       ...end,
     });

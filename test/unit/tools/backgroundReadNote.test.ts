@@ -44,6 +44,7 @@ test('a sensitive page read in the background is told once, with the result the 
   });
   const reopen = defineTool({
     name: 'new_page',
+    opensTab: true,
     description: 'test',
     kind: 'read',
     schema: () => z.object({ url: z.string() }),
