@@ -91,7 +91,10 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     assert.match(clicked.text, /Order seven detail/, 'the page the click led to');
     const reads = snapshotCalls(mcp);
     assert.equal(reads.length, 2, 'one follow-up read per option used, in the call that used it');
-    assert.ok(reads.every((read) => / of p\d+: ok$/.test(read)), reads.join('\n'));
+    assert.ok(
+      reads.every((read) => / of p\d+: ok$/.test(read)),
+      reads.join('\n'),
+    );
     assert.equal(
       mcp.audit().filter((record) => record.tool === 'take_snapshot').length,
       0,
