@@ -295,7 +295,7 @@ function taintLeak(facts: GuardFacts): string | undefined {
 /**
  * The origins an action could carry data to: a navigation's destination; the frame a write or a data-carrying
  * read acts in (a click, a hover or a resize on another site's page is judged like typing there); its links and
- * forms. A human who approves a taint question about them allows them for the session (core/callPath.ts).
+ * forms. A human who approves a taint question about them allows them for the session (core/guardState.ts allowTaintTargets).
  */
 export function taintTargets(
   facts: Pick<GuardFacts, 'kind' | 'destination' | 'carriesData' | 'frames' | 'effects'>,

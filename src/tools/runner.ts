@@ -10,10 +10,9 @@ import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type FollowUp, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import type { ApproveAllGrants } from '../core/grants.ts';
+import type { GuardState } from '../core/guardState.ts';
 import type { WritePolicy } from '../core/kinds.ts';
 import { type RuleSet, ruleSources } from '../core/sensitiveRules.ts';
-import type { Taint } from '../core/taint.ts';
 import { CallResponse } from './callResponse.ts';
 import { maybeSwitchOnLoginWall } from './loginSwitch.ts';
 import type { Tool, ToolContext, ToolResult } from './tool.ts';
@@ -65,24 +64,18 @@ export class ToolRunner {
         ...(options.clock ? { clock: options.clock } : {}),
         passMaxMs: timeoutMs * 4,
       });
-    session.onModeChange((mode) => {
-      if (mode === 'shared') this.path.grants.clear();
-      // Any switch (connect, disconnect, the login-wall switch, a new browser): the pages a grant was given for
-      // are another browser's now.
-      this.path.siteGrants.clear();
-    });
+    // Any switch (connect, disconnect, the login-wall switch, a new browser): the pages a grant was given for are
+    // another browser's now.
+    session.onModeChange((mode) => this.path.state.browserChanged(mode));
   }
 
   get tools(): readonly Tool[] {
     return this.options.tools;
   }
 
-  get grants(): ApproveAllGrants {
-    return this.path.grants;
-  }
-
-  get taint(): Taint {
-    return this.path.taint;
+  /** What the guard remembers (taint, grants, site grants, hosts allowed); changed only through its methods. */
+  get state(): GuardState {
+    return this.path.state;
   }
 
   /**
@@ -249,7 +242,7 @@ export class ToolRunner {
    * why data-carrying actions toward other sites will now ask.
    */
   private backgroundReadsNote(): string | undefined {
-    const untold = this.path.taint.takeUntold();
+    const untold = this.path.state.takeUntoldReads();
     if (untold.length === 0) return undefined;
     return `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (not a page a tool result showed); from now on actions that could carry data to another site ask the human first.`;
   }
@@ -258,9 +251,9 @@ export class ToolRunner {
   private guardState(caller: Required<Caller>): string[] {
     const { session } = this.options.context;
     return [
-      `approve-all grants: ${this.path.grants.list().join(', ') || 'none'}`,
-      `site grants: ${this.path.siteGrants.lines()?.join('; ') ?? 'none'}`,
-      `tainted by reading: ${this.path.taint.describe().join(', ') || 'nothing sensitive'}`,
+      `approve-all grants: ${this.state.approveAllGrants().join(', ') || 'none'}`,
+      `site grants: ${this.state.siteGrantLines()?.join('; ') ?? 'none'}`,
+      `tainted by reading: ${this.state.describeTaint().join(', ') || 'nothing sensitive'}`,
       `write policy: ${this.options.policy}${this.options.autoSwitch ? '; auto-switch to your Chrome on login walls' : ''}`,
       `approver: ${caller.approver.name}`,
       `sensitive-page rules in force: ${ruleSources(this.options.rules).join(', ')}`,

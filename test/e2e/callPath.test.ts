@@ -352,7 +352,7 @@ describe('approve-all', { timeout: 120_000 }, () => {
       const note = refOf((await mcp.call('take_snapshot')).text, 'Note');
       mcp.human.will({ decision: 'approve-all' });
       await succeeds(mcp.call('fill', { ref: note, value: 'a' }));
-      await waitFor('the grant to expire', () => mcp.runner.grants.list().length === 0, {
+      await waitFor('the grant to expire', () => mcp.runner.state.approveAllGrants().length === 0, {
         timeoutMs: 10_000,
       });
       const asked = mcp.human.questions.length;

@@ -79,7 +79,7 @@ describe('one call, one trip', { timeout: 120_000 }, () => {
     assert.deepEqual(counts, { runner: 1, path: 1 });
     assert.match(clicked.text, /Vault contents/, clicked.text);
     // Shown by a result (the snapshot), not only seen going by at the choke point.
-    assert.deepEqual(mcp.runner.taint.describe(), [new URL(site.url('vault.test', '/')).origin]);
+    assert.deepEqual(mcp.runner.state.describeTaint(), [new URL(site.url('vault.test', '/')).origin]);
     await mcp.close();
   });
 });
