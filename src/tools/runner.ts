@@ -128,7 +128,10 @@ export class ToolRunner {
       worked: response.worked,
       followUp: (result, worked) => {
         if (!worked.tab || !(snapshotAlways || wantsSnapshot(tool, worked.args))) return undefined;
-        if (result.loginWall && this.switchMayAnswer()) return undefined;
+        if (result.loginWall && this.switchMayAnswer()) {
+          worked.snapshotDeferred = true;
+          return undefined;
+        }
         return this.snapshotOf(worked.tab, response, caller);
       },
     });
@@ -186,7 +189,8 @@ export class ToolRunner {
     response: CallResponse,
     caller: Required<Caller>,
   ): Promise<void> {
-    const snapshot = wantsSnapshot(undefined, response.worked.args);
+    // Only a read the call left to the switch: one made inside the call is not made twice.
+    const snapshot = response.worked.snapshotDeferred === true;
     const outcome = await maybeSwitchOnLoginWall(wall, {
       session: this.options.context.session,
       approver: caller.approver,
@@ -263,6 +267,6 @@ export class ToolRunner {
 }
 
 /** The call, as it acted, asked for the tab's snapshot with its result (the `snapshot` option, tools/common.ts). */
-function wantsSnapshot(tool: Tool | undefined, args: Args | undefined): boolean {
-  return (tool === undefined || 'snapshot' in tool.schema.shape) && args?.snapshot === true;
+function wantsSnapshot(tool: Tool, args: Args | undefined): boolean {
+  return 'snapshot' in tool.schema.shape && args?.snapshot === true;
 }

@@ -19,6 +19,8 @@ export type Args = Record<string, unknown>;
 export interface Worked {
   args?: Args;
   tab?: TrackedPage | undefined;
+  /** Its `snapshot` read was left to the login-wall switch (tools/runner.ts), which makes it. */
+  snapshotDeferred?: boolean;
 }
 
 export interface ToolActionOptions {
