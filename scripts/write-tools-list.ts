@@ -17,7 +17,7 @@ writeFileSync(
     "// Written by scripts/write-tools-list.ts from the tools' schemas (npm run tools-list); do not edit. tools/list",
     '// is answered from it, so that `tabward mcp` builds no tool schema before its first reply.',
     '',
-    "import type { ListedTool } from './mcpServer.ts';",
+    "import type { ListedTool } from './listedTool.ts';",
     '',
     `export const listedTools: Readonly<Record<string, ListedTool>> = ${JSON.stringify(entries, null, 2)};`,
     '',

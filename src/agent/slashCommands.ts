@@ -106,9 +106,9 @@ function grantsCommand(
   runner: ToolRunner,
   print: (text: string) => void,
 ): void {
-  const grants = runner.path.siteGrants;
+  const grants = runner.state;
   if (sub === undefined) {
-    print(grants.lines()?.join('\n') ?? 'No site grants in force.');
+    print(grants.siteGrantLines()?.join('\n') ?? 'No site grants in force.');
     return;
   }
   if (sub !== 'revoke' || !arg || !/^(all|\d+)$/.test(arg)) {
@@ -116,8 +116,8 @@ function grantsCommand(
     return;
   }
   const revoked: SiteGrant[] =
-    arg === 'all' ? grants.list() : [grants.revoke(Number(arg))].flatMap((g) => g ?? []);
-  if (arg === 'all') grants.clear();
+    arg === 'all' ? grants.siteGrantList() : [grants.revokeSiteGrant(Number(arg))].flatMap((g) => g ?? []);
+  if (arg === 'all') grants.clearSiteGrants();
   if (revoked.length === 0) {
     print(arg === 'all' ? 'No site grants in force.' : `No site grant ${arg}; /grants lists them.`);
     return;

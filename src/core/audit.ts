@@ -37,6 +37,11 @@ export interface AuditEntry {
    * other hosts after a sensitive read), with the answer each got: what left, not what was meant to.
    */
   readonly sent?: readonly string[];
+  /**
+   * Reads the call made after it acted, as part of the same call (the `snapshot` option): "take_snapshot of p2: ok",
+   * or the error code and why it could not be read.
+   */
+  readonly followUps?: readonly string[];
   readonly durationMs: number;
 }
 

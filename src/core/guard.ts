@@ -40,6 +40,10 @@ export interface GuardFacts {
   readonly touchesTypedSecret?: boolean;
   /** Why the action reads as destructive (its label, or the path it sends to), when it does. */
   readonly looksDestructive?: string;
+  /** The call closes its tab (a tool declaring `closesTab`): the agent may close only its own. */
+  readonly closesTab?: boolean;
+  /** The call attaches to the user's own Chrome (a tool declaring `attachesUserBrowser`). */
+  readonly attachesUserBrowser?: boolean;
   /** A tool of one of the user's external MCP servers: tabward cannot see what it does. */
   readonly external?: boolean;
   /** Origins of sensitive pages the agent has read in this session. */
@@ -92,11 +96,11 @@ export type Decision =
 export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   const { kind, mode, tab } = facts;
   const userTab = tab !== undefined && !tab.ownedByAgent;
-  if (facts.tool === 'close_page' && userTab && mode !== 'isolated') {
+  if (facts.closesTab && userTab && mode !== 'isolated') {
     return block(
       'tab-ownership',
       // PaiCLI's advice: the user closes their own tabs; the agent asks them to.
-      `close_page refused: tab ${tab.id} is the user's, not one the agent opened. If it should be closed, ask the user to close that tab themselves.`,
+      `${facts.tool} refused: tab ${tab.id} is the user's, not one the agent opened. If it should be closed, ask the user to close that tab themselves.`,
     );
   }
   const sensitiveSite = facts.site ? sensitiveSiteCall(facts, rules) : undefined;
@@ -176,8 +180,7 @@ function standingSitePermission(site: SiteCallFact): Decision {
 
 /** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */
 function modeChange(facts: GuardFacts): Decision {
-  if (facts.tool !== 'browser_connect' || facts.mode === 'shared')
-    return { verdict: 'allow', reason: 'mode tool' };
+  if (!facts.attachesUserBrowser || facts.mode === 'shared') return { verdict: 'allow', reason: 'mode tool' };
   return ask('use-your-chrome', 'the agent asks to use your own Chrome and the logins in it', false, false);
 }
 
@@ -292,7 +295,7 @@ function taintLeak(facts: GuardFacts): string | undefined {
 /**
  * The origins an action could carry data to: a navigation's destination; the frame a write or a data-carrying
  * read acts in (a click, a hover or a resize on another site's page is judged like typing there); its links and
- * forms. A human who approves a taint question about them allows them for the session (core/callPath.ts).
+ * forms. A human who approves a taint question about them allows them for the session (core/guardState.ts allowTaintTargets).
  */
 export function taintTargets(
   facts: Pick<GuardFacts, 'kind' | 'destination' | 'carriesData' | 'frames' | 'effects'>,

@@ -20,3 +20,21 @@ export type WritePolicy = (typeof writePolicies)[number];
  */
 export const toolCategories = ['core', 'devtools'] as const;
 export type ToolCategory = (typeof toolCategories)[number];
+
+/**
+ * What a tool does besides its kind, declared with the tool (tools/tool.ts). The guard and the runner go by these,
+ * never by a tool's name: `scripts/check-call-path.mjs` rejects comparing with a tool's name in core/ and in
+ * tools/runner.ts (docs/architecture.md "Tool effects").
+ */
+export interface ToolEffects {
+  /** Closes a tab (close_page): the agent may close only its own outside the isolated browser. */
+  readonly closesTab?: boolean;
+  /** Attaches to the user's own Chrome and its logins (browser_connect): a human says yes each time. */
+  readonly attachesUserBrowser?: boolean;
+  /** Reports what the guard holds (browser_status): the runner adds grants, taint, policy and approver. */
+  readonly reportsGuardState?: boolean;
+  /** Opens a new agent tab at `{ url }` (new_page): the login-wall switch reopens the page with it. */
+  readonly opensTab?: boolean;
+  /** Reads a tab, `{ pageId }`, as a snapshot (take_snapshot): the read the `snapshot` option makes. */
+  readonly snapshotsTab?: boolean;
+}

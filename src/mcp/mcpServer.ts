@@ -19,6 +19,7 @@ import { noApprover } from '../core/approvals.ts';
 import { asTabwardError } from '../core/errors.ts';
 import type { ToolRunner } from '../tools/runner.ts';
 import type { Tool } from '../tools/tool.ts';
+import type { ListedTool } from './listedTool.ts';
 import {
   type ConsentDeskView,
   elicitationOf,
@@ -157,12 +158,7 @@ class ValidatorOnFirstUse implements jsonSchemaValidator {
 }
 
 /** What tools/list shows of a tool. */
-export interface ListedTool {
-  name: string;
-  description: string;
-  inputSchema: { type: 'object'; [key: string]: unknown };
-  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean };
-}
+export type { ListedTool };
 
 /** The tools/list entry: a short description, a JSON Schema without boilerplate, hints from the kind. */
 export function describeTool(tool: Tool): ListedTool {

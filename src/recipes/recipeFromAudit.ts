@@ -94,6 +94,10 @@ interface Planned {
 
 type Converted = { steps: Planned[]; note?: string } | { stop: string };
 
+/**
+ * By the tool's name, not its declared effects: an audit record is data (written by this process or another, or an
+ * older tabward), and the name is all it keeps of the tool. Each name maps to the recipe step it replays as.
+ */
 function stepsOf(entry: AuditEntry): Converted {
   const page = entry.url ?? '';
   const args = entry.args;

@@ -46,9 +46,6 @@ export async function runStep(page: RecipePage, step: RecipeStep, context: StepC
         : 'If this is meant to change something (or to reach that page), mark the step "write": true and run with confirm.',
     );
   }
-  // What the run has on screen now is what it has read: a sensitive page (or frame) taints the rest of the run.
-  for (const url of page.frameUrls())
-    if (context.path.rules.match(url)) context.path.taint.recordRead(originOf(url), true);
 }
 
 /**
@@ -92,6 +89,9 @@ function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): G
       context.signal.aborted
         ? Promise.reject(new TabwardError('timeout', 'The run was cut off; this step did not act.'))
         : perform(page, step, context),
+    // What the run has on screen once the step acted is what it has read: the path taints the rest of the run by
+    // each sensitive page (or frame) of it.
+    readsOf: () => page.frameUrls(),
     skipped: () => undefined,
   };
 }

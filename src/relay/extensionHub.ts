@@ -4,11 +4,10 @@
 // workspace's activity is broadcast to every connected extension. Whenever the relay stops waiting for a task
 // (deadline, the agent cancelled, the relay stopping) it tells the extension, which withdraws the task's approval;
 // an answer for a task nobody waits for any more is handed to `onLateAnswer`, never dropped silently.
-// One socket speaks for one paired browser: a second socket with the same credential is refused while the first
-// answers a ping (the first one's popup is told), and a browser revoked at the relay (here or by another
-// process) loses its socket the moment it is routed to or speaks.
+// One socket speaks for one paired browser (socketClaims.ts); a browser revoked at the relay (here or by another
+// process) loses its socket the moment it is routed to or speaks. The messages and how a missing or failed answer
+// reads: hubAnswers.ts; the activity feed: activityFeed.ts.
 
-import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { TabwardError } from '../core/errors.ts';
 import {
@@ -19,68 +18,45 @@ import {
   type ExtensionToRelay,
   type RelayToExtension,
   relayCloseCodes,
-  type SharedSiteState,
 } from '../protocol/siteTools.ts';
+import { ActivityFeed } from './activityFeed.ts';
+import {
+  type AskRequest,
+  type CallAnswer,
+  type CallRequest,
+  cancelReason,
+  type Exchange,
+  errorCodeOf,
+  failed,
+  type HumanDecision,
+  type LateAnswer,
+  type Located,
+  type LocateRequest,
+  seconds,
+  stoppingError,
+  unknownOutcome,
+} from './hubAnswers.ts';
+import type { Answer, Connection, Waiter } from './hubConnection.ts';
 import type { ExtensionRecord, RelayStore } from './relayStore.ts';
+import { SocketClaims } from './socketClaims.ts';
 
-interface Connection {
-  readonly socket: WebSocket;
-  readonly extension: ExtensionRecord;
-  sites: readonly SharedSiteState[];
-  /** The documents it last located, by "site tool": a read-only call may go straight to one (see recentTarget). */
-  readonly located: Map<string, { readonly target: CallTarget; readonly at: number }>;
-  reportedAt: number;
-  /** Answered the last WebSocket ping: a socket whose peer vanished (sleep, network change) is dropped. */
-  alive: boolean;
-}
+export {
+  type AskRequest,
+  type CallAnswer,
+  type CallRequest,
+  callErrorCodes,
+  type HumanDecision,
+  type LateAnswer,
+  type Located,
+  type LocateRequest,
+  newTaskId,
+} from './hubAnswers.ts';
 
 const heartbeatMs = 30_000;
 /** How soon a running relay drops the socket of a browser revoked from another process. */
 const revocationSweepMs = 5_000;
-/** How long a connected browser has to answer a ping when a second socket claims to be it. */
-const claimProbeMs = 3000;
 /** How long a located document is reused for read-only calls (any site report from the browser forgets it). */
 const locatedReuseMs = 30_000;
-/** How long activity lines wait to go out together (a human reads them; a call should not wait for them). */
-const activityDelayMs = 50;
-
-type Exchange = 'locate' | 'ask' | 'call';
-
-/** The extension's answer, or why there is none. */
-type Answer = ExtensionToRelay | 'closed' | 'timeout' | 'aborted' | 'stopping';
-
-interface Waiter {
-  readonly connection: Connection;
-  readonly settle: (answer: Answer) => void;
-}
-
-/** What the browser answered a `call`, and the time each side spent on it. */
-export interface CallAnswer {
-  readonly outcome: CallOutcome;
-  /** Relay -> extension -> relay, from sending `call` to reading `outcome` (ms). */
-  readonly roundTripMs: number;
-  readonly timing?: CallTiming;
-}
-
-export interface Located {
-  readonly target: CallTarget;
-  readonly roundTripMs: number;
-  /** The extension's own share of the round trip (ms). */
-  readonly workerMs: number;
-}
-
-/** An answer that came when nobody waited for it any more (late outcome after a drop or a deadline). */
-export type LateAnswer = Exclude<ExtensionToRelay, { t: 'sites' } | { t: 'ping' }>;
-
-type Message<T extends RelayToExtension['t']> = Omit<Extract<RelayToExtension, { t: T }>, 't' | 'taskId'>;
-export type LocateRequest = Message<'locate'> & { readonly workspace: string };
-export type AskRequest = Message<'ask'>;
-export type CallRequest = Message<'call'>;
-export type HumanDecision = 'approved' | 'denied' | 'always';
-
-export function newTaskId(): string {
-  return `task-${randomBytes(5).toString('hex')}`;
-}
 
 export class ExtensionHub {
   private readonly connections = new Set<Connection>();
@@ -90,10 +66,8 @@ export class ExtensionHub {
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private readonly revocationSweep: ReturnType<typeof setInterval>;
   private stopping: string | undefined;
-  private readonly activity = new Map<string, ActivityEntry[]>();
-  private activityTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Browsers whose second socket is being weighed: a third one meanwhile is refused. */
-  private readonly admitting = new Set<string>();
+  private readonly feed: ActivityFeed;
+  private readonly claims: SocketClaims<Connection>;
   /**
    * Told about every answer nobody waits for from this browser (the relay logs and audits it): `waitedOn` names
    * the browser the relay does wait on for it, when another one does (then the answer is a forgery, not late).
@@ -108,6 +82,21 @@ export class ExtensionHub {
     /** The relay's sensitive-page rules, sent to each extension on connect. */
     private readonly rules: readonly string[] = [],
   ) {
+    this.claims = new SocketClaims({
+      live: (id) => [...this.connections].find((c) => c.extension.id === id),
+      socketOf: (connection) => connection.socket,
+      told: (extension, what) => this.onPairingEvent(extension, what),
+      alert: (connection, message) =>
+        this.send(connection, { t: 'alert', at: new Date().toISOString(), message }),
+      drop: (connection) => {
+        connection.socket.terminate();
+        this.detach(connection);
+      },
+    });
+    this.feed = new ActivityFeed(store, (workspace, entries) => {
+      for (const connection of this.connections)
+        if (connection.extension.workspace === workspace) this.send(connection, { t: 'activity', entries });
+    });
     this.heartbeat = setInterval(() => {
       for (const connection of this.connections) {
         if (!connection.alive) connection.socket.terminate();
@@ -158,44 +147,9 @@ export class ExtensionHub {
     });
   }
 
-  /**
-   * May a new socket speak for this browser? Not while its current socket answers a ping: then someone else
-   * holds the credential (or the browser opened a second link), and the connected browser's popup is told. A
-   * current socket that does not answer (the laptop slept) is dropped and the new one admitted.
-   */
-  async admit(extension: ExtensionRecord): Promise<boolean> {
-    const live = [...this.connections].find((c) => c.extension.id === extension.id);
-    if (!live && !this.admitting.has(extension.id)) return true;
-    if (!live || this.admitting.has(extension.id)) return this.refuseClaim(extension, live);
-    this.admitting.add(extension.id);
-    try {
-      if (!(await answersPing(live.socket))) {
-        // Said as it happened: whoever holds the credential now speaks for this browser.
-        this.onPairingEvent(
-          extension,
-          `its socket did not answer a ping within ${claimProbeMs / 1000} s and gave way to a new connection with its credential`,
-        );
-        live.socket.terminate();
-        this.detach(live);
-        return true;
-      }
-      return this.refuseClaim(extension, live);
-    } finally {
-      this.admitting.delete(extension.id);
-    }
-  }
-
-  private refuseClaim(extension: ExtensionRecord, live: Connection | undefined): false {
-    const what = `a second connection claimed to be browser ${extension.id} while it is connected; it was refused`;
-    this.onPairingEvent(extension, what);
-    if (live)
-      this.send(live, {
-        t: 'alert',
-        at: new Date().toISOString(),
-        message:
-          'Another connection to the relay used this browser’s pairing and was refused. If you did not open tabward in a second place, someone else has this browser’s credential: Unpair, then pair again.',
-      });
-    return false;
+  /** May a new socket speak for this browser? (relay/socketClaims.ts) */
+  admit(extension: ExtensionRecord): Promise<boolean> {
+    return this.claims.admit(extension);
   }
 
   /** The browser was unpaired: its sockets close now (their calls fail at once), telling it why. */
@@ -327,26 +281,9 @@ export class ExtensionHub {
     this.routed.delete(taskId);
   }
 
-  /**
-   * Adds a line to the workspace's activity feed. Lines are stored and sent together a moment later: a call's
-   * own messages never wait behind them (each message wakes the browser's worker; each write costs time).
-   */
+  /** Adds a line to the workspace's activity feed (relay/activityFeed.ts). */
   record(workspace: string, entry: ActivityEntry): void {
-    const queued = this.activity.get(workspace) ?? [];
-    queued.push(entry);
-    this.activity.set(workspace, queued);
-    this.activityTimer ??= setTimeout(() => this.flushActivity(), activityDelayMs);
-  }
-
-  private flushActivity(): void {
-    clearTimeout(this.activityTimer);
-    this.activityTimer = undefined;
-    for (const [workspace, entries] of this.activity) {
-      this.store.addActivity(workspace, entries);
-      for (const connection of this.connections)
-        if (connection.extension.workspace === workspace) this.send(connection, { t: 'activity', entries });
-    }
-    this.activity.clear();
+    this.feed.record(workspace, entry);
   }
 
   /**
@@ -362,7 +299,7 @@ export class ExtensionHub {
   }
 
   closeAll(): void {
-    this.flushActivity();
+    this.feed.flush();
     clearInterval(this.heartbeat);
     clearInterval(this.revocationSweep);
     for (const connection of this.connections) connection.socket.close(1001, 'the relay is stopping');
@@ -461,76 +398,3 @@ export class ExtensionHub {
     connection.socket.send(JSON.stringify(message));
   }
 }
-
-/** Resolves true when the socket's peer answers a ping within claimProbeMs. */
-function answersPing(socket: WebSocket): Promise<boolean> {
-  if (socket.readyState !== socket.OPEN) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (alive: boolean): void => {
-      clearTimeout(timer);
-      socket.off('pong', onPong);
-      socket.off('close', onClose);
-      resolve(alive);
-    };
-    const onPong = (): void => done(true);
-    const onClose = (): void => done(false);
-    const timer = setTimeout(() => done(false), claimProbeMs);
-    socket.on('pong', onPong);
-    socket.on('close', onClose);
-    socket.ping();
-  });
-}
-
-function failed(code: Extract<CallOutcome, { ok: false }>['error']['code'], message: string): CallOutcome {
-  return { ok: false, error: { code, message } };
-}
-
-/** The call reached the browser and no answer came back: it may or may not have run. */
-function unknownOutcome(code: 'timeout' | 'not_connected', why: string): CallOutcome {
-  return {
-    ok: false,
-    error: {
-      code,
-      message: `${why} The outcome is unknown: the page may or may not have done it.`,
-      unknownOutcome: true,
-    },
-  };
-}
-
-function stoppingError(what: string): TabwardError {
-  return new TabwardError(
-    'browser_unavailable',
-    `The relay is stopping; ${what}.`,
-    'Call again once it is back (a new session: the relay forgets sessions when it stops).',
-  );
-}
-
-/** What the popup says about a question the relay stopped waiting for. */
-function cancelReason(answer: 'timeout' | 'aborted', kind: Exchange, timeoutMs: number): string {
-  if (answer === 'aborted') return 'the agent cancelled the call (or went away); nothing was run';
-  return kind === 'ask'
-    ? `no answer within the call's deadline (${seconds(timeoutMs)} s): the agent was told it failed; nothing was run`
-    : `the relay stopped waiting after the call's deadline (${seconds(timeoutMs)} s)`;
-}
-
-function seconds(ms: number): number {
-  return Math.round(ms / 1000);
-}
-
-function errorCodeOf(code: Extract<CallOutcome, { ok: false }>['error']['code']): TabwardError['code'] {
-  return callErrorCodes[code];
-}
-
-/** How a failure the extension reports reads as one of tabward's error codes. */
-export const callErrorCodes = {
-  denied: 'rejected',
-  timeout: 'timeout',
-  unregistered: 'not_found',
-  no_tab: 'browser_unavailable',
-  no_tool: 'not_found',
-  tool_failed: 'internal',
-  too_large: 'bad_input',
-  not_connected: 'browser_unavailable',
-  not_shared: 'not_found',
-  moved: 'rejected',
-} as const satisfies Record<Extract<CallOutcome, { ok: false }>['error']['code'], TabwardError['code']>;

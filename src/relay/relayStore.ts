@@ -4,118 +4,22 @@
 // Secrets (tokens, credentials, tickets) are stored as SHA-256 hashes only; pairing codes, short enough for a
 // human to type, as HMACs under a random per-database salt. The file and its -wal/-shm are its owner's only.
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { ActivityEntry, SharedSiteState, SiteTool } from '../protocol/siteTools.ts';
+import { CallKeyTable } from './storeCallKeys.ts';
+import { openStore } from './storeFile.ts';
+import type { AgentRecord, BrowserListing, ExtensionRecord, KeyRecord } from './storeRecords.ts';
+import { hashPairingCode, hashSecret, newPairingCode, newSecret } from './storeSecrets.ts';
 
-const schema = `
-create table if not exists agents (id text primary key, workspace text not null, name text not null,
-  token_hash text not null unique, created_at text not null, revoked_at text);
-create table if not exists extensions (id text primary key, workspace text not null,
-  credential_hash text not null unique, created_at text not null, revoked_at text);
-create table if not exists pairing_codes (code_hash text primary key, workspace text not null,
-  expires_at integer not null);
-create table if not exists tickets (ticket_hash text primary key, extension_id text not null,
-  expires_at integer not null, used integer not null default 0);
-create table if not exists shared_sites (workspace text not null, extension_id text not null,
-  origin text not null, url text not null, tools_json text not null, updated_at text not null,
-  primary key (workspace, extension_id, origin));
-create table if not exists permissions (workspace text not null, origin text not null, tool text not null,
-  created_at text not null, primary key (workspace, origin, tool));
-create table if not exists tasks (id text primary key, workspace text not null, agent text not null,
-  origin text not null, tool text not null, status text not null, created_at text not null, ended_at text,
-  browser text);
-create table if not exists activity (seq integer primary key autoincrement, workspace text not null,
-  entry_json text not null);
-create table if not exists meta (key text primary key, value text not null);
-create table if not exists call_keys (agent_id text not null, key text not null, task_id text not null,
-  state text not null, outcome_json text, updated_at integer not null, primary key (agent_id, key));
-create index if not exists call_keys_task on call_keys (task_id);
-`;
-
-/** How long the relay remembers an idempotency key. */
-const keyLifetimeMs = 24 * 3_600_000;
-
-/**
- * What the relay knows about the call an idempotency key names: still running, done (its outcome kept, as
- * the agent was told it), or unknown (it reached the page and no answer came back).
- */
-export interface KeyRecord {
-  readonly taskId: string;
-  /** What call the key was first given for (a hash of its site, tool and arguments; '' in older stores). */
-  readonly callHash: string;
-  readonly state: 'running' | 'done' | 'unknown';
-  /** For `done`: what the agent got (a JSON CallOutcome); for `unknown`: why. */
-  readonly detail: string;
-}
-
-interface KeyRow {
-  readonly task_id: string;
-  readonly state: KeyRecord['state'];
-  readonly outcome_json: string | null;
-  readonly call_hash: string;
-}
-
-function keyRecordOf(row: KeyRow): KeyRecord {
-  return { taskId: row.task_id, state: row.state, detail: row.outcome_json ?? '', callHash: row.call_hash };
-}
-
-/** Pairing codes: 12 letters of a 32-letter alphabet without look-alikes (60 bits), typed as XXXX-XXXX-XXXX. */
-const codeAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-const codeLength = 12;
-
-export interface AgentRecord {
-  readonly id: string;
-  readonly workspace: string;
-  readonly name: string;
-}
-
-export interface ExtensionRecord {
-  readonly id: string;
-  readonly workspace: string;
-}
-
-/** A paired browser as `tabward relay browsers list` shows it. */
-export interface BrowserListing extends ExtensionRecord {
-  readonly createdAt: string;
-  readonly revoked: boolean;
-  readonly sharedSites: number;
-}
-
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
-function newSecret(prefix: string): string {
-  return `${prefix}_${randomBytes(24).toString('base64url')}`;
-}
-
-/** The form a code is hashed in: case, spaces and dashes are the human's, not the code's. */
-export function canonicalPairingCode(code: string): string {
-  return code.toUpperCase().replace(/[\s-]/g, '');
-}
-
-/** A new pairing code, grouped by four for reading aloud. */
-export function newPairingCode(): string {
-  // 256 is a multiple of 32: every letter equally likely.
-  const raw = [...randomBytes(codeLength)].map((byte) => codeAlphabet[byte % codeAlphabet.length]).join('');
-  return raw.match(/.{4}/g)?.join('-') ?? raw;
-}
-
-export function hashPairingCode(code: string, salt: Buffer): Buffer {
-  return createHmac('sha256', salt).update(canonicalPairingCode(code)).digest();
-}
-
-/** Creates the file for its owner only, or takes group and other access away from an existing one. */
-function makePrivate(file: string): void {
-  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-  chmodSync(file, 0o600);
-}
+export type { AgentRecord, BrowserListing, ExtensionRecord, KeyRecord } from './storeRecords.ts';
+export { canonicalPairingCode, hashPairingCode, hashSecret, newPairingCode } from './storeSecrets.ts';
 
 export class RelayStore {
   private readonly db: Database.Database;
   private readonly pairingSalt: Buffer;
+  /** The calls' idempotency keys (relay/storeCallKeys.ts). */
+  private readonly keys: CallKeyTable;
   /** Prepared once: preparing a statement costs more than running it, and every call runs several. */
   private readonly statements = new Map<string, Database.Statement>();
   private readonly sitesByWorkspace = new Map<string, { origin: string; url: string; tools: SiteTool[] }[]>();
@@ -123,29 +27,8 @@ export class RelayStore {
   private dataVersion = -1;
 
   constructor(file: string) {
-    const onDisk = file !== ':memory:' && file !== '';
-    if (onDisk) makePrivate(file);
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    // In WAL mode NORMAL survives a crash of the relay (only a power cut can lose the last commits) and saves
-    // an fsync on each of a call's writes (task, activity, key): ~0.5 ms each on this kind of disk.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(schema);
-    // A key names one call (site, tool, arguments): stores made before that was kept gain the column.
-    const keyColumns = this.db.pragma('table_info(call_keys)') as { name: string }[];
-    if (!keyColumns.some((column) => column.name === 'call_hash'))
-      this.db.exec("alter table call_keys add column call_hash text not null default ''");
-    // Unpairing revokes a browser at the relay: stores made before that was kept gain the column.
-    const extensionColumns = this.db.pragma('table_info(extensions)') as { name: string }[];
-    if (!extensionColumns.some((column) => column.name === 'revoked_at'))
-      this.db.exec('alter table extensions add column revoked_at text');
-    // Only the browser a call was sent to may answer it late: stores made before that gain the column.
-    const taskColumns = this.db.pragma('table_info(tasks)') as { name: string }[];
-    if (!taskColumns.some((column) => column.name === 'browser'))
-      this.db.exec('alter table tasks add column browser text');
-    // SQLite gives -wal and -shm the database's mode; older versions of tabward left them open.
-    if (onDisk)
-      for (const side of [`${file}-wal`, `${file}-shm`]) if (existsSync(side)) chmodSync(side, 0o600);
+    this.db = openStore(file);
+    this.keys = new CallKeyTable(this.db, (text) => this.sql(text));
     this.pairingSalt = this.salt('pairing_salt');
   }
 
@@ -473,40 +356,17 @@ export class RelayStore {
    * key is taken (running, done or unknown). Keys are forgotten after a day.
    */
   claimKey(agentId: string, key: string, taskId: string, callHash: string): KeyRecord | undefined {
-    const claim = this.db.transaction(() => {
-      this.sql('delete from call_keys where updated_at < ?').run(Date.now() - keyLifetimeMs);
-      const row = this.sql(
-        'select task_id, state, outcome_json, call_hash from call_keys where agent_id = ? and key = ?',
-      ).get(agentId, key) as KeyRow | undefined;
-      if (row) return keyRecordOf(row);
-      this.sql(
-        "insert into call_keys (agent_id, key, task_id, state, outcome_json, updated_at, call_hash) values (?, ?, ?, 'running', '', ?, ?)",
-      ).run(agentId, key, taskId, Date.now(), callHash);
-      return undefined;
-    });
-    return claim();
+    return this.keys.claim(agentId, key, taskId, callHash);
   }
 
   /** What became of a keyed task: `free` forgets the key (nothing ran, or the page said it failed). */
   settleKey(taskId: string, state: 'done' | 'unknown' | 'free', detail: string): void {
-    if (state === 'free') {
-      this.sql('delete from call_keys where task_id = ?').run(taskId);
-      return;
-    }
-    this.sql('update call_keys set state = ?, outcome_json = ?, updated_at = ? where task_id = ?').run(
-      state,
-      detail,
-      Date.now(),
-      taskId,
-    );
+    this.keys.settle(taskId, state, detail);
   }
 
   /** The key record of a task, if the agent gave one. */
   keyOfTask(taskId: string): KeyRecord | undefined {
-    const row = this.sql(
-      'select task_id, state, outcome_json, call_hash from call_keys where task_id = ?',
-    ).get(taskId) as KeyRow | undefined;
-    return row ? keyRecordOf(row) : undefined;
+    return this.keys.ofTask(taskId);
   }
 
   addActivity(workspace: string, entries: readonly ActivityEntry[]): void {

@@ -7,12 +7,10 @@
 // call may carry an idempotency key (callKeys.ts); an outcome that arrives after the relay stopped waiting is
 // logged (stderr and the audit log) and settles its key.
 
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { Approver } from '../core/approvals.ts';
-import type { AuditEntry, AuditSink } from '../core/audit.ts';
+import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
 import { Redactor } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { siteCallFacts } from '../core/siteCalls.ts';
@@ -20,13 +18,14 @@ import { trustedReadOnly } from '../protocol/siteRules.ts';
 import {
   type ActivityEntry,
   type CallTarget,
-  encodedBytes,
   type SiteTool,
   withinResultCap,
 } from '../protocol/siteTools.ts';
 import { answerForEarlier, callHashOf, keySettlement } from './callKeys.ts';
-import { callErrorCodes, type ExtensionHub, type LateAnswer, newTaskId } from './extensionHub.ts';
-import type { AgentRecord, ExtensionRecord, RelayStore } from './relayStore.ts';
+import { callErrorCodes, type ExtensionHub, newTaskId } from './extensionHub.ts';
+import { RelayEvents } from './relayEvents.ts';
+import type { AgentRecord, RelayStore } from './relayStore.ts';
+import { SiteToolSchemas } from './siteToolSchemas.ts';
 
 export interface SiteToolCallsOptions {
   readonly store: RelayStore;
@@ -95,16 +94,12 @@ interface SiteCall {
 const noSecrets = new Redactor([]);
 
 export class SiteToolCalls {
-  // Patterns by RE2, in linear time: a page's schema must not stall the relay for everyone (core/pageSchemaLimits.ts).
-  private readonly ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } });
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly schemas = new SiteToolSchemas();
   /** One call path per relay process: every site call is judged, asked, re-checked and audited by it. */
   readonly path: CallPath;
   private stopping: string | undefined;
 
   constructor(private readonly options: SiteToolCallsOptions) {
-    options.hub.onLateAnswer = (answer, from, waitedOn) => this.lateAnswer(answer, from, waitedOn);
-    options.hub.onPairingEvent = (extension, what) => this.pairingEvent(extension, what);
     this.path = new CallPath({
       rules: options.rules,
       audit: options.audit,
@@ -114,6 +109,13 @@ export class SiteToolCalls {
       redactor: () => noSecrets,
       passMaxMs: options.callDeadlineMs,
     });
+    const events = new RelayEvents({
+      store: options.store,
+      path: this.path,
+      log: options.log ?? ((text: string) => process.stderr.write(`${text}\n`)),
+    });
+    options.hub.onLateAnswer = (answer, from, waitedOn) => events.lateAnswer(answer, from, waitedOn);
+    options.hub.onPairingEvent = (extension, what) => events.pairingEvent(extension, what);
   }
 
   list(agent: AgentRecord): { origin: string; tools: SiteTool[]; online: boolean }[] {
@@ -136,7 +138,7 @@ export class SiteToolCalls {
     options: CallOptions = {},
   ): Promise<CallReport> {
     const { origin, tool } = this.findTool(agent, site, toolName);
-    this.validate(tool, args);
+    this.schemas.validate(tool, args);
     if (this.stopping) throw new TabwardError('browser_unavailable', `${this.stopping}; nothing was run.`);
     const { store, hub } = this.options;
     const taskId = newTaskId();
@@ -209,95 +211,6 @@ export class SiteToolCalls {
   stop(reason: string): void {
     this.stopping = reason;
     this.options.hub.stop(reason);
-  }
-
-  /**
-   * An answer for a task nobody waits for any more (its socket dropped, its deadline passed, the relay
-   * restarted): said on stderr and in the audit log, and an outcome settles the task's idempotency key.
-   */
-  private lateAnswer(answer: LateAnswer, from: ExtensionRecord, waitedOn?: ExtensionRecord): void {
-    const { store } = this.options;
-    const task = store.task(answer.taskId);
-    const refused = whyIgnored(answer, from, waitedOn, task);
-    if (refused) {
-      this.log(`tabward relay: ${refused}.`);
-      this.recordLateOutcome(
-        answer.taskId,
-        task,
-        { browser: from.id, late: answer.t },
-        { decision: 'block', reason: refused, outcome: 'blocked' },
-      );
-      return;
-    }
-    const what =
-      answer.t === 'outcome'
-        ? answer.outcome.ok
-          ? `ok (${encodedBytes(answer.outcome.result)} bytes)`
-          : `failed: ${answer.outcome.error.message}`
-        : answer.t === 'decision'
-          ? `the human's decision "${answer.decision}"`
-          : 'the tab that would run it';
-    const line = `tabward relay: late answer for ${answer.taskId}${task ? ` (${task.tool} on ${task.origin})` : ' (a task this relay does not know)'} from browser ${from.id}, after the relay stopped waiting: ${what}.`;
-    this.log(line);
-    if (answer.t !== 'outcome') return;
-    this.recordLateOutcome(
-      answer.taskId,
-      task,
-      { browser: from.id },
-      {
-        decision: 'allow',
-        reason:
-          'late outcome: the relay no longer waited for this task; the agent was told the outcome is unknown',
-        outcome: answer.outcome.ok ? 'ok' : 'error',
-        ...(answer.outcome.ok ? {} : { error: answer.outcome.error.message }),
-      },
-    );
-    if (task) store.endTask(answer.taskId, answer.outcome.ok ? 'done late' : 'failed late');
-    if (store.keyOfTask(answer.taskId)?.state === 'unknown') {
-      const { state, detail } = keySettlement(answer.outcome);
-      store.settleKey(answer.taskId, state, detail);
-    }
-  }
-
-  /** A late outcome in the audit log, as the relay took it (or why it did not). */
-  private recordLateOutcome(
-    taskId: string,
-    task: { tool: string; origin: string } | undefined,
-    from: Record<string, string>,
-    verdict: Pick<AuditEntry, 'decision' | 'reason' | 'outcome' | 'error'>,
-  ): void {
-    this.path.recordEvent({
-      frontEnd: 'relay',
-      tool: task?.tool ?? 'unknown',
-      kind: 'site',
-      args: {},
-      mode: 'shared',
-      subject: { task: taskId, site: task?.origin ?? '', late: 'outcome', ...from },
-      ...verdict,
-      durationMs: 0,
-    });
-  }
-
-  private log(line: string): void {
-    (this.options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
-  }
-
-  /** A browser's socket refused or closed for its pairing: on stderr and in the audit log, as it happened. */
-  private pairingEvent(extension: ExtensionRecord, what: string): void {
-    this.log(`tabward relay: browser ${extension.id} (workspace ${extension.workspace}): ${what}.`);
-    const refused = what.includes('refused');
-    this.path.recordEvent({
-      frontEnd: 'relay',
-      tool: '(browser)',
-      kind: 'pairing',
-      args: {},
-      mode: 'shared',
-      subject: { browser: extension.id, workspace: extension.workspace },
-      decision: refused ? 'block' : 'allow',
-      reason: what,
-      outcome: refused ? 'blocked' : 'ok',
-      durationMs: 0,
-    });
   }
 
   /** A site call as the call path sees it: looking at it asks the extension which document would run it. */
@@ -436,71 +349,9 @@ export class SiteToolCalls {
       );
     return { origin, tool };
   }
-
-  private validate(tool: SiteTool, args: Record<string, unknown>): void {
-    refuseUncheckable(tool, args);
-    const key = JSON.stringify(tool.inputSchema);
-    let validator = this.validators.get(key);
-    if (!validator) {
-      try {
-        validator = this.ajv.compile(tool.inputSchema);
-      } catch (error) {
-        throw new TabwardError(
-          'bad_input',
-          `The page's schema for "${tool.name}" is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)}); calls are refused.`,
-        );
-      }
-      this.validators.set(key, validator);
-    }
-    if (validator(args)) return;
-    const problems = (validator.errors ?? []).map(
-      (e) => `${e.instancePath || '(arguments)'} ${e.message ?? ''}`,
-    );
-    throw new TabwardError(
-      'bad_input',
-      `The arguments do not match the schema of "${tool.name}": ${problems.join('; ')}. Nothing was sent to the browser.`,
-      'Read the schema with getSiteToolDefinition.',
-    );
-  }
 }
 
 /** The browser refused a reused document (moved or gone) before anything ran. */
-/**
- * Why an answer nobody waits for from this browser changes nothing, if it does not: the relay waits for it from
- * another browser (a forgery, never late); an outcome from a browser the call was never sent to (task ids are in
- * the activity feed every browser of the workspace gets: it would settle the call's key); an outcome for a task
- * that ended with a known outcome (its agent was told ok or failed; its record and key stand).
- */
-function whyIgnored(
-  answer: LateAnswer,
-  from: ExtensionRecord,
-  waitedOn: ExtensionRecord | undefined,
-  task: { status: string; browser: string | null } | undefined,
-): string | undefined {
-  if (waitedOn)
-    return `browser ${from.id} sent ${answerWords(answer)} for ${answer.taskId}, which waits on browser ${waitedOn.id}: ignored`;
-  if (answer.t !== 'outcome') return undefined;
-  if (task?.browser !== from.id)
-    return `browser ${from.id} sent an outcome for ${answer.taskId}, a call ${task?.browser ? `sent to browser ${task.browser}` : 'it was never sent'}: ignored`;
-  if (!outcomeStillOpen(task.status))
-    return `browser ${from.id} sent an outcome for ${answer.taskId}, which had already ended (${task.status}): ignored`;
-  return undefined;
-}
-
-/** A task the agent was told ended with an unknown outcome (or that a restart cut): a late outcome may settle it. */
-function outcomeStillOpen(status: string): boolean {
-  return status === 'unknown' || status === 'interrupted' || status === 'running';
-}
-
-/** What a browser's answer was, in words for stderr and the audit. */
-function answerWords(answer: LateAnswer): string {
-  return answer.t === 'outcome'
-    ? 'an outcome'
-    : answer.t === 'decision'
-      ? `a decision ("${answer.decision}")`
-      : 'a tab';
-}
-
 function stale(error: { code: string; unknownOutcome?: boolean }): boolean {
   return (error.code === 'moved' || error.code === 'no_tab') && !error.unknownOutcome;
 }

@@ -22,6 +22,8 @@ export function guardFacts(tool: Tool, args: Args, target: ToolTarget, secrets: 
     carriesData: tool.carriesData?.(args) ?? false,
     exportsLocalFiles: tool.exportsLocalFiles === true,
     ...(tool.runsScript ? { runsScript: true } : {}),
+    ...(tool.closesTab ? { closesTab: true } : {}),
+    ...(tool.attachesUserBrowser ? { attachesUserBrowser: true } : {}),
     repostsForm: target.repostsForm === true,
     ...(uses.length > 0 ? { secrets: uses } : {}),
     touchesTypedSecret: tool.revealsTypedValues === true && target.tab?.holdsTypedSecret === true,

@@ -10,28 +10,37 @@ import type { Approver } from '../core/approvals.ts';
 import { isTabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import type { ToolResult } from './tool.ts';
-import { text } from './tool.ts';
 
-export interface SwitchDeps {
+export interface SwitchDeps<R> {
   readonly session: BrowserSession;
   readonly approver: Approver;
   readonly nextId: () => string;
-  readonly reopen: (url: string) => Promise<ToolResult>;
+  /** Opens the URL in a new agent tab of the user's Chrome, through the guard like any navigation. */
+  readonly reopen: (url: string) => Promise<R>;
   /** Records the human's answer and what came of it in the audit log. */
   readonly audit: (url: string, choice: string, outcome: 'ok' | 'rejected' | 'error', error?: string) => void;
 }
 
-export async function maybeSwitchOnLoginWall(result: ToolResult, deps: SwitchDeps): Promise<ToolResult> {
-  const wall = result.loginWall;
-  if (!wall || deps.session.mode !== 'isolated') return result;
+/** What came of a login wall: a note after the call's result, or the reopened tab's result after a note. */
+export type SwitchOutcome<R> =
+  | { readonly note: string; readonly reopened?: undefined }
+  | { readonly note: string; readonly reopened: R };
+
+type LoginWall = NonNullable<ToolResult['loginWall']>;
+
+/** Undefined when no switch is to be offered (not in the isolated browser). */
+export async function maybeSwitchOnLoginWall<R>(
+  wall: LoginWall,
+  deps: SwitchDeps<R>,
+): Promise<SwitchOutcome<R> | undefined> {
+  if (deps.session.mode !== 'isolated') return undefined;
   const origin = originOf(wall.url);
   const unreachable = await whyUnreachable(deps.session);
   if (unreachable) {
     deps.audit(wall.url, 'not asked', 'error', unreachable);
-    return appendNote(
-      result,
-      `Login wall at ${origin} (${wall.verdict.evidence.join('; ')}). The user was not asked to switch to their Chrome: it cannot be reached. ${unreachable} Tell the user this; once it is on, call browser_connect.`,
-    );
+    return {
+      note: `Login wall at ${origin} (${wall.verdict.evidence.join('; ')}). The user was not asked to switch to their Chrome: it cannot be reached. ${unreachable} Tell the user this; once it is on, call browser_connect.`,
+    };
   }
   const choice = await deps.approver.ask({
     id: deps.nextId(),
@@ -48,23 +57,22 @@ export async function maybeSwitchOnLoginWall(result: ToolResult, deps: SwitchDep
   });
   if (choice.choice !== 'approve' && choice.choice !== 'approve-all') {
     deps.audit(wall.url, choice.choice, 'rejected');
-    return appendNote(result, 'The user chose not to use their Chrome; still in the isolated browser.');
+    return { note: 'The user chose not to use their Chrome; still in the isolated browser.' };
   }
   try {
     await deps.session.attachShared();
   } catch (error) {
     const why = isTabwardError(error) ? error.describe() : String(error);
     deps.audit(wall.url, choice.choice, 'error', why);
-    return appendNote(result, `Could not use your Chrome, staying isolated: ${why}`);
+    return { note: `Could not use your Chrome, staying isolated: ${why}` };
   }
   deps.audit(wall.url, choice.choice, 'ok');
   const reopened = await deps.reopen(wall.url);
   const evidence = wall.verdict.evidence.join('; ');
-  return appendNote(
+  return {
+    note: `Login wall in the isolated browser (${evidence}). Switched to your Chrome; opened in a new agent tab:`,
     reopened,
-    `Login wall in the isolated browser (${evidence}). Switched to your Chrome; opened in a new agent tab:`,
-    true,
-  );
+  };
 }
 
 /** Why the user's Chrome cannot be attached to right now (with how to enable it), or undefined when it can. */
@@ -75,10 +83,4 @@ export async function whyUnreachable(session: BrowserSession): Promise<string | 
   } catch (error) {
     return isTabwardError(error) ? error.describe() : String(error);
   }
-}
-
-function appendNote(result: ToolResult, note: string, first = false): ToolResult {
-  const content = first ? [text(note), ...result.content] : [...result.content, text(note)];
-  const { loginWall: _wall, ...rest } = result;
-  return { ...rest, content };
 }

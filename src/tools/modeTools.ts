@@ -6,6 +6,7 @@ import { defineTool, text } from './tool.ts';
 
 export const browserStatus = defineTool({
   name: 'browser_status',
+  reportsGuardState: true,
   description: 'Browser mode (isolated/shared/remote), tabs and owners, approvals in force.',
   kind: 'read',
   schema: () => z.object({}),
@@ -30,6 +31,7 @@ export const browserStatus = defineTool({
 
 export const browserConnect = defineTool({
   name: 'browser_connect',
+  attachesUserBrowser: true,
   description:
     "Use the user's own Chrome and its logins (asks the user): for a login wall, a no-access page, a QR login.",
   kind: 'mode',

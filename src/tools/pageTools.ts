@@ -55,6 +55,7 @@ export const selectPage = defineTool({
 
 export const newPage = defineTool({
   name: 'new_page',
+  opensTab: true,
   description: 'Open a URL in a new tab owned by the agent.',
   kind: 'navigate',
   schema: () => z.object({ url: z.string(), snapshot: snapshotOption() }),
@@ -68,6 +69,7 @@ export const newPage = defineTool({
 
 export const closePage = defineTool({
   name: 'close_page',
+  closesTab: true,
   description: 'Close a tab the agent opened.',
   kind: 'write',
   schema: () => z.object({ pageId: z.string() }),

@@ -12,6 +12,7 @@ const pageId = z.string().optional().describe('Tab id; default: the selected tab
 
 export const takeSnapshot = defineTool({
   name: 'take_snapshot',
+  snapshotsTab: true,
   description:
     'Read a tab as an accessibility tree. Elements you can act on end in @ref; pass ref to click/fill. ' +
     'Options: ref (one subtree), query (lines containing text), maxTokens, allRefs (refs on every element).',

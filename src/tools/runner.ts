@@ -1,24 +1,22 @@
-// The ToolRunner: browser tools on the one call path (core/callPath.ts). It validates arguments, turns a tool call
-// into a GuardedAction (live facts from the browser, the binding an approval is given for, the work), and adds
-// what only browser tools have: redacted text results, taint from what a result shows, browser_status's view of
-// the guard, and the auto-mode switch to the user's Chrome on a login wall.
+// The ToolRunner: browser tools on the one call path (core/callPath.ts). A tool call becomes a GuardedAction
+// (tools/toolAction.ts) that runs once on the path, its `snapshot` option's read inside the same call, and writes
+// into one response (tools/callResponse.ts) serialised and redacted once. What only browser tools have is added by
+// what tools declare (core/kinds.ts ToolEffects), never by their names: the guard's state for the tool that
+// reports it, the auto-mode switch to the user's Chrome on a login wall (reopened with the tool that opens tabs).
 
-import { loadedUrlOf } from '../browser/loadedUrls.ts';
 import type { NetworkGuard } from '../browser/networkGuard.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
-import { CallPath, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
+import { CallPath, type FollowUp, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import type { ApproveAllGrants } from '../core/grants.ts';
-import { originOf } from '../core/guard.ts';
+import type { GuardState } from '../core/guardState.ts';
 import type { WritePolicy } from '../core/kinds.ts';
 import { type RuleSet, ruleSources } from '../core/sensitiveRules.ts';
-import type { Taint } from '../core/taint.ts';
-import { bindingOf, guardFacts, secretUses } from './callFacts.ts';
+import { CallResponse } from './callResponse.ts';
 import { maybeSwitchOnLoginWall } from './loginSwitch.ts';
-import type { Tool, ToolContext, ToolResult, ToolTarget } from './tool.ts';
-import { text } from './tool.ts';
+import type { Tool, ToolContext, ToolResult } from './tool.ts';
+import { type Args, parseArgs, toolAction, unknownTool } from './toolAction.ts';
 
 export interface RunnerOptions {
   readonly tools: readonly Tool[];
@@ -36,17 +34,6 @@ export interface RunnerOptions {
   readonly network?: NetworkGuard;
   /** The call path to share with other front ends of this process (the agent's external tools); made if absent. */
   readonly callPath?: CallPath;
-}
-
-type Args = Record<string, unknown>;
-
-/**
- * What a call did, for its `snapshot` option: the arguments it acted with (a human may have modified them) and the
- * tab it worked in. Unset when it did nothing (skipped by the human).
- */
-interface Worked {
-  args?: Args;
-  tab?: TrackedPage | undefined;
 }
 
 /** Who is calling: the front end's name for the audit log, and the human to ask (default: the runner's). */
@@ -77,159 +64,138 @@ export class ToolRunner {
         ...(options.clock ? { clock: options.clock } : {}),
         passMaxMs: timeoutMs * 4,
       });
-    session.onModeChange((mode) => {
-      if (mode === 'shared') this.path.grants.clear();
-      // Any switch (connect, disconnect, the login-wall switch, a new browser): the pages a grant was given for
-      // are another browser's now.
-      this.path.siteGrants.clear();
-    });
+    // Any switch (connect, disconnect, the login-wall switch, a new browser): the pages a grant was given for are
+    // another browser's now.
+    session.onModeChange((mode) => this.path.state.browserChanged(mode));
   }
 
   get tools(): readonly Tool[] {
     return this.options.tools;
   }
 
-  get grants(): ApproveAllGrants {
-    return this.path.grants;
+  /** What the guard remembers (taint, grants, site grants, hosts allowed); changed only through its methods. */
+  get state(): GuardState {
+    return this.path.state;
   }
 
-  get taint(): Taint {
-    return this.path.taint;
-  }
-
+  /**
+   * One tool call, one trip: the call path runs it once (its follow-up read, the `snapshot` option, inside the same
+   * audited call), and its response is serialised and redacted once (tools/callResponse.ts). Only a login wall
+   * adds a call: the reopened page is another navigation, in another browser, judged and audited as one.
+   */
   async call(name: string, rawArgs: unknown, caller: Caller): Promise<ToolResult> {
     const resolved = {
       frontEnd: caller.frontEnd,
       approver: caller.approver ?? this.options.approver,
       signal: caller.signal ?? new AbortController().signal,
     };
-    const tool = this.byName.get(name);
-    const worked: Worked = {};
-    const action = tool
-      ? this.actionFor(tool, () => parseArgs(tool, rawArgs), worked)
-      : unknownTool(name, rawArgs);
-    const { value: done, stopped } = await this.path.run(action, resolved).catch((error: unknown) => {
+    try {
+      const tool = this.byName.get(name);
+      const response = new CallResponse();
+      const action = tool
+        ? this.actionFor(tool, () => parseArgs(tool, rawArgs), response, resolved)
+        : unknownTool(name, rawArgs);
+      const { value, stopped } = await this.path.run(action, resolved);
+      response.setAnswer(value);
+      if (stopped.length > 0) response.setStopped(stoppedSummary(stopped));
+      if (tool?.reportsGuardState) response.setGuardState(this.guardState(resolved));
+      if (value.loginWall && this.options.autoSwitch)
+        await this.switchOnLoginWall(value.loginWall, response, resolved);
+      const { secrets, session } = this.options.context;
+      // Told with the result the agent gets (a login-wall switch's is the reopened tab's), after the snapshot: a
+      // page the snapshot shows was shown, and needs no note.
+      return response.serialize(secrets.redactor, session.takeNotices(), this.backgroundReadsNote());
+    } catch (error) {
       throw this.errorWithNotices(error);
-    });
-    const value = this.withNotices(done);
-    const withStopped =
-      stopped.length > 0 ? { ...value, content: [...value.content, text(stoppedSummary(stopped))] } : value;
-    const result = this.redactResult(
-      tool?.name === 'browser_status' ? this.withGuardStatus(withStopped, resolved) : withStopped,
-    );
-    this.recordReads(result);
-    const final =
-      result.loginWall && this.options.autoSwitch
-        ? await this.switchOnLoginWall(result, resolved, worked)
-        : result;
-    // A cancelled call starts no read of its own: nobody is there to be shown it.
-    const shown =
-      tool && wantsSnapshot(tool, worked) && worked.tab && !resolved.signal.aborted
-        ? await this.snapshotAfter(final, worked.tab, caller)
-        : final;
-    // Told with the result the agent gets (a login-wall switch replaces this one with the reopened tab's), after
-    // the snapshot: a page the snapshot shows was shown, and needs no note.
-    return this.withBackgroundReads(shown);
+    }
   }
 
   /**
-   * The `snapshot` option (tools/common.ts): the tab the call worked in (the one it acted in, the one new_page
-   * opened, the one a login-wall switch reopened; never whichever is selected by then) is read as take_snapshot
-   * reads it, in a call of its own on the call path (judged, audited, tainting like any read), and that result
-   * joins this one. The action went through whatever the read gives: a snapshot that fails (the tab closed, an
-   * open dialog) says why after it, never as this call's error, so that the agent does not repeat what was done.
+   * A tool call on the call path, writing what it did into `response`. Its follow-up read (the `snapshot`
+   * option): the tab the call worked in (the one it acted in, the one new_page opened; never whichever is selected
+   * by then), read as take_snapshot reads it. A login wall the switch may answer defers it to the switch, which
+   * reads the tab the work ends up in.
    */
-  private async snapshotAfter(result: ToolResult, tab: TrackedPage, caller: Caller): Promise<ToolResult> {
-    const read = await this.call('take_snapshot', { pageId: tab.id }, caller).then(
-      (snapshot) => snapshot.content,
-      (error: unknown) => [
-        text(this.options.context.secrets.redactor.text(`No snapshot: ${asTabwardError(error).describe()}`)),
-      ],
-    );
-    return { ...result, content: [...result.content, ...read] };
+  private actionFor(
+    tool: Tool,
+    parse: () => Args,
+    response: CallResponse,
+    caller: Required<Caller>,
+    snapshotAlways = false,
+  ): GuardedAction<ToolResult> {
+    return toolAction(tool, parse, {
+      context: this.options.context,
+      worked: response.worked,
+      followUp: (result, worked) => {
+        if (!worked.tab || !(snapshotAlways || wantsSnapshot(tool, worked.args))) return undefined;
+        if (result.loginWall && this.switchMayAnswer()) {
+          worked.snapshotDeferred = true;
+          return undefined;
+        }
+        return this.snapshotOf(worked.tab, response, caller);
+      },
+    });
+  }
+
+  /**
+   * The follow-up read of a tab, as take_snapshot reads it (the tool that declares `snapshotsTab`). It joins the
+   * response after the result; one that fails (the tab closed, an open dialog) says why after it, never as the
+   * call's error, so that the agent does not repeat what was done.
+   */
+  private snapshotOf(
+    tab: TrackedPage,
+    response: CallResponse,
+    caller: Required<Caller>,
+  ): FollowUp | undefined {
+    const reader = this.options.tools.find((tool) => tool.snapshotsTab);
+    if (!reader) return undefined;
+    return {
+      action: this.actionFor(reader, () => parseArgs(reader, { pageId: tab.id }), new CallResponse(), caller),
+      done: (outcome) => {
+        if ('failure' in outcome) {
+          response.appendNote(`No snapshot: ${outcome.failure.describe()}`);
+          return;
+        }
+        response.append(...(outcome.value as ToolResult).content);
+        if (outcome.stopped.length > 0) response.appendNote(stoppedSummary(outcome.stopped));
+      },
+    };
+  }
+
+  /** Whether a login wall would be put to the human (auto mode, still in the isolated browser). */
+  private switchMayAnswer(): boolean {
+    return this.options.autoSwitch && this.options.context.session.mode === 'isolated';
   }
 
   /**
    * What changed under the agent since its last call (the user's Chrome gone, a fallback to an isolated browser,
-   * a browser restart) comes first in the result, or the error: the agent must not go on believing it is logged in.
+   * a browser restart) comes first in the result (tools/callResponse.ts), or the error: the agent must not go on
+   * believing it is logged in.
    */
-  private withNotices(result: ToolResult): ToolResult {
-    const notices = this.options.context.session.takeNotices();
-    return notices.length === 0
-      ? result
-      : { ...result, content: [text(notices.join('\n')), ...result.content] };
-  }
-
   private errorWithNotices(error: unknown): unknown {
     const notices = this.options.context.session.takeNotices();
     if (notices.length === 0 || !(error instanceof TabwardError)) return error;
     return new TabwardError(error.code, `${notices.join('\n')}\n${error.message}`, error.hint);
   }
 
-  /** A tool call as the call path sees it. Arguments are parsed when first looked at, inside the audited path. */
-  private actionFor(tool: Tool, parse: () => Args, worked: Worked): GuardedAction<ToolResult> {
-    const { context } = this.options;
-    let args: Args | undefined;
-    let target: ToolTarget | undefined;
-    const current = () => {
-      args ??= parse();
-      return args;
-    };
-    return {
-      name: tool.name,
-      get args() {
-        return args ?? {};
-      },
-      look: async () => {
-        target = await tool.target(current(), context);
-        const facts = guardFacts(tool, current(), target, context.secrets);
-        const url = target.destination ?? target.frames[0]?.url;
-        return {
-          facts,
-          binding: bindingOf(tool, current(), target),
-          ...(url ? { url } : {}),
-          ...(target.element ? { element: target.element } : {}),
-          ...(target.fields ? { fields: target.fields } : {}),
-          ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),
-        };
-      },
-      act: async () => {
-        const acted = requireTarget(target);
-        const result = await tool.handle(current(), context, acted);
-        worked.args = current();
-        // new_page has no tab until it acts: its result reads from the tab it opened.
-        worked.tab = acted.tab ?? result.readFrom?.[0];
-        return result;
-      },
-      auditTargets: (result) => result.targets,
-      skipped: () => ({
-        content: [text(`The user skipped ${tool.name}; nothing was done. Carry on without it.`)],
-      }),
-      withArgs: (modified) => this.actionFor(tool, () => parseArgs(tool, modified), worked),
-      onApproved: () => {
-        const { secrets } = context;
-        for (const use of secretUses(tool, current(), requireTarget(target), secrets))
-          if (use.placement === 'new-origin') secrets.approveOrigin(use.name, use.origin);
-      },
-    };
-  }
-
-  private switchOnLoginWall(
-    result: ToolResult,
+  /**
+   * The auto-mode switch on a login wall (tools/loginSwitch.ts). The reopened page goes through the guard like any
+   * other navigation, as a call of its own on the path (another browser, another page); with the `snapshot` option
+   * it reads the reopened tab. With no switch, the deferred read is of the tab the call named, as a guarded read
+   * on the path (the call it follows has ended).
+   */
+  private async switchOnLoginWall(
+    wall: NonNullable<ToolResult['loginWall']>,
+    response: CallResponse,
     caller: Required<Caller>,
-    worked: Worked,
-  ): Promise<ToolResult> {
-    return maybeSwitchOnLoginWall(result, {
+  ): Promise<void> {
+    // Only a read the call left to the switch: one made inside the call is not made twice.
+    const snapshot = response.worked.snapshotDeferred === true;
+    const outcome = await maybeSwitchOnLoginWall(wall, {
       session: this.options.context.session,
       approver: caller.approver,
       nextId: () => this.path.nextApprovalId(),
-      // The reopened page goes through the guard like any other navigation.
-      reopen: async (url) => {
-        const reopened = await this.call('new_page', { url }, caller);
-        // The call now works in the reopened tab; the one it named belongs to the browser left behind.
-        worked.tab = reopened.readFrom?.[0];
-        return reopened;
-      },
+      reopen: (url) => this.reopen(url, caller, snapshot),
       audit: (url, choice, outcome, error) =>
         this.path.recordEvent({
           tool: 'browser_connect',
@@ -247,19 +213,31 @@ export class ToolRunner {
           ...(error ? { error } : {}),
         }),
     });
+    if (outcome?.reopened) {
+      response.switchTo(outcome.note, outcome.reopened);
+      return;
+    }
+    if (outcome) response.appendNote(outcome.note);
+    const { tab } = response.worked;
+    const read =
+      snapshot && tab && !caller.signal.aborted ? this.snapshotOf(tab, response, caller) : undefined;
+    if (!read) return;
+    await this.path.run(read.action, caller).then(
+      (done) => read.done(done),
+      (error: unknown) => read.done({ failure: asTabwardError(error) }),
+    );
   }
 
-  /** Every sensitive frame of every tab (and page) the result shows taints the session by that frame's origin. */
-  private recordReads(result: ToolResult): void {
-    for (const tab of result.readFrom ?? []) {
-      for (const frame of tab.page.frames()) {
-        // The URL it shows and the one it was loaded from: a page cannot launder a read by renaming itself.
-        for (const url of [frame.url(), loadedUrlOf(frame)])
-          if (url && this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
-      }
-    }
-    for (const url of result.readUrls ?? [])
-      if (this.options.rules.match(url)) this.path.taint.recordRead(originOf(url), true);
+  /** Opens the login wall's URL in the user's Chrome with the tool that declares `opensTab`. */
+  private async reopen(url: string, caller: Required<Caller>, snapshot: boolean): Promise<CallResponse> {
+    const opener = this.options.tools.find((tool) => tool.opensTab);
+    if (!opener) throw new TabwardError('internal', 'No tool opens a tab to reopen the login wall in.');
+    const reopened = new CallResponse();
+    const action = this.actionFor(opener, () => parseArgs(opener, { url }), reopened, caller, snapshot);
+    const { value, stopped } = await this.path.run(action, caller);
+    reopened.setAnswer(value);
+    if (stopped.length > 0) reopened.setStopped(stoppedSummary(stopped));
+    return reopened;
   }
 
   /**
@@ -267,73 +245,28 @@ export class ToolRunner {
    * a navigation an action caused) taints the session all the same: the agent is told once, with the next result,
    * why data-carrying actions toward other sites will now ask.
    */
-  private withBackgroundReads(result: ToolResult): ToolResult {
-    const untold = this.path.taint.takeUntold();
-    if (untold.length === 0) return result;
-    const note = `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (not a page a tool result showed); from now on actions that could carry data to another site ask the human first.`;
-    return {
-      ...result,
-      content: [...result.content, text(this.options.context.secrets.redactor.text(note))],
-    };
+  private backgroundReadsNote(): string | undefined {
+    const untold = this.path.state.takeUntoldReads();
+    if (untold.length === 0) return undefined;
+    return `Note: the browser loaded or fetched the sensitive ${untold.join(', ')} (not a page a tool result showed); from now on actions that could carry data to another site ask the human first.`;
   }
 
-  /** browser_status also shows what the guard holds: grants, taint, policy and who approves. */
-  private withGuardStatus(result: ToolResult, caller: Required<Caller>): ToolResult {
+  /** What the guard holds (grants, taint, policy, who approves), for the tool that reports it (browser_status). */
+  private guardState(caller: Required<Caller>): string[] {
     const { session } = this.options.context;
-    const lines = [
-      `approve-all grants: ${this.path.grants.list().join(', ') || 'none'}`,
-      `site grants: ${this.path.siteGrants.lines()?.join('; ') ?? 'none'}`,
-      `tainted by reading: ${this.path.taint.describe().join(', ') || 'nothing sensitive'}`,
+    return [
+      `approve-all grants: ${this.state.approveAllGrants().join(', ') || 'none'}`,
+      `site grants: ${this.state.siteGrantLines()?.join('; ') ?? 'none'}`,
+      `tainted by reading: ${this.state.describeTaint().join(', ') || 'nothing sensitive'}`,
       `write policy: ${this.options.policy}${this.options.autoSwitch ? '; auto-switch to your Chrome on login walls' : ''}`,
       `approver: ${caller.approver.name}`,
       `sensitive-page rules in force: ${ruleSources(this.options.rules).join(', ')}`,
       ...(session.lastAttachError ? [`last attach error: ${session.lastAttachError}`] : []),
     ];
-    return { ...result, content: [...result.content, text(lines.join('\n'))] };
-  }
-
-  private redactResult(result: ToolResult): ToolResult {
-    const { redactor } = this.options.context.secrets;
-    if (!redactor.active) return result;
-    return {
-      ...result,
-      content: result.content.map((part) =>
-        part.type === 'text' ? { ...part, text: redactor.text(part.text) } : part,
-      ),
-    };
   }
 }
 
-function requireTarget(target: ToolTarget | undefined): ToolTarget {
-  if (!target) throw new TabwardError('internal', 'The call acted before its target was read.');
-  return target;
-}
-
-/** An unknown tool still goes through the call path, so the attempt is audited like any other. */
-function unknownTool(name: string, args: unknown): GuardedAction<ToolResult> {
-  return {
-    name,
-    args: typeof args === 'object' && args !== null ? (args as Args) : {},
-    look: async () => {
-      throw new TabwardError('not_found', `Unknown tool ${name}.`);
-    },
-    act: async () => {
-      throw new TabwardError('not_found', `Unknown tool ${name}.`);
-    },
-    skipped: () => ({ content: [] }),
-  };
-}
-
-/** The call, as it acted, asked for the tab's snapshot with its result, and its tool offers that (snapshotOption). */
-function wantsSnapshot(tool: Tool, worked: Worked): boolean {
-  return 'snapshot' in tool.schema.shape && worked.args?.snapshot === true;
-}
-
-function parseArgs(tool: Tool, raw: unknown): Args {
-  const parsed = tool.schema.safeParse(raw ?? {});
-  if (parsed.success) return parsed.data as Args;
-  const problems = parsed.error.issues.map(
-    (issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`,
-  );
-  throw new TabwardError('bad_input', `Bad arguments for ${tool.name}: ${problems.join('; ')}.`);
+/** The call, as it acted, asked for the tab's snapshot with its result (the `snapshot` option, tools/common.ts). */
+function wantsSnapshot(tool: Tool, args: Args | undefined): boolean {
+  return 'snapshot' in tool.schema.shape && args?.snapshot === true;
 }

@@ -8,7 +8,7 @@ import type { BrowserSession } from '../browser/session.ts';
 import type { AuditTarget } from '../core/audit.ts';
 import type { ActionFacts } from '../core/callPath.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
-import type { ToolKind } from '../core/kinds.ts';
+import type { ToolEffects, ToolKind } from '../core/kinds.ts';
 import type { LoginWallVerdict } from '../core/loginWall.ts';
 import type { Secrets } from '../core/secrets.ts';
 
@@ -83,7 +83,8 @@ export interface ToolResult {
   readonly readUrls?: readonly string[];
 }
 
-export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
+/** A tool: its name, kind, schema and the effects it declares (core/kinds.ts), which the guard and runner go by. */
+export interface Tool<Schema extends z.ZodObject = z.ZodObject> extends ToolEffects {
   readonly name: string;
   readonly description: string;
   readonly kind: ToolKind;

@@ -7,148 +7,40 @@
 // outcome, a forged decision and a give-way left out of the audit).
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import WebSocket from 'ws';
-import { bundledExtensionId, type RelayToExtension } from '../../src/protocol/siteTools.ts';
-import { RelayStore } from '../../src/relay/relayStore.ts';
+import type { RelayToExtension } from '../../src/protocol/siteTools.ts';
+import { extensionOrigin, pairingRig } from '../helpers/pairingRig.ts';
 import { runCli } from '../helpers/runCli.ts';
 import { waitFor, within } from '../helpers/waitFor.ts';
-import {
-  callTool,
-  connectAgent,
-  type RelayProcess,
-  startRelayProcess,
-  waitForTools,
-} from '../helpers/webmcpRig.ts';
+import { callTool, type RelayProcess, startRelayProcess, waitForTools } from '../helpers/webmcpRig.ts';
 
-const extensionOrigin = `chrome-extension://${bundledExtensionId}`;
-const tools = [
-  { name: 'read', description: 'r', inputSchema: { type: 'object' }, readOnly: true },
-  { name: 'write', description: 'w', inputSchema: { type: 'object' } },
-];
+let home: string;
+let db: string;
+let relay: RelayProcess;
+const { withStore, audit, post, pair, ticketOf, agentFor, socketWith, connect, share, behave } = pairingRig(
+  () => ({
+    home,
+    db,
+    relay,
+  }),
+);
 
-interface Fake {
-  readonly socket: WebSocket;
-  readonly closed: Promise<number>;
-  readonly messages: (RelayToExtension & { receivedAt: number })[];
-  code?: number;
-}
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'tabward-attack-pairing-'));
+  db = join(home, 'relay.db');
+  relay = await startRelayProcess(db);
+});
+after(async () => {
+  await relay?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
 
 describe('attacks on revocation and one socket per browser', () => {
-  let home: string;
-  let db: string;
-  let relay: RelayProcess;
-
-  const withStore = <T>(fn: (store: RelayStore) => T): T => {
-    const store = new RelayStore(db);
-    try {
-      return fn(store);
-    } finally {
-      store.close();
-    }
-  };
-  const audit = (): string => {
-    try {
-      return readFileSync(join(home, 'audit.jsonl'), 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  const post = (path: string, headers: Record<string, string>, body: unknown = {}): Promise<Response> =>
-    fetch(`${relay.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: extensionOrigin, ...headers },
-      body: JSON.stringify(body),
-    });
-  const pair = async (workspace: string): Promise<{ credential: string; browser: string }> => {
-    const code = withStore((s) => s.createPairingCode(workspace, 60_000));
-    const response = await post('/pair', {}, { code });
-    assert.equal(response.status, 200);
-    return (await response.json()) as { credential: string; browser: string };
-  };
-  const ticketOf = async (credential: string): Promise<{ status: number; ticket?: string }> => {
-    const response = await post('/ticket', { authorization: `Bearer ${credential}` });
-    return { status: response.status, ...((await response.json()) as { ticket?: string }) };
-  };
-  const agentFor = async (workspace: string): Promise<Client> => {
-    const { token } = withStore((s) => s.createAgentToken(workspace, `agent-${workspace}`));
-    return connectAgent(relay.url, token);
-  };
-  /** Opens a socket with a ticket; `opened` settles when the relay admits it (101) or refuses it (status). */
-  const socketWith = (ticket: string, autoPong = true): { fake: Fake; opened: Promise<'open' | number> } => {
-    const socket = new WebSocket(`${relay.url.replace('http', 'ws')}/extension?ticket=${ticket}`, {
-      headers: { origin: extensionOrigin },
-      autoPong,
-    });
-    const fake: Fake = {
-      socket,
-      messages: [],
-      closed: new Promise<number>((resolve) =>
-        socket.once('close', (code) => {
-          fake.code = code;
-          resolve(code);
-        }),
-      ),
-    };
-    socket.on('message', (data) =>
-      fake.messages.push({ ...(JSON.parse(String(data)) as RelayToExtension), receivedAt: Date.now() }),
-    );
-    socket.on('error', () => undefined);
-    const opened = new Promise<'open' | number>((resolve) => {
-      socket.once('open', () => resolve('open'));
-      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      socket.once('close', (code) => resolve(code));
-    });
-    return { fake, opened };
-  };
-  const connect = async (credential: string, autoPong = true): Promise<Fake> => {
-    const { ticket } = await ticketOf(credential);
-    assert.ok(ticket);
-    const { fake, opened } = socketWith(ticket, autoPong);
-    assert.equal(await opened, 'open');
-    return fake;
-  };
-  const share = (fake: Fake, origin: string): void =>
-    fake.socket.send(
-      JSON.stringify({ t: 'sites', sites: [{ origin, url: `${origin}/`, tools, openTabs: 1 }] }),
-    );
-  /** Answers locate and ask (approve) at once; `call` per `onCall`. */
-  const behave = (
-    fake: Fake,
-    onCall: (message: Extract<RelayToExtension, { t: 'call' }>) => void,
-    options: { approve?: boolean } = {},
-  ): void => {
-    fake.socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as RelayToExtension;
-      if (message.t === 'locate')
-        fake.socket.send(
-          JSON.stringify({
-            t: 'located',
-            taskId: message.taskId,
-            target: { documentId: 'doc-1', url: `${message.site}/page` },
-          }),
-        );
-      if (message.t === 'ask' && options.approve !== false)
-        fake.socket.send(JSON.stringify({ t: 'decision', taskId: message.taskId, decision: 'approved' }));
-      if (message.t === 'call') onCall(message);
-    });
-  };
-
-  before(async () => {
-    home = mkdtempSync(join(tmpdir(), 'tabward-attack-pairing-'));
-    db = join(home, 'relay.db');
-    relay = await startRelayProcess(db);
-  });
-  after(async () => {
-    await relay?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
-
   test('A1 a revoked credential on every door, in every spelling; /unpair naming another browser', async () => {
     const victim = await pair('doors');
     const other = await pair('doors');
@@ -413,122 +305,6 @@ describe('attacks on revocation and one socket per browser', () => {
     assert.match(result.text, /outcome is unknown/);
     assert.ok(Date.now() - t0 < 3000);
     await agent.close();
-  });
-
-  test('A9 another browser replays an outcome for a call that was sent (and dropped) elsewhere: the key stays unknown', async () => {
-    const owner = await pair('replay');
-    const rogue = await pair('replay');
-    const link = await connect(owner.credential);
-    share(link, 'https://replay.example');
-    const intruder = await connect(rogue.credential);
-    const agent = await agentFor('replay');
-    await waitForTools(agent, (text) => text.includes('replay.example'));
-    behave(link, () => link.socket.terminate());
-    const dropped = await callTool(agent, 'callSiteTool', {
-      site: 'https://replay.example',
-      tool: 'read',
-      idempotencyKey: 'k-replay',
-    });
-    assert.match(dropped.text, /outcome is unknown/);
-    const taskId = /(task-[0-9a-f]+)/.exec(dropped.text)?.[1] ?? '';
-    intruder.socket.send(
-      JSON.stringify({ t: 'outcome', taskId, outcome: { ok: true, result: 'forged by rogue' } }),
-    );
-    await waitFor('the forgery logged', () =>
-      relay.stderr().includes(`browser ${rogue.browser} sent an outcome for ${taskId}`),
-    );
-    const retry = await callTool(agent, 'callSiteTool', {
-      site: 'https://replay.example',
-      tool: 'read',
-      idempotencyKey: 'k-replay',
-    });
-    assert.doesNotMatch(retry.text, /forged/);
-    assert.match(retry.text, /may or may not have run/);
-    assert.match(
-      audit(),
-      new RegExp(`"task":"${taskId}".*"browser":"${rogue.browser}".*"outcome":"blocked"`),
-    );
-    await agent.close();
-    intruder.socket.close();
-  });
-
-  test('A10 a browser re-sends an outcome for its own finished call: ignored, audited as refused, the task stands', async () => {
-    const laptop = await pair('rewrite');
-    const link = await connect(laptop.credential);
-    share(link, 'https://rewrite.example');
-    const agent = await agentFor('rewrite');
-    await waitForTools(agent, (text) => text.includes('rewrite.example'));
-    behave(link, (message) =>
-      link.socket.send(
-        JSON.stringify({ t: 'outcome', taskId: message.taskId, outcome: { ok: true, result: 'real' } }),
-      ),
-    );
-    const done = await callTool(agent, 'callSiteTool', { site: 'https://rewrite.example', tool: 'read' });
-    assert.ok(!done.isError, done.text);
-    const taskId = /(task-[0-9a-f]+)/.exec(done.text)?.[1] ?? '';
-    await sleep(300);
-    const before = audit();
-    link.socket.send(
-      JSON.stringify({
-        t: 'outcome',
-        taskId,
-        outcome: { ok: false, error: { code: 'tool_failed', message: 'rewritten: it never worked' } },
-      }),
-    );
-    await waitFor('the replay logged', () =>
-      relay.stderr().includes(`sent an outcome for ${taskId}, which had already ended (done): ignored`),
-    );
-    await sleep(300);
-    const added = audit().slice(before.length);
-    const status = withStore((s) => s.task(taskId)?.status);
-    link.socket.close();
-    await agent.close();
-    assert.doesNotMatch(
-      added,
-      /"decision":"allow".*the agent was told the outcome is unknown/,
-      `a replayed outcome for a call the agent was told succeeded is audited as a taken late outcome: ${added.trim()}`,
-    );
-    assert.equal(status, 'done', `the finished task's status was rewritten to "${status}"`);
-    assert.match(added, /"decision":"block".*which had already ended \(done\): ignored.*"outcome":"blocked"/);
-    assert.ok(added.includes(laptop.browser), 'the record names the browser that sent it');
-  });
-
-  test('A11 another browser forges a decision for a pending question: refused, said as a forgery and audited', async () => {
-    const owner = await pair('decide');
-    const rogue = await pair('decide');
-    const link = await connect(owner.credential);
-    share(link, 'https://decide.example');
-    const intruder = await connect(rogue.credential);
-    const agent = await agentFor('decide');
-    await waitForTools(agent, (text) => text.includes('decide.example'));
-    behave(link, () => undefined, { approve: false });
-    const asked = callTool(agent, 'callSiteTool', { site: 'https://decide.example', tool: 'write' });
-    const ask = await waitFor('the ask', () => link.messages.find((m) => m.t === 'ask'));
-    const taskId = 'taskId' in ask ? ask.taskId : '';
-    const before = audit();
-    intruder.socket.send(JSON.stringify({ t: 'decision', taskId, decision: 'approved' }));
-    await waitFor('the forged decision logged', () =>
-      relay.stderr().includes(`for ${taskId}, which waits on browser ${owner.browser}: ignored`),
-    );
-    link.socket.send(JSON.stringify({ t: 'decision', taskId, decision: 'denied' }));
-    const result = await asked;
-    assert.ok(result.isError, 'the forged approval ran nothing');
-    assert.ok(!link.messages.some((m) => m.t === 'call'));
-    const line =
-      relay
-        .stderr()
-        .split('\n')
-        .find((l) => l.includes(`for ${taskId}, which waits on browser`)) ?? '';
-    const added = audit().slice(before.length);
-    await agent.close();
-    intruder.socket.close();
-    link.socket.close();
-    assert.ok(
-      added.includes(rogue.browser),
-      `another browser's forged approval leaves no audit record; stderr calls it: ${line}`,
-    );
-    assert.match(line, /sent a decision \("approved"\)/);
-    assert.doesNotMatch(line, /late answer/);
   });
 
   test('A12 a third socket while the second is being weighed is refused; a burst of sockets with no live one admits one', async () => {

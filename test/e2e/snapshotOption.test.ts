@@ -1,8 +1,8 @@
 // The `snapshot` option of navigate_page, new_page, click, hover, press_key, fill_form, wait_for and handle_dialog:
-// the tab's snapshot comes with the result (one agent turn instead of two), read in a take_snapshot call of its own
-// on the call path:
-// audited, judged and redacted like any read, its refs usable, and an action that went through never turned into
-// an error by a snapshot that could not be taken. In-process (test/helpers/inProcessMcp.ts), real Chromium.
+// the tab's snapshot comes with the result (one agent turn instead of two), read as take_snapshot reads it inside
+// the same call on the call path (docs/architecture.md "One call, one response"): named in the call's audit record
+// (`followUps`), judged and redacted like any read, its refs usable, and an action that went through never turned
+// into an error by a snapshot that could not be taken. In-process (test/helpers/inProcessMcp.ts), real Chromium.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -68,8 +68,12 @@ after(async () => {
 
 const tabIdOf = (result: { text: string }) => /^Tab (p\d+):/m.exec(result.text)?.[1];
 
+/** The follow-up reads the calls' records name: "take_snapshot of p2: ok", or why it could not be read. */
 const snapshotCalls = (mcp: InProcessMcp) =>
-  mcp.audit().filter((record) => record.tool === 'take_snapshot' && record.outcome !== 'started');
+  mcp
+    .audit()
+    .flatMap((record) => ('followUps' in record ? (record.followUps ?? []) : []))
+    .filter((read) => read.startsWith('take_snapshot'));
 
 describe('the snapshot option', { timeout: 120_000 }, () => {
   test('navigate_page and click with snapshot: the page comes with the result, its refs act, each read is audited', async () => {
@@ -86,8 +90,16 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     assert.match(clicked.text, /^Clicked link "Order seven"/m, clicked.text);
     assert.match(clicked.text, /Order seven detail/, 'the page the click led to');
     const reads = snapshotCalls(mcp);
-    assert.equal(reads.length, 2, 'one take_snapshot call per option used');
-    assert.ok(reads.every((record) => record.outcome === 'ok'));
+    assert.equal(reads.length, 2, 'one follow-up read per option used, in the call that used it');
+    assert.ok(
+      reads.every((read) => / of p\d+: ok$/.test(read)),
+      reads.join('\n'),
+    );
+    assert.equal(
+      mcp.audit().filter((record) => record.tool === 'take_snapshot').length,
+      0,
+      'no take_snapshot call of its own',
+    );
     await mcp.close();
   });
 
@@ -211,11 +223,7 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
       mcp.audit().some((record) => record.tool === 'wait_for' && record.outcome === 'ok'),
     );
     await mcp.call('list_pages');
-    assert.deepEqual(
-      mcp.audit().filter((record) => record.tool === 'take_snapshot'),
-      [],
-      'no read started for nobody',
-    );
+    assert.deepEqual(snapshotCalls(mcp), [], 'no read started for nobody');
     await mcp.close();
   });
 });

@@ -25,6 +25,7 @@ describe('guard', () => {
   test('rule 1: closing a user tab in shared mode is blocked, whatever grants exist', () => {
     const decision = verdict({
       tool: 'close_page',
+      closesTab: true,
       mode: 'shared',
       tab: { id: 'p3', ownedByAgent: false },
       approveAll: true,
@@ -32,7 +33,18 @@ describe('guard', () => {
     assert.equal(decision.verdict, 'block');
     // What the agent reads tells it what to do instead (PaiCLI's advice).
     assert.match(decision.reason, /tab p3 is the user's.*ask the user to close that tab themselves\.$/);
-    assert.equal(verdict({ tool: 'close_page', mode: 'shared' }).verdict, 'ask');
+    assert.equal(verdict({ tool: 'close_page', closesTab: true, mode: 'shared' }).verdict, 'ask');
+  });
+
+  test('rule 1 goes by the declared effect, not the name', () => {
+    const userTab = { mode: 'shared', tab: { id: 'p3', ownedByAgent: false } } as const;
+    assert.equal(verdict({ ...userTab, tool: 'close_page' }).verdict, 'ask');
+    assert.equal(verdict({ ...userTab, tool: 'shut_tab', closesTab: true }).verdict, 'block');
+    assert.equal(verdict({ tool: 'browser_connect', kind: 'mode', frames: [] }).verdict, 'allow');
+    assert.equal(
+      verdict({ tool: 'use_chrome', attachesUserBrowser: true, kind: 'mode', frames: [] }).verdict,
+      'ask',
+    );
   });
 
   test('rule 2: writes and navigation in a user tab ask, with no approve-all', () => {
@@ -192,10 +204,21 @@ describe('guard', () => {
   });
 
   test("using the user's Chrome is a human decision", () => {
-    const decision = verdict({ tool: 'browser_connect', kind: 'mode', frames: [] });
+    const decision = verdict({
+      tool: 'browser_connect',
+      attachesUserBrowser: true,
+      kind: 'mode',
+      frames: [],
+    });
     assert.ok(decision.verdict === 'ask' && decision.rule === 'use-your-chrome');
     assert.equal(
-      verdict({ tool: 'browser_connect', kind: 'mode', mode: 'remote', frames: [] }).verdict,
+      verdict({
+        tool: 'browser_connect',
+        attachesUserBrowser: true,
+        kind: 'mode',
+        mode: 'remote',
+        frames: [],
+      }).verdict,
       'ask',
     );
     assert.equal(verdict({ tool: 'browser_disconnect', kind: 'mode', frames: [] }).verdict, 'allow');

@@ -208,7 +208,7 @@ describe('site grants on the call path', () => {
     tick(15 * 60_000);
     await assert.rejects(run(`${shop}/cart`), /rejected/);
     assert.equal(questions.length, 4, 'expired: asks again');
-    assert.deepEqual(path.siteGrants.list(), []);
+    assert.deepEqual(path.state.siteGrantList(), []);
   });
 
   test('never offered nor honoured on a sensitive page; a forged answer there counts as one approval', async () => {
@@ -218,9 +218,9 @@ describe('site grants on the call path', () => {
     assert.equal(questions[0]?.siteGrant, undefined, 'not offered');
     assert.equal(questions[0]?.sensitive, true);
     assert.equal(last().choice, 'approve', 'approved once, nothing granted');
-    assert.deepEqual(path.siteGrants.list(), []);
+    assert.deepEqual(path.state.siteGrantList(), []);
 
-    path.siteGrants.grant(shop, 'click', 60, 'test human');
+    path.state.grantSite(shop, 'click', 60, 'test human');
     await assert.rejects(run(`${shop}/account/close`), /rejected/);
     assert.equal(questions.length, 2, 'a grant on the origin does not cover its sensitive pages');
     assert.deepEqual(acted, [`${shop}/account/close`]);
@@ -228,9 +228,9 @@ describe('site grants on the call path', () => {
 
   test('the revoke choice ends every site grant and rejects the call', async () => {
     const { path, run, answers } = rig();
-    path.siteGrants.grant(shop, 'click', 15, 'test human');
+    path.state.grantSite(shop, 'click', 15, 'test human');
     answers.push({ choice: 'revoke-site-grants' });
     await assert.rejects(run('https://other.example/'), /revoked the site grants \(1\)/);
-    assert.deepEqual(path.siteGrants.list(), []);
+    assert.deepEqual(path.state.siteGrantList(), []);
   });
 });

@@ -31,7 +31,7 @@ test('a sensitive page read in the background is told once, with the result the 
     schema: () => z.object({}),
     target: async () => ({ frames: [] }),
     handle: async () => {
-      runner?.taint.recordRead('https://mail.example', true, 'background');
+      runner?.state.recordBackgroundRead('https://mail.example');
       return {
         content: [text('Opened https://login.example/')],
         loginWall: {
@@ -44,6 +44,7 @@ test('a sensitive page read in the background is told once, with the result the 
   });
   const reopen = defineTool({
     name: 'new_page',
+    opensTab: true,
     description: 'test',
     kind: 'read',
     schema: () => z.object({ url: z.string() }),

@@ -1,0 +1,102 @@
+// Acting under the choke point (docs/architecture.md "The choke point"): the action runs with its pass open (when
+// approved) and its tab's unpredicted requests held for its human; what was stopped and what left is noted for the
+// result and the audit; what the result read taints the session (GuardState).
+
+import type { PassSpec } from './actionPasses.ts';
+import { stoppedSummary } from './approvedPass.ts';
+import type { Backstop } from './backstop.ts';
+import type { Trail } from './callTrail.ts';
+import type { ActionLook, Caller, CallOutcome, GuardedAction } from './callTypes.ts';
+import { TabwardError } from './errors.ts';
+import type { GuardState } from './guardState.ts';
+import type { HeldRequests } from './heldRequests.ts';
+import type { Redactor } from './redact.ts';
+
+export interface ActingDeps {
+  readonly backstop: Backstop | undefined;
+  readonly redactor: () => Redactor;
+  /** How long an approval's network pass may stay open while its action runs. */
+  readonly passMaxMs: number;
+  readonly state: GuardState;
+  readonly held: HeldRequests;
+}
+
+export class Acting {
+  /** Where each tab's last action ended, in the backstop's sequence: what it stopped later is told next. */
+  private readonly tabMarks = new Map<string, number>();
+
+  constructor(private readonly deps: ActingDeps) {}
+
+  async act<R>(
+    action: GuardedAction<R>,
+    look: ActionLook,
+    pass: PassSpec | undefined,
+    trail: Trail,
+    caller: Caller,
+  ): Promise<CallOutcome<R>> {
+    trail.outcome = 'ok';
+    const { backstop } = this.deps;
+    const mark = backstop?.mark() ?? 0;
+    const opened = pass && backstop ? backstop.open(pass, this.deps.passMaxMs) : undefined;
+    // A read cannot make the page send anything: only actions answer for their tab's requests.
+    const attendance =
+      look.facts.kind === 'read'
+        ? undefined
+        : backstop?.attend(
+            this.deps.held.attendant(action, look, caller, trail, () => backstop.sensitiveReadsSince(mark)),
+          );
+    const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
+    const stoppedNow = () => {
+      const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.deps.redactor().text(line));
+      const told = [...earlier, ...lines];
+      if (told.length > 0) trail.blocked = told.slice(0, 5);
+      return lines;
+    };
+    const sentNow = () => {
+      const lines = (backstop?.sentSince(mark) ?? []).map((line) => this.deps.redactor().text(line));
+      if (lines.length > 0) trail.sent = lines.slice(0, 10);
+    };
+    try {
+      const value = await action.act(look);
+      const targets = action.auditTargets?.(value);
+      if (targets) trail.targets = this.deps.redactor().value(targets);
+      await attendance?.settled();
+      sentNow();
+      // Reads report what they read; the session is tainted here, for every front end, in one place.
+      this.deps.state.recordReads(action.readsOf?.(value) ?? []);
+      return { value, stopped: [...earlier, ...stoppedNow()] };
+    } catch (error) {
+      await attendance?.settled();
+      sentNow();
+      // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
+      const stopped = stoppedNow();
+      // A read makes the page send nothing: its own failure is told as it is, not as the page's stopped requests.
+      if (stopped.length > 0 && look.facts.kind !== 'read')
+        throw new TabwardError(
+          'blocked',
+          stoppedSummary(stopped),
+          'A human approval is needed for that page.',
+        );
+      throw error;
+    } finally {
+      const tab = look.facts.tab?.id;
+      if (tab !== undefined && backstop) this.tabMarks.set(tab, backstop.mark());
+      attendance?.detach();
+      // A redirect or a late submit right after the action is still its doing; later requests are not. A pass
+      // with no tab (new_page) ends with its action: another action's new tab must not ride on it.
+      opened?.end(pass?.scope === undefined ? 0 : 2_000);
+    }
+  }
+
+  /**
+   * What the backstop stopped in this tab after its previous action returned (a request sent too late to be
+   * asked about, a page's own write): told with the next result in the tab, so a refusal is never silent.
+   */
+  private stoppedAfterLastAction(tab: string | undefined): string[] {
+    const since = tab === undefined ? undefined : this.tabMarks.get(tab);
+    if (since === undefined || !this.deps.backstop) return [];
+    return this.deps.backstop
+      .stoppedSince(since, tab)
+      .map((line) => this.deps.redactor().text(`after the previous action in this tab returned: ${line}`));
+  }
+}

@@ -1,0 +1,53 @@
+// The pass an approved action opens at the choke point (docs/architecture.md "Policy at the choke point", 2): which
+// writes to sensitive pages and which navigations it lets through, predicted from the facts the human was shown;
+// and how the requests the choke point stopped are told.
+
+import { type PassSpec, writeTargetOf } from './actionPasses.ts';
+import type { ActionFacts } from './callTypes.ts';
+import { type Decision, originOf } from './guard.ts';
+import { requestDestination } from './networkHolds.ts';
+
+export function stoppedSummary(lines: readonly string[]): string {
+  const more = lines.length > 5 ? ` (and ${lines.length - 5} more)` : '';
+  return `tabward stopped ${lines.length} request(s) of this tab${more}:\n${lines.slice(0, 5).join('\n')}`;
+}
+
+/**
+ * The requests an approved action may send to sensitive pages: each link and form action the human saw, once, from
+ * the tab they were asked about; and navigations within those origins (a redirect after a post, the approved
+ * destination). An action with no predicted target (a script button, a script, a resize, a site tool) opens no write
+ * at all: whatever it makes the page send to a sensitive page is held and asked as a question of its own, showing
+ * that request (docs/architecture.md, "Passes").
+ */
+export function passFor(facts: ActionFacts, decision: Decision): PassSpec | undefined {
+  if (decision.verdict !== 'ask' || !decision.sensitive) return undefined;
+  const frameOrigins = facts.frames.slice(0, 1).map((frame) => originOf(frame.url, frame.creatorUrl));
+  const effects = facts.effects ?? [];
+  // A navigation the human approved is a GET: it opens no write toward its destination (a page being left could
+  // post there under its cover).
+  const writeDestination = facts.kind === 'navigate' ? undefined : facts.destination;
+  const writeTargets = [writeDestination, ...effects.map((effect) => effect.url)].flatMap((url) => {
+    const key = url ? writeTargetOf(url) : undefined;
+    return key ? [key] : [];
+  });
+  const navigationOrigins = [
+    ...(facts.destination ? [originOf(facts.destination)] : []),
+    ...effects.map((effect) => originOf(effect.url)),
+    ...frameOrigins,
+  ];
+  return {
+    writeTargets,
+    navigationOrigins,
+    topFrame: facts.frames.length <= 1,
+    ...(facts.tab ? { scope: facts.tab.id } : {}),
+  };
+}
+
+/** Where the guard predicts the action sends, as the human is shown it: a navigation, a form, a link. */
+export function destinationOf(facts: ActionFacts): { destination?: string } {
+  if (facts.destination) return { destination: requestDestination('GET', facts.destination) };
+  const [effect] = facts.effects ?? [];
+  if (!effect) return {};
+  const shown = requestDestination(effect.submitsForm ? 'SUBMIT' : 'GET', effect.url);
+  return { destination: effect.submitsForm ? shown.replace(/^SUBMIT/, 'form submit to') : shown };
+}

@@ -1,0 +1,48 @@
+// The network backstop as the call path sees it (docs/architecture.md "The choke point"): passes an approved
+// action opens, what it stopped and let out since a mark, the requests of an action's tab held for its human, and
+// the session's taint both ways. browser/ implements it; core/ only calls it. Types only.
+
+import type { PassSpec } from './actionPasses.ts';
+import type { Attendant } from './networkHolds.ts';
+
+/** The network backstop, as the call path uses it. */
+export interface Backstop {
+  open(spec: PassSpec, maxMs: number): { end(graceMs: number): void };
+  mark(): number;
+  /** "METHOD URL: why", for each request stopped since the mark (of the tab `scope`, when given). */
+  stoppedSince(mark: number, scope?: string): string[];
+  /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
+  sensitiveReadsSince(mark: number): string[];
+  /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
+  attend(attendant: Attendant): Attendance;
+  /**
+   * The session's taint both ways: what it has read and allowed, for requests no action answers for (a worker's, a
+   * late timer's); and each sensitive page a request of the agent's pages read, told as it goes through. A read a
+   * click set off after it returned, or one between two calls, taints like one during an action.
+   */
+  watchTaint(
+    view: () => TaintView,
+    recordRead: (origin: string) => void,
+    recordUntied?: (stop: UntiedStop) => void,
+  ): () => void;
+  /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
+  sentSince(mark: number): string[];
+}
+
+/** A request the choke point stopped that no hook could tie to a tab (a frame tearing down, the browser's own). */
+export interface UntiedStop {
+  readonly method: string;
+  readonly url: string;
+  readonly reason: string;
+}
+
+export interface TaintView {
+  readonly tainted: readonly string[];
+  readonly allowed: ReadonlySet<string>;
+}
+
+export interface Attendance {
+  /** Resolves once every question raised so far is answered (the action's result reports them). */
+  settled(): Promise<void>;
+  detach(): void;
+}

@@ -1,0 +1,135 @@
+// What the guard remembers across calls, in one place (docs/architecture.md "The call path's parts"): the taint
+// (sensitive pages read), approve-all grants, site grants, and the hosts the human let requests go to after a
+// sensitive read. Only this class changes them; the call path, the runner, recipe runs and slash commands call its
+// methods, and everyone else gets copies to read.
+
+import { ApproveAllGrants, type ApproveAllScope } from './grants.ts';
+import { originOf, taintTargets } from './guard.ts';
+import type { BrowserMode } from './kinds.ts';
+import { hostKeyOf } from './networkHolds.ts';
+import type { RuleSet } from './sensitiveRules.ts';
+import { type SiteGrant, type SiteGrantFacts, type SiteGrantMinutes, SiteGrants } from './siteGrants.ts';
+import { Taint } from './taint.ts';
+
+export interface GuardStateOptions {
+  readonly rules: RuleSet;
+  readonly approveAllTtlMs?: number;
+  /** The clock site grants expire by (tests move it forward). */
+  readonly clock?: () => number;
+}
+
+export class GuardState {
+  private readonly taint = new Taint();
+  private readonly grants: ApproveAllGrants;
+  /** "Allow writes like this on this site for a while" (core/siteGrants.ts). */
+  private readonly siteGrants: SiteGrants;
+  /** Hosts the human let requests go to after a sensitive read (a held request or a taint question approved). */
+  private readonly allowedHosts = new Set<string>();
+
+  constructor(private readonly options: GuardStateOptions) {
+    this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
+    this.siteGrants = new SiteGrants(options.clock);
+  }
+
+  // ----- taint
+
+  /** Pages a result showed: each a sensitive rule matches taints the session by its origin. */
+  recordReads(urls: readonly string[]): void {
+    for (const url of urls)
+      if (this.options.rules.match(url)) this.taint.recordRead(originOf(url), true, 'shown');
+  }
+
+  /** A sensitive page the browser loaded or fetched that no result showed (the backstop saw it go). */
+  recordBackgroundRead(origin: string): void {
+    this.taint.recordRead(origin, true, 'background');
+  }
+
+  taintedOrigins(): string[] {
+    return this.taint.list();
+  }
+
+  /** Each tainted origin with how it was read, for browser_status. */
+  describeTaint(): string[] {
+    return this.taint.describe();
+  }
+
+  /** Origins read only in the background since the agent was last told; told once. */
+  takeUntoldReads(): string[] {
+    return this.taint.takeUntold();
+  }
+
+  // ----- hosts allowed after a sensitive read
+
+  /** The hosts allowed so far: read-only, live (the backstop's taint view keeps it). */
+  get allowed(): ReadonlySet<string> {
+    return this.allowedHosts;
+  }
+
+  /** The human let a request to this URL's host go after a sensitive read: that host is allowed for the session. */
+  allowHostOf(url: string): void {
+    const host = hostKeyOf(url);
+    if (host) this.allowedHosts.add(host);
+  }
+
+  /** A yes to "data read on X could be sent to Y" allows Y (each target of the action) for the session. */
+  allowTaintTargets(facts: Parameters<typeof taintTargets>[0]): void {
+    for (const origin of taintTargets(facts)) this.allowHostOf(origin);
+  }
+
+  // ----- approve-all grants
+
+  grantApproveAll(scope: ApproveAllScope): void {
+    this.grants.grant(scope);
+  }
+
+  approveAllCovers(tool: string): boolean {
+    return this.grants.covers(tool);
+  }
+
+  /** Scopes in force, for status displays. */
+  approveAllGrants(): string[] {
+    return this.grants.list();
+  }
+
+  // ----- site grants
+
+  grantSite(origin: string, tool: string, minutes: SiteGrantMinutes, givenThrough: string): SiteGrant {
+    return this.siteGrants.grant(origin, tool, minutes, givenThrough);
+  }
+
+  siteGrantCovering(tool: string, facts: SiteGrantFacts): SiteGrant | undefined {
+    return this.siteGrants.covering(tool, facts);
+  }
+
+  describeSiteGrant(grant: SiteGrant): string {
+    return this.siteGrants.describe(grant);
+  }
+
+  siteGrantList(): SiteGrant[] {
+    return this.siteGrants.list();
+  }
+
+  /** One line per grant in force, numbered for revocation; undefined when there are none. */
+  siteGrantLines(): string[] | undefined {
+    return this.siteGrants.lines();
+  }
+
+  /** Revokes the grant at this position of the list (1-based), when there is one. */
+  revokeSiteGrant(position: number): SiteGrant | undefined {
+    return this.siteGrants.revoke(position);
+  }
+
+  /** Revokes every site grant; how many there were. */
+  clearSiteGrants(): number {
+    return this.siteGrants.clear();
+  }
+
+  /**
+   * The browser changed under the grants (connect, disconnect, a login-wall switch, a new browser): the pages a
+   * site grant was given for are another browser's now, and in the user's Chrome no approve-all answers.
+   */
+  browserChanged(mode: BrowserMode): void {
+    if (mode === 'shared') this.grants.clear();
+    this.siteGrants.clear();
+  }
+}
