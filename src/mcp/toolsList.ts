@@ -550,7 +550,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
   },
   browser_disconnect: {
     name: 'browser_disconnect',
-    description: "Leave the user's Chrome open and go back to an isolated browser.",
+    description: "Leave the user's Chrome open (the agent's tabs close) and go back to an isolated browser.",
     inputSchema: {
       type: 'object',
       properties: {},
