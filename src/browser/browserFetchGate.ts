@@ -11,9 +11,15 @@
 // loaded, was judged by no hook and is judged here alone (RequestJudge.egressVerdict: no pass and no human reach
 // it). Everything else (the user's tabs, the browser's own traffic) is let go at once, unread.
 //
-// What it cannot see: requests the browser process makes through loaders of its own (a payment manifest: measured,
-// it never pauses here), WebSocket frames, WebRTC, and whatever is sent after tabward's connection ends (the
-// session closes before tabward leaves its tabs: see BrowserSession.closeCurrent).
+// It learns what is the agent's from the tab and frame hooks (frame trees, frames that send) and, before any hook
+// watches them, from the browser's own target events: a popup whose opener is an agent tab or frame (even one that
+// closed itself at once), an out-of-process frame or worker whose parent frame is the agent's.
+//
+// What it cannot see: requests the browser process makes through loaders of its own (measured, they never pause
+// here: a payment manifest, a Background Fetch, FedCM's config fetch, speculation-rules preloading; the tab hooks
+// take the Reporting API's and speculation rules' response headers out of the agent's documents), WebSocket frames,
+// WebRTC, and whatever is sent after tabward's connection ends (the agent's tabs are silenced and closed, and its
+// sites' service workers stopped, before the gate lets go: see BrowserSession.closeCurrent).
 
 import type { Browser, CDPSession } from 'playwright-core';
 import { tagHeader } from './egressProxy.ts';
@@ -34,6 +40,10 @@ interface TargetInfo {
   readonly targetId: string;
   readonly type: string;
   readonly url: string;
+  readonly openerId?: string;
+  readonly openerFrameId?: string;
+  readonly parentId?: string;
+  readonly parentFrameId?: string;
 }
 
 /** How long no request of the agent's must have been paused before the gate lets the browser go. */
@@ -64,11 +74,10 @@ export class BrowserFetchGate {
     const cdp = await browser.newBrowserCDPSession();
     const gate = new BrowserFetchGate(cdp, judge);
     cdp.on('Fetch.requestPaused', (event) => gate.track(gate.onPaused(event as PausedEvent)));
-    const noteWorker = ({ targetInfo }: { targetInfo: TargetInfo }) => {
-      if (workerTypes.has(targetInfo.type)) gate.workers.set(targetInfo.targetId, originOf(targetInfo.url));
-    };
-    cdp.on('Target.targetCreated', noteWorker);
-    cdp.on('Target.targetInfoChanged', noteWorker);
+    const noteTarget = ({ targetInfo }: { targetInfo: TargetInfo }) => gate.noteTarget(targetInfo);
+    cdp.on('Target.targetCreated', noteTarget);
+    cdp.on('Target.targetInfoChanged', noteTarget);
+    cdp.on('Target.targetDestroyed', ({ targetId }: { targetId: string }) => gate.workers.delete(targetId));
     await cdp.send('Target.setDiscoverTargets', { discover: true });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     return gate;
@@ -81,6 +90,27 @@ export class BrowserFetchGate {
       const origin = originOf(url);
       if (origin) this.agentOrigins.add(origin);
     }
+  }
+
+  /**
+   * Every target the browser makes is told here before it sends anything (the same session's events come in order):
+   * a popup whose opener is an agent tab or frame (even one that closes itself at once), an out-of-process frame or
+   * a worker whose parent frame is the agent's, is the agent's from its first request, before any hook of tabward's
+   * watches it. A service or shared worker is the agent's when its origin is one the agent's tabs loaded.
+   */
+  private noteTarget(target: TargetInfo): void {
+    if (workerTypes.has(target.type)) {
+      this.workers.set(target.targetId, originOf(target.url));
+      return;
+    }
+    const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
+    if (parents.some((id) => id !== undefined && this.agentFrames.has(id)))
+      this.agentFrames.add(target.targetId);
+  }
+
+  /** Whether a target (a tab: its id is its main frame's) is the agent's, as far as this gate knows. */
+  isAgentTarget(targetId: string): boolean {
+    return this.agentFrames.has(targetId);
   }
 
   private track(work: Promise<void>): void {
@@ -139,6 +169,13 @@ export class BrowserFetchGate {
         Promise.allSettled([...this.inFlight]),
         new Promise((done) => setTimeout(done, Math.min(quietMs, Math.max(0, deadline - Date.now())))),
       ]);
+    // A service or shared worker of the agent's outlives its tabs (a page may hand it what it saw, and it may keep
+    // itself alive): stopped before the gate goes, since nothing would judge what it sends after.
+    await Promise.all(
+      [...this.workers]
+        .filter(([, origin]) => this.agentOrigins.has(origin))
+        .map(([targetId]) => this.cdp.send('Target.closeTarget', { targetId }).catch(() => undefined)),
+    );
     await this.cdp.detach().catch(() => undefined);
   }
 }

@@ -31,9 +31,19 @@ interface FrameTree {
   readonly childFrames?: readonly FrameTree[];
 }
 
+/**
+ * Response headers that hand work to the browser process, whose own requests no CDP hook sees: reports (Reporting
+ * API, NEL) and speculation rules. Taken out of the agent's documents where there is no egress proxy.
+ */
+const browserWorkHeaders = new Set(['report-to', 'reporting-endpoints', 'nel', 'speculation-rules']);
+
 interface PausedRequest {
   readonly requestId: string;
   readonly frameId: string;
+  /** Set at the response stage. */
+  readonly responseStatusCode?: number;
+  readonly responseErrorReason?: string;
+  readonly responseHeaders?: readonly { readonly name: string; readonly value: string }[];
   readonly resourceType: string;
   /** Set when this request is a redirect hop of an earlier one. */
   readonly redirectedRequestId?: string;
@@ -69,6 +79,19 @@ export class NetworkGuard extends RequestJudge {
     const gate = this.gates.get(browser);
     this.gates.delete(browser);
     await gate?.close(timeoutMs);
+  }
+
+  /** Whether the browser-wide gate saw this tab opened by an agent tab or frame (its opener may be gone). */
+  async isAgentTab(page: Page): Promise<boolean> {
+    const gate = this.gateOf(page);
+    if (!gate) return false;
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      return gate.isAgentTarget(targetInfo.targetId);
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
   }
 
   private gateOf(page: Page): BrowserFetchGate | undefined {
@@ -190,9 +213,36 @@ export class NetworkGuard extends RequestJudge {
         paused.frameId,
         paused.resourceType === 'Document' ? paused.request.url : undefined,
       );
-      void this.onPaused(cdp, paused, mainFrameId, page).catch(() => undefined);
+      const stage =
+        paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
+          ? this.onResponse(cdp, paused)
+          : this.onPaused(cdp, paused, mainFrameId, page);
+      void stage.catch(() => undefined);
     });
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    // With no egress proxy, the agent's documents also pause at their response, for browserWorkHeaders.
+    const responses = this.gateOf(page)
+      ? [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Response' as const }]
+      : [];
+    await cdp.send('Fetch.enable', {
+      patterns: [{ urlPattern: '*', requestStage: 'Request' }, ...responses],
+    });
+  }
+
+  private async onResponse(cdp: CDPSession, event: PausedRequest): Promise<void> {
+    const headers = event.responseHeaders ?? [];
+    const kept = headers.filter((header) => !browserWorkHeaders.has(header.name.toLowerCase()));
+    if (kept.length === headers.length || event.responseErrorReason !== undefined) {
+      await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      return;
+    }
+    // Chromium takes headers only with the status (measured: headers alone are refused, and the page then hangs).
+    await cdp
+      .send('Fetch.continueResponse', {
+        requestId: event.requestId,
+        responseCode: event.responseStatusCode ?? 200,
+        responseHeaders: kept,
+      })
+      .catch(() => cdp.send('Fetch.continueRequest', { requestId: event.requestId }));
   }
 
   /**

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
+import type { DownloadKeeper } from './downloads.ts';
 import type { ElementAddress } from './frameScopes.ts';
 import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
@@ -389,6 +390,29 @@ export class TrackedPage {
     return this.isolatedReads.evaluate<T>(expression, this.documentSeq);
   }
 
+  /** Actions of the agent's running in this tab now, and when the last one ended (a download it set off is its). */
+  private acting = 0;
+  private lastActedAt = Number.NEGATIVE_INFINITY;
+  /** Where this tab's downloads are kept (browser/downloads.ts), when the session keeps them. */
+  downloads: DownloadKeeper | undefined;
+
+  /** An action of the agent's works in this tab until the returned function is called. */
+  beginAction(): () => void {
+    this.acting++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.acting--;
+      this.lastActedAt = Date.now();
+    };
+  }
+
+  /** Whether an action of the agent's runs in this tab, or ended less than `ms` ago. */
+  actedWithin(ms: number): boolean {
+    return this.acting > 0 || Date.now() - this.lastActedAt < ms;
+  }
+
   /** A call is about to work in this tab: what was waiting for the tab to be idle is not started now. */
   stopIdleWork(): void {
     clearTimeout(this.idleWork);
@@ -448,25 +472,41 @@ export class PageRegistry {
   private nextId = 1;
   selected: TrackedPage | undefined;
 
-  /** Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. */
+  /** Told of each popup of an agent tab, once: it is policed like the agent's tabs. */
+  private onAgentPopup: ((page: Page) => Promise<void>) | undefined;
+  private readonly adopted = new WeakSet<Page>();
+
+  /**
+   * Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. A popup is
+   * the agent's when its opener is an agent tab: told by the opener's own popup event (which comes even when the
+   * opener closes itself at once, and page.opener() then says none), by page.opener(), or by `isAgentTab` (the
+   * browser-wide gate's view of who opened what, in the user's Chrome).
+   */
   watch(
     context: BrowserContext,
     ownedByDefault: boolean,
     onAgentPopup?: (page: Page) => Promise<void>,
+    isAgentTab?: (page: Page) => Promise<boolean>,
   ): void {
+    this.onAgentPopup = onAgentPopup;
     for (const page of context.pages()) this.track(page, ownedByDefault);
     context.on('page', (page) => {
-      const tracked = this.track(page, ownedByDefault);
-      // A popup opened by an agent tab is the agent's doing, and is policed like the agent's tabs.
-      void page
-        .opener()
-        .then(async (opener) => {
-          if (!opener || !this.byPage.get(opener)?.ownedByAgent) return;
-          tracked.ownedByAgent = true;
-          await onAgentPopup?.(page);
-        })
-        .catch(() => undefined);
+      this.track(page, ownedByDefault);
+      void (async () => {
+        const opener = await page.opener();
+        const byOpener = opener !== null && this.byPage.get(opener)?.ownedByAgent === true;
+        if (byOpener || (await isAgentTab?.(page))) this.adopt(page);
+      })().catch(() => undefined);
     });
+  }
+
+  /** A popup of an agent tab: the agent's, and policed like its tabs (once). */
+  private adopt(popup: Page): void {
+    const tracked = this.track(popup, true);
+    tracked.ownedByAgent = true;
+    if (this.adopted.has(popup)) return;
+    this.adopted.add(popup);
+    void this.onAgentPopup?.(popup).catch(() => undefined);
   }
 
   /** Told of every tab as it is first tracked (the network backstop names its pages by tab id). */
@@ -483,6 +523,9 @@ export class PageRegistry {
       if (this.selected === tracked) this.selected = undefined;
     };
     this.onTrack?.(tracked);
+    page.on('popup', (popup) => {
+      if (tracked.ownedByAgent) this.adopt(popup);
+    });
     page.on('close', () => {
       this.byPage.delete(page);
       if (this.selected === tracked) this.selected = undefined;

@@ -11,6 +11,7 @@ import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { DevtoolsRecorder } from './devtoolsLog.ts';
+import { DownloadKeeper, type DownloadLimits } from './downloads.ts';
 import { startEgressProxy } from './egressProxy.ts';
 import { findChrome } from './findChrome.ts';
 import { makeHostCertificates } from './hostCertificates.ts';
@@ -35,6 +36,8 @@ export interface BrowserConfig {
   readonly network?: NetworkGuard;
   /** Record what each tab logs and requests, for the devtools tools. */
   readonly devtools?: boolean;
+  /** Keep what the agent's actions download (browser/downloads.ts); without it downloads are not kept. */
+  readonly downloads?: DownloadLimits;
   /**
    * Off only to measure what the choke point costs (bench/chokePointOverhead.ts): with a network backstop, the
    * browsers tabward starts always send through the egress proxy. No command-line option reaches it.
@@ -80,6 +83,8 @@ export class BrowserSession {
   private proxyNoticeGiven = false;
   /** What each tab logged and requested (devtools tools on), else undefined. */
   readonly devtools: DevtoolsRecorder | undefined;
+  /** What the agent's actions downloaded, when this session keeps downloads. */
+  readonly downloads: DownloadKeeper | undefined;
   /** Something other than warmUp asked for the browser. */
   private used = false;
   /** The first tab warmUp is opening: a call that comes meanwhile waits for it rather than opening a second. */
@@ -95,11 +100,13 @@ export class BrowserSession {
     this.wantedMode = config.mode;
     const { network } = config;
     if (config.devtools) this.devtools = new DevtoolsRecorder();
-    const { devtools } = this;
+    this.downloads = config.downloads ? new DownloadKeeper(config.downloads) : undefined;
+    const { devtools, downloads } = this;
     this.pages.onTrack = (tracked) => {
       network?.label(tracked.page, tracked.id);
       // From the moment a tab is tracked: a user's tab as tabward attaches, a new tab before it navigates.
       devtools?.attach(tracked);
+      downloads?.watch(tracked);
       // A secret typed into a tab grows the session's taint: requests to other hosts are judged from then on.
       if (network) tracked.onSecretTyped = () => network.taintGrew();
     };
@@ -506,7 +513,12 @@ export class BrowserSession {
     // In the user's Chrome the tabs already open are theirs; elsewhere every tab is the agent's.
     const onAgentPopup =
       network && connection.mode === 'shared' ? (page: Page) => network.watchPage(page) : undefined;
-    this.pages.watch(connection.context, connection.mode !== 'shared', onAgentPopup);
+    this.pages.watch(
+      connection.context,
+      connection.mode !== 'shared',
+      onAgentPopup,
+      network && connection.mode === 'shared' ? (page: Page) => network.isAgentTab(page) : undefined,
+    );
     if (firstTab) {
       const tracked = this.pages.track(firstTab, true);
       tracked.ownedByAgent = true;
@@ -616,12 +628,17 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
 }
 
-/** Closes tabs of the user's Chrome that are the agent's, without their beforeunload prompts; bounded. */
+/**
+ * Closes tabs of the user's Chrome that are the agent's, bounded. Each is silenced first, as close_page does (its
+ * frames' scripts off, its renderer stopped), so that no unload handler runs to send anything as it goes: a request
+ * sent then could be answered by a redirect after tabward has left.
+ */
 async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
   await Promise.all(
-    tabs.map((tracked) =>
-      withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(() => undefined),
-    ),
+    tabs.map(async (tracked) => {
+      if (!tracked.dialog) await tracked.silence(4_000);
+      await withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(() => undefined);
+    }),
   );
 }
 

@@ -17,6 +17,9 @@ import { checkAppendable, ensureHome, homeAuditPath } from './home.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
+  readonly outputDir?: string | undefined;
+  readonly downloadMaxMb?: number | undefined;
+  readonly downloadMaxCount?: number | undefined;
   readonly mode: BrowserMode | 'auto';
   readonly rules: readonly string[];
   readonly ignoreBadRules?: boolean | undefined;
@@ -65,6 +68,12 @@ export async function assembleGuardedBrowser(
     network,
     // What tabs log and request is recorded only when a tool can read it.
     ...(categories.includes('devtools') ? { devtools: true } : {}),
+    downloads: {
+      folder: options.outputDir ?? join(ensureHome(log), 'downloads', processSession),
+      maxBytes: (options.downloadMaxMb ?? 50) * 1024 * 1024,
+      maxCount: options.downloadMaxCount ?? 100,
+      afterActionMs: 5_000,
+    },
   });
   // Started by the front end once it is serving (ConsentDesk.start). Its page tokens are secrets: nothing the
   // agent reads may show one; its page's port is tabward's own, which the agent's browser never reaches.

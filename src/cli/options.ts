@@ -94,6 +94,22 @@ export function addBrowserOptions(command: Command): Command {
     .option('--user-data-dir <dir>', "your Chrome's profile dir, to find its DevToolsActivePort")
     .option('--browser-url <url>', "your Chrome's debugging URL, e.g. http://127.0.0.1:9222")
     .option('--ws-endpoint <url>', 'a CDP WebSocket URL (your Chrome, or a browser service in remote mode)')
+    .option(
+      '--output-dir <dir>',
+      "where files the agent's actions download are kept (default: ~/.tabward/downloads/SESSION)",
+    )
+    .option(
+      '--download-max-mb <n>',
+      'largest file a download may bring',
+      positiveInt('--download-max-mb'),
+      50,
+    )
+    .option(
+      '--download-max-count <n>',
+      'most files one session keeps',
+      positiveInt('--download-max-count'),
+      100,
+    )
     .option('--rules <file>', 'extra sensitive-page rules, one pattern a line (repeatable)', collect, [])
     .option('--ignore-bad-rules', 'start even when a rules file has bad lines (they are skipped)')
     .option(

@@ -175,6 +175,17 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
       readOnlyHint: true,
     },
   },
+  list_downloads: {
+    name: 'list_downloads',
+    description: "Files the agent's actions downloaded: name, size, type, path, first lines.",
+    inputSchema: {
+      type: 'object',
+      properties: {},
+    },
+    annotations: {
+      readOnlyHint: true,
+    },
+  },
   click: {
     name: 'click',
     description: 'Click an element.',

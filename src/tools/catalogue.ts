@@ -3,6 +3,7 @@
 
 import type { ToolCategory } from '../core/kinds.ts';
 import { devtoolsTools } from './devtoolsTools.ts';
+import { listDownloads } from './downloadTools.ts';
 import { click, drag, fill, fillForm, hover, pressKey, uploadFile } from './inputTools.ts';
 import { browserConnect, browserDisconnect, browserStatus } from './modeTools.ts';
 import { closePage, listPages, navigatePage, newPage, resizePage, selectPage } from './pageTools.ts';
@@ -21,6 +22,7 @@ export const browserTools: readonly Tool[] = [
   takeSnapshot,
   takeScreenshot,
   waitFor,
+  listDownloads,
   click,
   fill,
   fillForm,

@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { translateBrowserError, withDeadline } from '../browser/deadline.ts';
+import { describeDownload } from '../browser/downloads.ts';
 import {
   forgetLookups,
   frameChain,
@@ -125,6 +126,23 @@ export async function runOnPage(
   timeoutMs: number,
   work: () => Promise<unknown>,
 ): Promise<string> {
+  const downloadsFrom = tab.downloads?.mark();
+  const acted = tab.beginAction();
+  try {
+    const line = await workIn(tab, what, timeoutMs, work);
+    acted();
+    return withDownloads(line, tab, downloadsFrom, timeoutMs);
+  } finally {
+    acted();
+  }
+}
+
+async function workIn(
+  tab: TrackedPage,
+  what: string,
+  timeoutMs: number,
+  work: () => Promise<unknown>,
+): Promise<string> {
   tab.assertUsable();
   tab.stopIdleWork();
   forgetLookups(tab);
@@ -137,6 +155,18 @@ export async function runOnPage(
     }
     throw translateBrowserError(error, what);
   }
+}
+
+/** The line, then what the action downloaded (kept, or refused and why), once each file is complete; bounded. */
+async function withDownloads(
+  line: string,
+  tab: TrackedPage,
+  from: number | undefined,
+  timeoutMs: number,
+): Promise<string> {
+  if (!tab.downloads || from === undefined) return line;
+  const files = await tab.downloads.since(from, tab.id, timeoutMs);
+  return [line, ...files.map(describeDownload)].join('\n');
 }
 
 /**
@@ -152,22 +182,30 @@ export async function runAction(
 ): Promise<string> {
   const mark = tab.navigationSeq;
   const activity = tab.activity.mark();
+  const downloadsFrom = tab.downloads?.mark();
   // Before the action: what its renderer starts from here on is counted (settle skips its wait when nothing was).
   const announced = await tab.announcements.mark();
-  let line: string;
+  // The action runs until what it set off has settled: a download it started then is its own.
+  const acted = tab.beginAction();
   try {
-    line = await runOnPage(tab, what, timeoutMs, work);
-  } catch (error) {
+    let line: string;
+    try {
+      line = await workIn(tab, what, timeoutMs, work);
+    } catch (error) {
+      const sent = tab.navigationsSince(mark);
+      if (sent.length > 0 && error instanceof TabwardError && error.code === 'timeout')
+        return unsettledLine(tab, sent, timeoutMs);
+      throw error;
+    }
+    if (tab.dialog) return line;
+    await tab.settle(timeoutMs, activity, announced);
+    acted();
     const sent = tab.navigationsSince(mark);
-    if (sent.length > 0 && error instanceof TabwardError && error.code === 'timeout')
-      return unsettledLine(tab, sent, timeoutMs);
-    throw error;
+    if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
+    return withDownloads(statusLine(tab), tab, downloadsFrom, timeoutMs);
+  } finally {
+    acted();
   }
-  if (tab.dialog) return line;
-  await tab.settle(timeoutMs, activity, announced);
-  const sent = tab.navigationsSince(mark);
-  if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
-  return statusLine(tab);
 }
 
 function unsettledLine(

@@ -34,6 +34,8 @@ export interface InProcessOptions {
   readonly timeoutMs?: number;
   /** --tools: the tool categories offered (default core). */
   readonly tools?: readonly ToolCategory[];
+  /** --output-dir, --download-max-mb, --download-max-count. */
+  readonly downloads?: { readonly dir?: string; readonly maxMb?: number; readonly maxCount?: number };
 }
 
 export interface InProcessBrowser {
@@ -90,6 +92,9 @@ export async function startInProcess(options: InProcessOptions = {}): Promise<In
       attachTimeout: 10_000,
       ...(options.wsEndpoint ? { wsEndpoint: options.wsEndpoint } : {}),
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.downloads?.dir ? { outputDir: options.downloads.dir } : {}),
+      ...(options.downloads?.maxMb ? { downloadMaxMb: options.downloads.maxMb } : {}),
+      ...(options.downloads?.maxCount ? { downloadMaxCount: options.downloads.maxCount } : {}),
     },
     () => undefined,
   );
