@@ -90,6 +90,28 @@ export class RecipePage {
     });
   }
 
+  /**
+   * A download a click (or a navigation to `url`) starts, once complete: the name the site suggested and the file
+   * Playwright keeps in the browser's temporary profile (the caller copies what it keeps). The navigation goes
+   * through the browser like any other, so the choke point judges its request.
+   */
+  download(
+    how: { selector?: string; url?: string },
+    timeoutMs: number,
+  ): Promise<{ suggested: string; path: string }> {
+    const what = how.selector ? `download by clicking ${how.selector}` : `download ${how.url}`;
+    return this.step(what, timeoutMs, async () => {
+      const started = this.page.waitForEvent('download', { timeout: timeoutMs });
+      started.catch(() => undefined);
+      if (how.selector) await this.page.locator(how.selector).first().click({ timeout: timeoutMs });
+      // A navigation that turns into a download ends with an error of its own ("Download is starting"): the
+      // download event says whether it did.
+      else if (how.url) await this.page.goto(how.url, { timeout: timeoutMs }).catch(() => undefined);
+      const download = await started;
+      return { suggested: download.suggestedFilename(), path: await download.path() };
+    });
+  }
+
   async waitFor(
     selector: string,
     state: 'visible' | 'attached' | 'hidden',

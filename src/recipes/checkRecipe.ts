@@ -68,7 +68,9 @@ export async function checkRecipe(recipe: Recipe, given: CheckOptions): Promise<
     path = judged;
     page = await Promise.race([session.openRunPage(options.timeoutMs), deadline]);
     const base = resolveUrl(recipe.url, '', recipe.url);
+    const files = {};
     const context = (index: number): StepContext => ({
+      files,
       base,
       confirm: false,
       secrets: options.secrets,

@@ -18,6 +18,7 @@ export const stepActions = [
   'scroll',
   'waitForUrl',
   'waitForNetworkIdle',
+  'download',
 ];
 
 /**
@@ -111,6 +112,36 @@ function buildRecipeSchemas() {
     timeoutMs,
   });
   const waitForNetworkIdle = z.strictObject({ action: z.literal('waitForNetworkIdle'), timeoutMs });
+  const column = z.union([
+    z.string().min(1).describe('the column header'),
+    z.strictObject({
+      column: z.string().min(1).describe('the column header'),
+      required: z.boolean().optional().describe('fail the run when a row has no value there'),
+    }),
+  ]);
+  const download = z
+    .strictObject({
+      action: z.literal('download'),
+      selector: stepSelector.optional().describe('click this and wait for the file it downloads'),
+      url: z.string().min(1).optional().describe('or fetch this (absolute, or relative to where the run is)'),
+      as: z
+        .string()
+        .regex(/^[A-Za-z_][\w-]*$/)
+        .optional()
+        .describe('its name under "files" in the result (default: file1, file2, …)'),
+      fields: z
+        .record(z.string(), column)
+        .optional()
+        .describe('CSV, TSV, JSON or XLSX rows mapped to these names (else every column, as it is)'),
+      required: z.boolean().optional().describe('fail the run when the file has no rows'),
+      keepFile: z.boolean().optional().describe('put the file itself in the result, base64'),
+      timeoutMs,
+      write,
+    })
+    .superRefine((step, context) => {
+      if ((step.selector === undefined) === (step.url === undefined))
+        context.addIssue({ code: 'custom', message: 'give exactly one of selector or url' });
+    });
 
   const stepSchema = z.discriminatedUnion('action', [
     goto,
@@ -122,6 +153,7 @@ function buildRecipeSchemas() {
     scroll,
     waitForUrl,
     waitForNetworkIdle,
+    download,
   ]);
 
   const required = z

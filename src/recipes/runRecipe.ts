@@ -9,6 +9,7 @@ import { asTabwardError, TabwardError } from '../core/errors.ts';
 import type { Secrets } from '../core/secrets.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import type { ModelConfig } from '../llm/modelClient.ts';
+import type { DownloadedFile } from './downloadedFile.ts';
 import { describeExtract, extractData } from './extract.ts';
 import { runSecrets } from './literalSecrets.ts';
 import type { Recipe, RecipeStep } from './recipeSchema.ts';
@@ -63,6 +64,8 @@ export interface RecipeResult {
   } | null;
   /** On a browser grid: the endpoint the run's browser started on (its credentials shown as ***). */
   readonly endpoint?: string;
+  /** What the run's download steps brought, by their `as` names (recipes/downloadedFile.ts). */
+  readonly files?: Readonly<Record<string, DownloadedFile>>;
 }
 
 export async function runRecipe(recipe: Recipe, given: RunOptions): Promise<RecipeResult> {
@@ -166,6 +169,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     currentDetail: 'starting the browser',
     detail: 'start the browser',
     since: Date.now(),
+    files: {},
   };
   const stopped = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -209,7 +213,8 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     const screenshot = options.screenshot
       ? (await requirePage(run.page).screenshot()).toString('base64')
       : null;
-    return { ok: true, mode: 'live', data, screenshot, steps, warnings, error: null };
+    const files = Object.keys(run.files).length > 0 ? { files: run.files } : {};
+    return { ok: true, mode: 'live', data, screenshot, steps, warnings, error: null, ...files };
   } catch (error) {
     const failure = asTabwardError(error);
     if (stopped.signal.aborted) {
@@ -246,6 +251,8 @@ interface LiveState {
   currentDetail: string;
   detail: string;
   since: number;
+  /** Files the download steps brought so far. */
+  readonly files: Record<string, DownloadedFile>;
 }
 
 /** The start, each step and the extraction, in order; stops before any step once `signal` has aborted. */
@@ -292,6 +299,7 @@ async function runSteps(
     recipeName: recipe.name ?? base,
     frontEnd: options.frontEnd,
     signal,
+    files: run.files,
   });
   const step = async <T>(at: StepLog['step'], detail: string, work: () => Promise<T>): Promise<T> => {
     if (signal.aborted) throw new TabwardError('timeout', `The run was cut off before ${detail}.`);

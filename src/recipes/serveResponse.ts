@@ -21,6 +21,8 @@ export interface ServeResponse {
   readonly warnings: string[];
   /** On a browser grid: the endpoint the run's browser started on, its credentials shown as ***. */
   readonly endpoint?: string;
+  /** What the download steps brought: name, bytes, type, rows, and the file (base64) when kept. */
+  readonly files?: RecipeResult['files'];
 }
 
 export function serveResponse(result: RecipeResult): ServeResponse {
@@ -36,6 +38,7 @@ export function serveResponse(result: RecipeResult): ServeResponse {
     stepLog: result.steps,
     warnings: result.warnings,
     ...(result.endpoint ? { endpoint: result.endpoint } : {}),
+    ...(result.files ? { files: result.files } : {}),
   };
 }
 

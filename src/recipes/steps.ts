@@ -11,6 +11,7 @@ import { destructiveReason } from '../core/destructive.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { originOf, urlCarriesData } from '../core/guard.ts';
 import type { Secrets } from '../core/secrets.ts';
+import { type DownloadedFile, readDownload } from './downloadedFile.ts';
 import { checkLiteralPlacement, isLiteralSecret, secretNameOf } from './literalSecrets.ts';
 import type { RecipeStep } from './recipeSchema.ts';
 import { describeStep } from './writeGate.ts';
@@ -24,6 +25,8 @@ export interface StepContext {
   readonly recipeName: string;
   readonly frontEnd: string;
   readonly signal: AbortSignal;
+  /** Where download steps put their files, by name (the run's result). */
+  readonly files: Record<string, DownloadedFile>;
 }
 
 /** Runs a step through the call path; a step the guard would ask about fails unless it is a confirmed write. */
@@ -109,6 +112,13 @@ function stepArgs(step: RecipeStep): Record<string, unknown> {
 export async function lookAt(page: RecipePage, step: RecipeStep, context: StepContext): Promise<ActionLook> {
   const tool = `recipe ${step.action}`;
   switch (step.action) {
+    case 'download':
+      if (step.selector) return elementLook(page, step, step.selector, false, context);
+      return lookAt(
+        page,
+        { action: 'goto', url: step.url ?? '', ...(step.write ? { write: true } : {}) },
+        context,
+      );
     case 'goto': {
       const destination = resolveUrl(step.url, page.url(), context.base);
       const facts: ActionFacts = {
@@ -238,6 +248,16 @@ async function perform(page: RecipePage, step: RecipeStep, context: StepContext)
     case 'waitForNetworkIdle':
       await page.waitForNetworkIdle(step.timeoutMs ?? 15_000);
       return;
+    case 'download': {
+      const url = step.url ? resolveUrl(step.url, page.url(), context.base) : undefined;
+      const got = await page.download(
+        { ...(step.selector ? { selector: step.selector } : {}), ...(url ? { url } : {}) },
+        step.timeoutMs ?? 30_000,
+      );
+      const name = step.as ?? `file${Object.keys(context.files).length + 1}`;
+      context.files[name] = await readDownload(step, got.suggested, got.path, `steps[${context.index}]`);
+      return;
+    }
   }
 }
 

@@ -49,5 +49,7 @@ export function describeStep(step: RecipeStep): string {
       return `wait for URL ${step.url}`;
     case 'waitForNetworkIdle':
       return 'wait for network idle';
+    case 'download':
+      return `download ${step.selector ? `by clicking ${step.selector}` : step.url}${step.write ? ' (write)' : ''}`;
   }
 }
