@@ -14,6 +14,7 @@ import {
   openSync,
   readSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
@@ -94,25 +95,45 @@ export class DownloadKeeper {
     return this.kept;
   }
 
-  private take(tab: DownloadingTab, download: Download): void {
+  /**
+   * A download taken at its response (browser/documentResponses.ts: the user's Chrome, where the browser's own
+   * download folder is the user's): judged as any other, its body read within the cap and kept here.
+   */
+  async takeBody(
+    tab: DownloadingTab,
+    download: { url: string; suggested: string; read: (maxBytes: number) => Promise<Buffer | undefined> },
+  ): Promise<void> {
+    const entry = this.begin(tab, download.url, download.suggested);
+    if (entry.state !== 'saving') return;
+    try {
+      const body = await download.read(this.limits.maxBytes);
+      if (!body) {
+        entry.state = 'refused';
+        entry.reason = `it is over the size cap of ${formatBytes(this.limits.maxBytes)} (not read further)`;
+      } else this.keep(entry, body.length, (path) => writeFileSync(path, body, { flag: 'wx', mode: 0o600 }));
+    } catch (error) {
+      entry.state = 'failed';
+      entry.reason = error instanceof Error ? error.message : String(error);
+    } finally {
+      entry.finish();
+    }
+  }
+
+  /** A new download of a tab: listed at once, and refused here already when it may not be kept. */
+  private begin(tab: DownloadingTab, url: string, suggested: string): KeptDownload & { finish(): void } {
     let finish: () => void = () => undefined;
-    const entry: KeptDownload = {
+    const entry: KeptDownload & { finish(): void } = {
       id: `d${this.nextId++}`,
       tab: tab.id,
-      url: download.url(),
-      name: safeName(download.suggestedFilename()),
+      url,
+      name: safeName(suggested),
       state: 'saving',
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
+      finish: () => finish(),
     };
     this.kept.push(entry);
-    const refuse = (reason: string) => {
-      entry.state = 'refused';
-      entry.reason = reason;
-      void download.cancel().catch(() => undefined);
-      finish();
-    };
     const why = !tab.ownedByAgent
       ? "it is the user's tab"
       : !tab.actedWithin(this.limits.afterActionMs)
@@ -122,29 +143,18 @@ export class DownloadKeeper {
           ? `the session already keeps ${this.limits.maxCount} downloads (the count cap)`
           : undefined;
     if (why) {
-      refuse(why);
-      return;
-    }
-    void this.save(entry, download).then(finish, (error: unknown) => {
-      entry.state = 'failed';
-      entry.reason = error instanceof Error ? error.message : String(error);
+      entry.state = 'refused';
+      entry.reason = why;
       finish();
-    });
+    }
+    return entry;
   }
 
-  private async save(entry: KeptDownload, download: Download): Promise<void> {
-    // Playwright keeps the file in the browser's temporary profile until it is complete.
-    const source = await download.path();
-    const bytes = statSync(source).size;
-    if (bytes > this.limits.maxBytes) {
-      entry.state = 'refused';
-      entry.reason = `${formatBytes(bytes)} is over the size cap of ${formatBytes(this.limits.maxBytes)}`;
-      return;
-    }
+  /** The file written (by `write`, never over another) into the folder, its type sniffed, its first lines read. */
+  private keep(entry: KeptDownload, bytes: number, write: (path: string) => void): void {
     mkdirSync(this.limits.folder, { recursive: true, mode: 0o700 });
     const path = freePath(this.limits.folder, entry.name);
-    // COPYFILE_EXCL: a file that appeared under that name meanwhile is never overwritten.
-    copyFileSync(source, path, constants.COPYFILE_EXCL);
+    write(path);
     chmodSync(path, 0o600);
     const head = readHead(path, 64 * 1024);
     const type = sniffType(head, entry.name);
@@ -156,6 +166,33 @@ export class DownloadKeeper {
       type,
       ...previewOf(head, type),
     });
+  }
+
+  private take(tab: DownloadingTab, download: Download): void {
+    const entry = this.begin(tab, download.url(), download.suggestedFilename());
+    if (entry.state !== 'saving') {
+      void download.cancel().catch(() => undefined);
+      return;
+    }
+    void this.save(entry, download)
+      .catch((error: unknown) => {
+        entry.state = 'failed';
+        entry.reason = error instanceof Error ? error.message : String(error);
+      })
+      .finally(() => entry.finish());
+  }
+
+  private async save(entry: KeptDownload, download: Download): Promise<void> {
+    // Playwright keeps the file in the browser's temporary profile until it is complete.
+    const source = await download.path();
+    const bytes = statSync(source).size;
+    if (bytes > this.limits.maxBytes) {
+      entry.state = 'refused';
+      entry.reason = `${formatBytes(bytes)} is over the size cap of ${formatBytes(this.limits.maxBytes)}`;
+      return;
+    }
+    // COPYFILE_EXCL: a file that appeared under that name meanwhile is never overwritten.
+    this.keep(entry, bytes, (path) => copyFileSync(source, path, constants.COPYFILE_EXCL));
   }
 }
 

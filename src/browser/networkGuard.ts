@@ -23,6 +23,7 @@ import type {
 } from 'playwright-core';
 import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
+import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
 import { RequestJudge } from './requestJudge.ts';
 
@@ -30,12 +31,6 @@ interface FrameTree {
   readonly frame: { readonly id: string; readonly url: string };
   readonly childFrames?: readonly FrameTree[];
 }
-
-/**
- * Response headers that hand work to the browser process, whose own requests no CDP hook sees: reports (Reporting
- * API, NEL) and speculation rules. Taken out of the agent's documents where there is no egress proxy.
- */
-const browserWorkHeaders = new Set(['report-to', 'reporting-endpoints', 'nel', 'speculation-rules']);
 
 interface PausedRequest {
   readonly requestId: string;
@@ -61,6 +56,11 @@ export class NetworkGuard extends RequestJudge {
   private readonly watched = new WeakSet<Page>();
   /** First addresses of popups answered with an empty page until they are watched. */
   private readonly heldPopups = new Set<string>();
+  /**
+   * Where a download of an agent tab taken at its response goes (set by the session that keeps downloads): in a
+   * browser with no egress proxy, the agent's downloads never reach the browser's own download folder.
+   */
+  responseDownloads: ((page: Page) => ResponseDownloads | undefined) | undefined;
   /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
   private readonly gates = new Map<Browser, BrowserFetchGate>();
 
@@ -215,34 +215,17 @@ export class NetworkGuard extends RequestJudge {
       );
       const stage =
         paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
-          ? this.onResponse(cdp, paused)
+          ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page))
           : this.onPaused(cdp, paused, mainFrameId, page);
       void stage.catch(() => undefined);
     });
-    // With no egress proxy, the agent's documents also pause at their response, for browserWorkHeaders.
+    // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts).
     const responses = this.gateOf(page)
       ? [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Response' as const }]
       : [];
     await cdp.send('Fetch.enable', {
       patterns: [{ urlPattern: '*', requestStage: 'Request' }, ...responses],
     });
-  }
-
-  private async onResponse(cdp: CDPSession, event: PausedRequest): Promise<void> {
-    const headers = event.responseHeaders ?? [];
-    const kept = headers.filter((header) => !browserWorkHeaders.has(header.name.toLowerCase()));
-    if (kept.length === headers.length || event.responseErrorReason !== undefined) {
-      await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
-      return;
-    }
-    // Chromium takes headers only with the status (measured: headers alone are refused, and the page then hangs).
-    await cdp
-      .send('Fetch.continueResponse', {
-        requestId: event.requestId,
-        responseCode: event.responseStatusCode ?? 200,
-        responseHeaders: kept,
-      })
-      .catch(() => cdp.send('Fetch.continueRequest', { requestId: event.requestId }));
   }
 
   /**

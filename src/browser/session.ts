@@ -110,6 +110,12 @@ export class BrowserSession {
       // A secret typed into a tab grows the session's taint: requests to other hosts are judged from then on.
       if (network) tracked.onSecretTyped = () => network.taintGrew();
     };
+    // Where downloads are taken at their response (no egress proxy: the user's Chrome), they are kept here too.
+    if (network && downloads)
+      network.responseDownloads = (page) => {
+        const tracked = this.pages.list().find((each) => each.page === page);
+        return tracked ? (download) => downloads.takeBody(tracked, download) : undefined;
+      };
     // While a tab holds a secret tabward typed, the choke point judges every request as after a sensitive read.
     if (network)
       network.secretHolders = () =>

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { findChrome } from '../../src/browser/findChrome.ts';
 import { type LaunchedChrome, launchChrome } from '../../src/browser/launch.ts';
-import { startMcp } from '../helpers/mcpClient.ts';
+import { refOf, startMcp } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tabward-downloads-'));
@@ -107,4 +107,34 @@ test("the user's downloads land in their own folder, named as the site named the
   await new Promise((done) => setTimeout(done, 1_000));
   await userDownloads();
   assert.deepEqual(readdirSync(downloads).sort(), ['report-1.csv', 'report-2.csv', 'report-3.csv']);
+});
+
+test("the agent's download in the user's Chrome lands in the session's folder, never in the user's Downloads", async () => {
+  const outputDir = join(dir, 'agent-files');
+  const before = readdirSync(downloads).sort();
+  const mcp = await startMcp({
+    args: ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--output-dir', outputDir],
+  });
+  try {
+    // A click in the user's Chrome is a write that asks: the human says yes.
+    mcp.human.will({ decision: 'approve' });
+    await mcp.call('new_page', { url: `${origin}/` });
+    const snapshot = await mcp.call('take_snapshot');
+    const clicked = await mcp.call('click', { ref: refOf(snapshot.text, 'Download report') });
+    assert.match(clicked.text, /Downloaded report-\d+\.csv \(4 B, text\/csv\) to /, clicked.text);
+    assert.equal(readdirSync(outputDir).length, 1);
+    // The agent's tab goes first: the user's download below is made in the user's own tab.
+    mcp.human.will({ decision: 'approve' });
+    const closed = await mcp.call('close_page', { pageId: /Tab (p\d+)/.exec(clicked.text)?.[1] ?? '' });
+    assert.equal(closed.isError, false, closed.text);
+    await userDownloads().catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; user's folder: ${readdirSync(downloads).join(', ')}; agent's: ${readdirSync(outputDir).join(', ')}`,
+      );
+    });
+  } finally {
+    await mcp.close();
+  }
+  const added = readdirSync(downloads).filter((name) => !before.includes(name));
+  assert.equal(added.length, 1, `only the user's own download is in their folder: ${added.join(', ')}`);
 });
