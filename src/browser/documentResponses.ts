@@ -59,13 +59,16 @@ export async function answerDocumentResponse(
     return;
   }
   // Chromium takes headers only with the status (measured: headers alone are refused, and the page then hangs).
+  // Should it refuse them anyway, the document does not load with the headers it was to lose (fail closed).
   await cdp
     .send('Fetch.continueResponse', {
       requestId: event.requestId,
       responseCode: event.responseStatusCode ?? 200,
       responseHeaders: kept,
     })
-    .catch(() => cdp.send('Fetch.continueRequest', { requestId: event.requestId }));
+    .catch(() =>
+      cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }),
+    );
 }
 
 /** Reads a paused response's body as a stream, stopping (undefined) once it is over `maxBytes`. */

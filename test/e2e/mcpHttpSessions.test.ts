@@ -36,9 +36,12 @@ before(async () => {
     throw new Error(`${String(error)}\nstderr: ${stderr}`);
   });
 });
-after(() => {
+after(async () => {
+  // tabward writes into its home as it stops (its audit log, its browser's profile): the home goes once it is gone.
+  const exited = new Promise((resolve) => server?.once('exit', resolve));
   server?.kill('SIGTERM');
-  // tabward may still be writing its audit log into the home as it stops (ENOTEMPTY once under load).
+  if (server?.exitCode === null)
+    await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
   rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 

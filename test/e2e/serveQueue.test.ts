@@ -64,8 +64,10 @@ describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_0
         '--concurrency',
         '1',
         '--allow-private',
+        // Short, so that a killed worker's run is taken up soon; long enough that a worker on a loaded machine
+        // renews its claim in time (2 s was not, once: its run then stalled twice and failed).
         '--lock-duration',
-        '2000',
+        '5000',
         ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
       ],
       /worker taking runs/,
