@@ -1,8 +1,9 @@
 // Recipes on a real Selenium Grid 4 (the standalone jar from npm, Java, Debian's chromedriver and chromium), started
 // here on 127.0.0.1 with two slots: `--ws-endpoint selenium+http://…` creates a WebDriver session per run, drives it
 // over its se:cdp endpoint under the browser-wide gate, and deletes it at the end; runs past the Grid's slots wait in
-// the Grid's own queue; a run whose deadline passes while queued there ends, leaving no session behind; and
-// `serve --redis` with two `worker`s runs recipes end to end over the Grid and a real Redis.
+// the Grid's own queue; a run whose deadline passes while queued there ends, leaving no session behind;
+// `serve --redis` with two `worker`s runs recipes end to end over the Grid and a real Redis; and a Grid killed
+// mid-run fails its run, which says it was not moved.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -223,5 +224,20 @@ describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, ()
     } finally {
       await redis?.stop();
     }
+  });
+
+  test('the Grid killed mid-run (its node and browsers with it): the run fails, saying it was not moved', async () => {
+    const serve = await start(
+      ['serve', '--port', '0', '--token', token, '--allow-private', '--ws-endpoint', endpoint, ...chromeArgs],
+      /serving recipes at/,
+    );
+    const base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';
+    const run = post(base, { recipe: recipe('slow-killed') });
+    await waitFor('the run to reach the site', () => seen('slow-killed'), { timeoutMs: 60_000 });
+    await grid.stop('SIGKILL');
+    const result = await run;
+    assert.equal(result.json.ok, false, JSON.stringify(result.json));
+    assert.match(String(result.json.error), /went away after the run began; it was not moved/);
+    assert.equal(result.json.endpoint, endpoint);
   });
 });

@@ -15,7 +15,7 @@ export interface GridUnderTest {
   sessions(): Promise<string[]>;
   /** What the server printed so far. */
   output(): string;
-  /** Stops it: SIGKILL (a Grid that died) or SIGTERM. */
+  /** Stops it: SIGKILL (a Grid that died, with its node's chromedriver and browsers) or SIGTERM. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -68,7 +68,8 @@ export async function startGrid(options: { maxSessions: number }): Promise<GridU
       '--session-request-timeout',
       '120',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // A process group of its own: chromedriver and the browsers it starts go with it, a SIGKILL included.
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let said = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -94,7 +95,7 @@ export async function startGrid(options: { maxSessions: number }): Promise<GridU
       { timeoutMs: 60_000 },
     );
   } catch (error) {
-    child.kill('SIGKILL');
+    process.kill(-(child.pid ?? 0), 'SIGKILL');
     throw error;
   }
   return {
@@ -110,6 +111,12 @@ export async function startGrid(options: { maxSessions: number }): Promise<GridU
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill(signal);
       await exited;
+      // What the Grid started and left (its SIGKILL leaves chromedriver and Chromium behind) goes too.
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
     },
   };
 }

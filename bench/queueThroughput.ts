@@ -1,0 +1,241 @@
+// Runs on the Redis queue (issue 34): `serve --redis` and N `tabward worker --redis` processes over a real Redis
+// (Debian's redis-server, started as the tests start it), each worker M runs at a time in its own Chromium.
+// 1. Throughput: RUNS runs posted at once (waiting clients) of a slow-site recipe (3 pages at 1 s each: mostly
+//    waiting, as on a slow portal), with 1, 2 and 4 workers; runs/s, the ratio to 1 worker, and p50/p95 of each
+//    run's wall time as its client saw it (queueing included).
+// 2. The queue's own cost per job: the same fast one-page recipe, one run at a time, through `serve` in process
+//    (the default) and through `serve --redis` + one worker, alternated run by run so that the machine's noise
+//    falls on both; p50 and p95 of each and their difference (target ≤ 5 ms at p50).
+// Everything shares this machine's CPUs (serve, the workers, their Chromiums, Redis), so throughput grows with
+// workers only while the CPUs are not the limit. Run alone: `node --import tsx bench/queueThroughput.ts`
+// (QUEUE_RUNS for the throughput runs per row, QUEUE_SERIAL for the serial runs of each kind).
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { startRedis } from '../test/helpers/redisServer.ts';
+import { writeResultsSection } from './resultsFile.ts';
+
+const token = 'bench-queue-token-0123456789';
+const root = new URL('..', import.meta.url).pathname;
+
+export interface QueueRow {
+  readonly workers: number;
+  readonly eachAtATime: number;
+  readonly runsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly wallMs: number;
+}
+
+export interface QueueFigures {
+  readonly runs: number;
+  readonly rows: QueueRow[];
+  readonly serial: { readonly runs: number; inProcess: Percentiles; queued: Percentiles };
+  readonly loadBefore: string;
+  readonly loadAfter: string;
+}
+
+interface Percentiles {
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2): Promise<QueueFigures> {
+  const loadBefore = load();
+  const slow = await startSite(1000);
+  const fast = await startSite(0);
+  const redis = await startRedis();
+  const started: ChildProcess[] = [];
+  const slowRecipe = {
+    url: `${siteUrl(slow)}/?page=1`,
+    extract: {
+      fields: { orders: { rows: 'tr.order', fields: { id: '.id' } } },
+      paginate: { next: 'a.next', maxPages: 3 },
+    },
+  };
+  const fastRecipe = { url: `${siteUrl(fast)}/?page=3`, extract: { fields: { title: 'h1' } } };
+  try {
+    const queued = await startTabward(
+      ['serve', '--redis', redis.url, '--deadline', '600000', '--port', '0', '--token', token],
+      /serving recipes at (\S+)/,
+      started,
+    );
+    const workers: ChildProcess[] = [];
+    const addWorker = async (concurrency: number) =>
+      workers.push(
+        (
+          await startTabward(
+            ['worker', '--redis', redis.url, '--concurrency', String(concurrency), '--deadline', '600000'],
+            /worker taking runs/,
+            started,
+          )
+        ).child,
+      );
+    const rows: QueueRow[] = [];
+    for (const count of [1, 2, 4]) {
+      while (workers.length < count) await addWorker(eachAtATime);
+      process.stderr.write(`queue: ${count} worker(s) × ${eachAtATime} at a time, ${runs} runs\n`);
+      // Each worker's first run starts its Chromium: not what is measured.
+      await Promise.all(
+        Array.from({ length: count * eachAtATime }, () => runOnce(queued.base, fastRecipe, 1)),
+      );
+      const began = performance.now();
+      const times = await Promise.all(
+        Array.from({ length: runs }, () => runOnce(queued.base, slowRecipe, 12)),
+      );
+      const wallMs = performance.now() - began;
+      rows.push({
+        workers: count,
+        eachAtATime,
+        runsPerSecond: runs / (wallMs / 1000),
+        p50Ms: percentile(times, 50),
+        p95Ms: percentile(times, 95),
+        wallMs,
+      });
+    }
+    // The queue's own cost: one worker, one run at a time, against serve's in-process default.
+    for (const worker of workers.splice(1)) await stop(worker);
+    const inProcess = await startTabward(
+      ['serve', '--concurrency', '1', '--port', '0', '--token', token],
+      /serving recipes at (\S+)/,
+      started,
+    );
+    process.stderr.write(`queue: ${serialRuns} serial runs in process and on the queue, alternated\n`);
+    await runOnce(inProcess.base, fastRecipe, 1);
+    await runOnce(queued.base, fastRecipe, 1);
+    const timesIn: number[] = [];
+    const timesQueued: number[] = [];
+    for (let i = 0; i < serialRuns; i++) {
+      timesIn.push(await runOnce(inProcess.base, fastRecipe, 1));
+      timesQueued.push(await runOnce(queued.base, fastRecipe, 1));
+    }
+    const of = (times: number[]) => ({ p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) });
+    return {
+      runs,
+      rows,
+      serial: { runs: serialRuns, inProcess: of(timesIn), queued: of(timesQueued) },
+      loadBefore,
+      loadAfter: load(),
+    };
+  } finally {
+    await Promise.all(started.map(stop));
+    await redis.stop();
+    slow.close();
+    fast.close();
+  }
+}
+
+function siteUrl(server: Server): string {
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A portal that takes `delayMs` to answer each page: 3 pages of 4 orders, linked by a.next. */
+async function startSite(delayMs: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? 1);
+    const rows = [1, 2, 3, 4]
+      .map((row) => `<tr class="order"><td class="id">P${page}-${row}</td></tr>`)
+      .join('');
+    const next = page < 3 ? `<a class="next" href="/?page=${page + 1}">Next</a>` : '';
+    setTimeout(
+      () =>
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<title>Orders ${page}</title><h1>Orders</h1><table>${rows}</table>${next}`),
+      delayMs,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return server;
+}
+
+/** One run through POST /run (a waiting client); its wall time. Fails the bench if the run did not succeed. */
+async function runOnce(base: string, recipe: unknown, rows: number): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${base}/run`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ recipe }),
+  });
+  const result = (await response.json()) as { ok?: boolean; error?: string; data?: { orders?: unknown[] } };
+  const got = result.data?.orders?.length ?? (result.ok ? 1 : 0);
+  if (!result.ok || got !== rows)
+    throw new Error(`a run failed (${response.status}): ${result.error ?? JSON.stringify(result.data)}`);
+  return performance.now() - started;
+}
+
+async function startTabward(
+  args: readonly string[],
+  ready: RegExp,
+  started: ChildProcess[],
+): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(
+    process.execPath,
+    [`${root}scripts/tabward-dev.mjs`, ...args, '--allow-private', '--audit-log', '/dev/null'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  started.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const match = ready.exec(stderr);
+    if (match) return { child, base: match[1] ?? '' };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`tabward ${args[0]} did not start:\n${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export function queueSection(figures: QueueFigures): string {
+  const baseline = figures.rows[0]?.runsPerSecond ?? 1;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const lines = figures.rows.map(
+    (row) =>
+      `| ${row.workers} | ${row.eachAtATime} | ${row.runsPerSecond.toFixed(2)} | ${(row.runsPerSecond / baseline).toFixed(2)} | ${s(row.wallMs)} | ${s(row.p50Ms)} | ${s(row.p95Ms)} |`,
+  );
+  const { inProcess, queued, runs } = figures.serial;
+  const overhead = queued.p50Ms - inProcess.p50Ms;
+  return [
+    `Runs on the Redis queue: \`serve --redis\` + N \`worker\`s, each 2 runs at a time in its own Chromium, over Debian's redis-server; ${figures.runs} runs of a slow-site recipe (3 pages at 1 s each) posted at once per row by waiting clients; ${cpus().length} CPUs, load average ${figures.loadBefore} before and ${figures.loadAfter} after:`,
+    '',
+    '| workers | runs at a time on each | runs/s | vs 1 worker | wall time | p50 run (queueing included) | p95 run |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...lines,
+    '',
+    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}.`,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const figures = await measureQueue(
+    Number(process.env.QUEUE_RUNS ?? 16),
+    Number(process.env.QUEUE_SERIAL ?? 30),
+  );
+  const section = queueSection(figures);
+  if (process.env.BENCH_WRITE !== '0') writeResultsSection('queue-throughput', section);
+  process.stdout.write(`${section}\n`);
+}
