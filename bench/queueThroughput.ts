@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
+import { Queue, QueueEvents, Worker } from 'bullmq';
 import { startRedis } from '../test/helpers/redisServer.ts';
 import { writeResultsSection } from './resultsFile.ts';
 
@@ -33,6 +34,8 @@ export interface QueueFigures {
   readonly runs: number;
   readonly rows: QueueRow[];
   readonly serial: { readonly runs: number; inProcess: Percentiles; queued: Percentiles };
+  /** BullMQ alone on the same Redis: add a job, a worker returns at once, the producer hears it finished. */
+  readonly bare: Percentiles & { readonly jobs: number };
   readonly loadBefore: string;
   readonly loadAfter: string;
 }
@@ -122,10 +125,14 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
       timesQueued.push(await runOnce(queued.base, fastRecipe, 1));
     }
     const of = (times: number[]) => ({ p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) });
+    for (const child of started.splice(0)) await stop(child);
+    process.stderr.write('queue: BullMQ alone, a job that does nothing\n');
+    const bare = await measureBareBullmq(redis.url, 200);
     return {
       runs,
       rows,
       serial: { runs: serialRuns, inProcess: of(timesIn), queued: of(timesQueued) },
+      bare: { ...of(bare), jobs: bare.length },
       loadBefore,
       loadAfter: load(),
     };
@@ -135,6 +142,28 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
     slow.close();
     fast.close();
   }
+}
+
+/** A job's round trip through BullMQ on this Redis, nothing else: add, a worker that returns, the finished event. */
+async function measureBareBullmq(url: string, jobs: number): Promise<number[]> {
+  const { hostname, port } = new URL(url);
+  const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
+  const queue = new Queue('bench-bare', { connection });
+  const events = new QueueEvents('bench-bare', { connection });
+  const worker = new Worker('bench-bare', async () => 'done', { connection });
+  await Promise.all([events.waitUntilReady(), worker.waitUntilReady()]);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < jobs + 10; i++) {
+      const started = performance.now();
+      const job = await queue.add('job', { i }, { removeOnComplete: true });
+      await job.waitUntilFinished(events, 10_000);
+      if (i >= 10) times.push(performance.now() - started);
+    }
+  } finally {
+    await Promise.all([worker.close(), events.close(), queue.close()]);
+  }
+  return times;
 }
 
 function siteUrl(server: Server): string {
@@ -226,7 +255,7 @@ export function queueSection(figures: QueueFigures): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...lines,
     '',
-    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}.`,
+    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}. BullMQ alone on the same Redis (add a job, a worker that returns at once, the producer told it finished; ${figures.bare.jobs} jobs one at a time): p50 ${figures.bare.p50Ms.toFixed(1)} ms, p95 ${figures.bare.p95Ms.toFixed(1)} ms.`,
   ].join('\n');
 }
 

@@ -19,7 +19,13 @@ import type { Lease } from './endpointPool.ts';
 import { type EndpointSpec, scrubEndpoint } from './endpointSpec.ts';
 import type { Refusal } from './runGate.ts';
 import type { RecipeResult, RunBrowser } from './runRecipe.ts';
-import { createGridSession, deleteGridSession, GridBusy, type GridSession } from './seleniumGrid.ts';
+import {
+  createGridSession,
+  deleteGridSession,
+  GridBusy,
+  type GridSession,
+  gridHeaders,
+} from './seleniumGrid.ts';
 
 export interface GridSettings {
   /** The network backstop every run's context is watched by, as in tabward's own browser. */
@@ -28,8 +34,6 @@ export interface GridSettings {
   readonly connectTimeoutMs: number;
   /** Chromium switches for the browsers a Selenium Grid starts for runs (goog:chromeOptions.args). */
   readonly chromeArgs?: readonly string[];
-  /** How long a busy endpoint's first retry waits; doubling up to 2 s (tests make it short). */
-  readonly busyRetryMs?: number;
   readonly log: (line: string) => void;
 }
 
@@ -59,7 +63,7 @@ export class GridRunBrowser implements RunBrowser {
   async openRunPage(timeoutMs: number): Promise<RecipePage> {
     const failures: string[] = [];
     let endpoint = this.lease.endpoint;
-    let busyWait = this.settings.busyRetryMs ?? 250;
+    let busyWait = 250;
     let busySaid = false;
     for (;;) {
       if (this.closed) throw new TabwardError('timeout', 'The run ended before its browser started.');
@@ -106,7 +110,11 @@ export class GridRunBrowser implements RunBrowser {
         session: await createGridSession(endpoint, this.settings.chromeArgs ?? [], this.ending.signal),
       };
       this.gridSessions.push(grid);
-      if (this.closed) throw new TabwardError('timeout', 'The run ended before its browser started.');
+      // The run ended as the Grid answered: close() may have deleted the sessions it knew before this one.
+      if (this.closed) {
+        await this.deleteGridSession(grid);
+        throw new TabwardError('timeout', 'The run ended before its browser started.');
+      }
     }
     const session = new BrowserSession(sessionConfig(endpoint, this.settings, grid?.session.cdp));
     this.sessions.push(session);
@@ -168,7 +176,8 @@ function sessionConfig(
   cdp?: string,
 ): BrowserConfig {
   const wsEndpoint = cdp ?? endpoint?.url;
-  const headers = endpoint && Object.keys(endpoint.headers).length > 0 ? { headers: endpoint.headers } : {};
+  const given = endpoint?.kind === 'selenium' ? gridHeaders(endpoint) : endpoint?.headers;
+  const headers = given && Object.keys(given).length > 0 ? { headers: given } : {};
   return {
     mode: 'remote',
     headless: true,

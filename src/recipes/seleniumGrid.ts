@@ -34,7 +34,7 @@ export async function createGridSession(
     response = await fetch(gridUrl(endpoint, 'session'), {
       method: 'POST',
       // Grid 4 wants the charset named.
-      headers: { ...endpoint.headers, 'content-type': 'application/json; charset=utf-8' },
+      headers: { ...gridHeaders(endpoint), 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ capabilities }),
       signal,
     });
@@ -79,7 +79,7 @@ export async function deleteGridSession(endpoint: EndpointSpec, id: string): Pro
   try {
     const response = await fetch(gridUrl(endpoint, `session/${encodeURIComponent(id)}`), {
       method: 'DELETE',
-      headers: { ...endpoint.headers },
+      headers: gridHeaders(endpoint),
       signal: AbortSignal.timeout(10_000),
     });
     await response.body?.cancel();
@@ -89,10 +89,29 @@ export async function deleteGridSession(endpoint: EndpointSpec, id: string): Pro
   }
 }
 
-/** A path under the Grid's URL (which may end in /wd/hub). */
+/** A path under the Grid's URL (which may end in /wd/hub), without its user info (sent as a header instead). */
 function gridUrl(endpoint: EndpointSpec, path: string): URL {
-  const base = endpoint.url.endsWith('/') ? endpoint.url : `${endpoint.url}/`;
-  return new URL(path, base);
+  const base = new URL(endpoint.url);
+  base.username = '';
+  base.password = '';
+  if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
+  const url = new URL(path, base);
+  url.search = base.search;
+  return url;
+}
+
+/**
+ * The headers of every request to the Grid and of the session's CDP connection: the endpoint's own, and its user
+ * info as Basic authorization (a Grid 4 started with --username/--password wants it on both; fetch refuses a URL
+ * that holds it).
+ */
+export function gridHeaders(endpoint: EndpointSpec): Record<string, string> {
+  const { username, password } = new URL(endpoint.url);
+  if (!username && !password) return { ...endpoint.headers };
+  const basic = Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString(
+    'base64',
+  );
+  return { authorization: `Basic ${basic}`, ...endpoint.headers };
 }
 
 function causeOf(error: unknown): string {
