@@ -25,7 +25,7 @@ export function gridMissing(): string | undefined {
     ['java', 'openjdk-17-jre-headless'],
     ['chromedriver', 'chromium-driver'],
   ] as const)
-    if (spawnSync(command, ['-version'], { stdio: 'ignore' }).error)
+    if (spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status !== 0)
       return `${command} is not installed: run node scripts/setup.mjs (or apt-get install ${pkg})`;
   return undefined;
 }
