@@ -22,6 +22,7 @@ const token = 'bench-queue-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
 
 export interface QueueRow {
+  /** 0: the control, `serve` alone in process with as many runs at a time as 4 workers have. */
   readonly workers: number;
   readonly eachAtATime: number;
   readonly runsPerSecond: number;
@@ -33,7 +34,14 @@ export interface QueueRow {
 export interface QueueFigures {
   readonly runs: number;
   readonly rows: QueueRow[];
-  readonly serial: { readonly runs: number; inProcess: Percentiles; queued: Percentiles };
+  readonly serial: {
+    readonly runs: number;
+    inProcess: Percentiles;
+    queued: Percentiles;
+    /** The wall time less the run's own steps (its step log's ms): HTTP, the queue, the worker, the answer. */
+    outsideInProcess: Percentiles;
+    outsideQueued: Percentiles;
+  };
   /** BullMQ alone on the same Redis: add a job, a worker returns at once, the producer hears it finished. */
   readonly bare: Percentiles & { readonly jobs: number };
   readonly loadBefore: string;
@@ -87,7 +95,7 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
         ).child,
       );
     const rows: QueueRow[] = [];
-    for (const count of [1, 2, 4]) {
+    for (const count of process.env.QUEUE_COST_ONLY === '1' ? [] : [1, 2, 4]) {
       while (workers.length < count) await addWorker(eachAtATime);
       process.stderr.write(`queue: ${count} worker(s) × ${eachAtATime} at a time, ${runs} runs\n`);
       // Each worker's first run starts its Chromium: not what is measured.
@@ -108,8 +116,43 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
         wallMs,
       });
     }
-    // The queue's own cost: one worker, one run at a time, against serve's in-process default.
     for (const worker of workers.splice(1)) await stop(worker);
+    if (workers.length === 0) await addWorker(eachAtATime);
+    // The control: as many runs at a time in one process, without the queue (one Chromium): what this machine gives.
+    const control = await startTabward(
+      [
+        'serve',
+        '--concurrency',
+        String(4 * eachAtATime),
+        '--queue',
+        String(runs),
+        '--port',
+        '0',
+        '--token',
+        token,
+      ],
+      /serving recipes at (\S+)/,
+      started,
+    );
+    process.stderr.write(`queue: control, serve in process ${4 * eachAtATime} at a time, ${runs} runs\n`);
+    await Promise.all(Array.from({ length: 4 * eachAtATime }, () => runOnce(control.base, fastRecipe, 1)));
+    {
+      const began = performance.now();
+      const times = await Promise.all(
+        Array.from({ length: runs }, () => runOnce(control.base, slowRecipe, 12)),
+      );
+      const wallMs = performance.now() - began;
+      rows.push({
+        workers: 0,
+        eachAtATime: 4 * eachAtATime,
+        runsPerSecond: runs / (wallMs / 1000),
+        p50Ms: percentile(times, 50),
+        p95Ms: percentile(times, 95),
+        wallMs,
+      });
+    }
+    await stop(control.child);
+    // The queue's own cost: one worker, one run at a time, against serve's in-process default.
     const inProcess = await startTabward(
       ['serve', '--concurrency', '1', '--port', '0', '--token', token],
       /serving recipes at (\S+)/,
@@ -120,9 +163,15 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
     await runOnce(queued.base, fastRecipe, 1);
     const timesIn: number[] = [];
     const timesQueued: number[] = [];
+    const outsideIn: number[] = [];
+    const outsideQueued: number[] = [];
     for (let i = 0; i < serialRuns; i++) {
-      timesIn.push(await runOnce(inProcess.base, fastRecipe, 1));
-      timesQueued.push(await runOnce(queued.base, fastRecipe, 1));
+      const inProcessRun = await timedRun(inProcess.base, fastRecipe);
+      const queuedRun = await timedRun(queued.base, fastRecipe);
+      timesIn.push(inProcessRun.wallMs);
+      timesQueued.push(queuedRun.wallMs);
+      outsideIn.push(inProcessRun.wallMs - inProcessRun.stepsMs);
+      outsideQueued.push(queuedRun.wallMs - queuedRun.stepsMs);
     }
     const of = (times: number[]) => ({ p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) });
     for (const child of started.splice(0)) await stop(child);
@@ -131,7 +180,13 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
     return {
       runs,
       rows,
-      serial: { runs: serialRuns, inProcess: of(timesIn), queued: of(timesQueued) },
+      serial: {
+        runs: serialRuns,
+        inProcess: of(timesIn),
+        queued: of(timesQueued),
+        outsideInProcess: of(outsideIn),
+        outsideQueued: of(outsideQueued),
+      },
       bare: { ...of(bare), jobs: bare.length },
       loadBefore,
       loadAfter: load(),
@@ -190,6 +245,20 @@ async function startSite(delayMs: number): Promise<Server> {
   return server;
 }
 
+/** One run through POST /run: its wall time, and the time its steps took by its own step log. */
+async function timedRun(base: string, recipe: unknown): Promise<{ wallMs: number; stepsMs: number }> {
+  const started = performance.now();
+  const response = await fetch(`${base}/run`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ recipe }),
+  });
+  const result = (await response.json()) as { ok?: boolean; error?: string; stepLog?: { ms: number }[] };
+  const wallMs = performance.now() - started;
+  if (!result.ok) throw new Error(`a run failed (${response.status}): ${result.error}`);
+  return { wallMs, stepsMs: (result.stepLog ?? []).reduce((sum, step) => sum + step.ms, 0) };
+}
+
 /** One run through POST /run (a waiting client); its wall time. Fails the bench if the run did not succeed. */
 async function runOnce(base: string, recipe: unknown, rows: number): Promise<number> {
   const started = performance.now();
@@ -244,9 +313,9 @@ export function queueSection(figures: QueueFigures): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const lines = figures.rows.map(
     (row) =>
-      `| ${row.workers} | ${row.eachAtATime} | ${row.runsPerSecond.toFixed(2)} | ${(row.runsPerSecond / baseline).toFixed(2)} | ${s(row.wallMs)} | ${s(row.p50Ms)} | ${s(row.p95Ms)} |`,
+      `| ${row.workers === 0 ? 'none: `serve` in process (control)' : row.workers} | ${row.eachAtATime} | ${row.runsPerSecond.toFixed(2)} | ${(row.runsPerSecond / baseline).toFixed(2)} | ${s(row.wallMs)} | ${s(row.p50Ms)} | ${s(row.p95Ms)} |`,
   );
-  const { inProcess, queued, runs } = figures.serial;
+  const { inProcess, queued, runs, outsideInProcess, outsideQueued } = figures.serial;
   const overhead = queued.p50Ms - inProcess.p50Ms;
   return [
     `Runs on the Redis queue: \`serve --redis\` + N \`worker\`s, each 2 runs at a time in its own Chromium, over Debian's redis-server; ${figures.runs} runs of a slow-site recipe (3 pages at 1 s each) posted at once per row by waiting clients; ${cpus().length} CPUs, load average ${figures.loadBefore} before and ${figures.loadAfter} after:`,
@@ -255,7 +324,7 @@ export function queueSection(figures: QueueFigures): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...lines,
     '',
-    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}. BullMQ alone on the same Redis (add a job, a worker that returns at once, the producer told it finished; ${figures.bare.jobs} jobs one at a time): p50 ${figures.bare.p50Ms.toFixed(1)} ms, p95 ${figures.bare.p95Ms.toFixed(1)} ms.`,
+    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}. Outside the run's own steps (wall time less its step log: HTTP, queueing, the answer): in process p50 ${outsideInProcess.p50Ms.toFixed(1)} ms, on the queue p50 ${outsideQueued.p50Ms.toFixed(1)} ms. BullMQ alone on the same Redis (add a job, a worker that returns at once, the producer told it finished; ${figures.bare.jobs} jobs one at a time): p50 ${figures.bare.p50Ms.toFixed(1)} ms, p95 ${figures.bare.p95Ms.toFixed(1)} ms.`,
   ].join('\n');
 }
 
