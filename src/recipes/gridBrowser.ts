@@ -3,9 +3,9 @@
 // (Browserless starts a browser per connection and counts its concurrency in connections; a load balancer in front
 // of Chromium services spreads connections; a Selenium Grid gives a WebDriver session per run, created here and
 // deleted at the end: seleniumGrid.ts) and it leaves nothing another serve process would need. When the browser
-// does not start, the endpoint is taken out and the start moves to another; a *busy* endpoint (Browserless's 429 or
-// 503, a handshake it holds while its own queue waits, a Grid's full session queue) is not taken out: the run waits
-// and tries it again, as long as its deadline allows. Once the run has its tab it stays there: if that browser goes
+// does not start, the endpoint is taken out and the start moves to another; a *busy* endpoint (Browserless's 429, a
+// handshake it holds while its own queue waits, a Grid's full session queue) is not taken out: the run waits and
+// tries it again, as long as its deadline allows. Once the run has its tab it stays there: if that browser goes
 // away mid-run the run fails and says why it was not moved (a step may have written, and a write must not happen
 // twice). Everything said about an endpoint names its label, never its URL or a header's value.
 
@@ -65,6 +65,8 @@ export class GridRunBrowser implements RunBrowser {
     let endpoint = this.lease.endpoint;
     let busyWait = 250;
     let busySaid = false;
+    /** Handshakes held past the connect timeout so far: the first is busy, the next is down (see isBusy). */
+    let held = 0;
     for (;;) {
       if (this.closed) throw new TabwardError('timeout', 'The run ended before its browser started.');
       try {
@@ -76,7 +78,9 @@ export class GridRunBrowser implements RunBrowser {
         // Ended by the run's own deadline (the session closed under it): not the endpoint's fault.
         if (this.closed) throw error;
         const reason = scrubEndpoint(asTabwardError(error).message, endpoint).replace(/\.$/, '');
-        if (await isBusy(error, endpoint)) {
+        const busy = await isBusy(error, endpoint);
+        if (busy === 'held') held++;
+        if (busy === 'answered' || (busy === 'held' && held === 1)) {
           if (!busySaid)
             this.settings.log(
               `tabward: browser endpoint ${endpoint.label} is busy (${reason}); the run waits for it within its deadline.`,
@@ -193,21 +197,19 @@ function sessionConfig(
 }
 
 /**
- * Whether a start failed because the endpoint is busy rather than down: an HTTP 429 or 503 answer to the
- * WebSocket handshake (Browserless past its CONCURRENT and QUEUED), a Grid with no free slot, or a handshake held
- * past the connect timeout by a server that still takes connections (a service queueing it). Down is everything
- * else: refused, reset, no server, a browser that would not start.
+ * Whether a start failed because the endpoint is busy rather than down: it said so (a 429 answer to the WebSocket
+ * handshake, Browserless past its CONCURRENT and QUEUED; a Grid with no free slot), or it held the handshake past
+ * the connect timeout while its host still takes connections ('held': a service queueing it, or a load balancer
+ * whose browsers are gone, which is why only the first one in a run counts as busy). A 503 is down: it is what a
+ * load balancer with no browser behind it answers. Down is everything else: refused, reset, no server, a browser
+ * that would not start.
  */
-async function isBusy(error: unknown, endpoint: EndpointSpec): Promise<boolean> {
-  if (error instanceof GridBusy) return true;
+async function isBusy(error: unknown, endpoint: EndpointSpec): Promise<'answered' | 'held' | false> {
+  if (error instanceof GridBusy) return 'answered';
   const message = error instanceof Error ? error.message : String(error);
-  if (
-    / (429|503)( [A-Za-z ]+)?\b/.test(message) &&
-    /WebSocket error|Unexpected server response/.test(message)
-  )
-    return true;
+  if (/WebSocket error: \S+ 429\b/.test(message)) return 'answered';
   if (!/Timeout \d+ms exceeded/.test(message)) return false;
-  return acceptsConnections(endpoint.url);
+  return (await acceptsConnections(endpoint.url)) ? 'held' : false;
 }
 
 /** A TCP connection to the endpoint's host opens within a second. */

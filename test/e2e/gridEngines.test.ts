@@ -1,7 +1,8 @@
 // Browser services other than a plain CDP endpoint, real parts on 127.0.0.1:
 // - a Browserless stand-in (a small HTTP server that wants a bearer header, answers 429 a few times or holds the
 //   handshake, then passes the connection to a real Chromium's CDP): busy is not down, the endpoint is never taken
-//   out, the run waits within its deadline; the header's value is shown nowhere (/health, logs, results);
+//   out, the run waits within its deadline; the header's value is shown nowhere (/health, logs, results); a
+//   handshake held a second time in one run is a failed start;
 // - Playwright's own server (chromium.launchServer from playwright-core): `playwright+ws://` runs there, spoken
 //   with `connect`, under the browser-wide gate (newBrowserCDPSession).
 
@@ -184,6 +185,24 @@ describe('Browserless (busy is not down, a bearer header) and Playwright servers
     assert.ok(busy.unauthorised > before);
     assert.match(JSON.stringify(run.json), /401/);
     assert.ok(!JSON.stringify(run.json).includes('q-tok-991'));
+  });
+
+  test('a handshake held twice in one run is a failed start (a load balancer with nothing behind it holds them too)', async () => {
+    const serve = await startServe(portal.dir, [
+      '--ws-endpoint',
+      `ws://127.0.0.1:${browserless.port}/?token=q-tok-991#header=Authorization:Bearer%20${bearer}`,
+      '--timeout',
+      '2000',
+    ]);
+    children.push(serve.child);
+    busy.hold = 2;
+    busy.holdMs = 3_000;
+    const run = await post(serve.base, home());
+    assert.equal(run.status, 503, JSON.stringify(run.json));
+    assert.equal(busy.hold, 0, 'the first held handshake was tried again');
+    const health = (await (await fetch(`${serve.base}/health`)).json()) as Loose;
+    assert.equal(health.endpoints[0].state, 'down');
+    assert.equal(health.endpoints[0].startFailures, 1);
   });
 
   test("playwright+ws://: a run on Playwright's launchServer, spoken with connect", async () => {
