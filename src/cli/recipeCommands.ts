@@ -65,7 +65,7 @@ function addRecipeOptions(command: Command): Command {
     .option('--executable-path <path>', 'the Chrome/Chromium to launch')
     .option(
       '--chrome-arg <arg>',
-      'extra Chromium switch for the browser tabward launches (repeatable)',
+      "extra Chromium switch for the browser tabward launches, and for each Selenium Grid session's Chromium (repeatable)",
       collect,
       [],
     )
