@@ -15,6 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { startRedis } from '../test/helpers/redisServer.ts';
 import { writeResultsSection } from './resultsFile.ts';
 
@@ -41,6 +42,10 @@ export interface QueueFigures {
     /** The wall time less the run's own steps (its step log's ms): HTTP, the queue, the worker, the answer. */
     outsideInProcess: Percentiles;
     outsideQueued: Percentiles;
+    /** A queued job by BullMQ's timestamps: added → taken by the worker → finished → the client has its answer. */
+    pickup: Percentiles;
+    inWorker: Percentiles;
+    answer: Percentiles;
   };
   /** BullMQ alone on the same Redis: add a job, a worker returns at once, the producer hears it finished. */
   readonly bare: Percentiles & { readonly jobs: number };
@@ -165,14 +170,31 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
     const timesQueued: number[] = [];
     const outsideIn: number[] = [];
     const outsideQueued: number[] = [];
+    const phases: { pickupMs: number[]; inWorkerMs: number[]; answerMs: number[] } = {
+      pickupMs: [],
+      inWorkerMs: [],
+      answerMs: [],
+    };
+    const jobs = new Redis(redis.url);
     for (let i = 0; i < serialRuns; i++) {
       const inProcessRun = await timedRun(inProcess.base, fastRecipe);
       const queuedRun = await timedRun(queued.base, fastRecipe);
+      // BullMQ's own timestamps of the job (ms, this machine's clock): added, taken by the worker, finished.
+      const [added, taken, finished] = await jobs.hmget(
+        `bull:tabward-runs:${queuedRun.runId}`,
+        'timestamp',
+        'processedOn',
+        'finishedOn',
+      );
+      phases.pickupMs.push(Number(taken) - Number(added));
+      phases.inWorkerMs.push(Number(finished) - Number(taken));
+      phases.answerMs.push(queuedRun.endedAt - Number(finished));
       timesIn.push(inProcessRun.wallMs);
       timesQueued.push(queuedRun.wallMs);
       outsideIn.push(inProcessRun.wallMs - inProcessRun.stepsMs);
       outsideQueued.push(queuedRun.wallMs - queuedRun.stepsMs);
     }
+    jobs.disconnect();
     const of = (times: number[]) => ({ p50Ms: percentile(times, 50), p95Ms: percentile(times, 95) });
     for (const child of started.splice(0)) await stop(child);
     process.stderr.write('queue: BullMQ alone, a job that does nothing\n');
@@ -186,6 +208,9 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
         queued: of(timesQueued),
         outsideInProcess: of(outsideIn),
         outsideQueued: of(outsideQueued),
+        pickup: of(phases.pickupMs),
+        inWorker: of(phases.inWorkerMs),
+        answer: of(phases.answerMs),
       },
       bare: { ...of(bare), jobs: bare.length },
       loadBefore,
@@ -246,17 +271,30 @@ async function startSite(delayMs: number): Promise<Server> {
 }
 
 /** One run through POST /run: its wall time, and the time its steps took by its own step log. */
-async function timedRun(base: string, recipe: unknown): Promise<{ wallMs: number; stepsMs: number }> {
+async function timedRun(
+  base: string,
+  recipe: unknown,
+): Promise<{ wallMs: number; stepsMs: number; runId: string; endedAt: number }> {
   const started = performance.now();
   const response = await fetch(`${base}/run`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ recipe }),
   });
-  const result = (await response.json()) as { ok?: boolean; error?: string; stepLog?: { ms: number }[] };
+  const result = (await response.json()) as {
+    ok?: boolean;
+    error?: string;
+    stepLog?: { ms: number }[];
+    runId?: string;
+  };
   const wallMs = performance.now() - started;
   if (!result.ok) throw new Error(`a run failed (${response.status}): ${result.error}`);
-  return { wallMs, stepsMs: (result.stepLog ?? []).reduce((sum, step) => sum + step.ms, 0) };
+  return {
+    wallMs,
+    stepsMs: (result.stepLog ?? []).reduce((sum, step) => sum + step.ms, 0),
+    runId: result.runId ?? '',
+    endedAt: Date.now(),
+  };
 }
 
 /** One run through POST /run (a waiting client); its wall time. Fails the bench if the run did not succeed. */
@@ -315,7 +353,8 @@ export function queueSection(figures: QueueFigures): string {
     (row) =>
       `| ${row.workers === 0 ? 'none: `serve` in process (control)' : row.workers} | ${row.eachAtATime} | ${row.runsPerSecond.toFixed(2)} | ${(row.runsPerSecond / baseline).toFixed(2)} | ${s(row.wallMs)} | ${s(row.p50Ms)} | ${s(row.p95Ms)} |`,
   );
-  const { inProcess, queued, runs, outsideInProcess, outsideQueued } = figures.serial;
+  const { inProcess, queued, runs, outsideInProcess, outsideQueued, pickup, inWorker, answer } =
+    figures.serial;
   const overhead = queued.p50Ms - inProcess.p50Ms;
   return [
     `Runs on the Redis queue: \`serve --redis\` + N \`worker\`s, each 2 runs at a time in its own Chromium, over Debian's redis-server; ${figures.runs} runs of a slow-site recipe (3 pages at 1 s each) posted at once per row by waiting clients; ${cpus().length} CPUs, load average ${figures.loadBefore} before and ${figures.loadAfter} after:`,
@@ -324,7 +363,7 @@ export function queueSection(figures: QueueFigures): string {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...lines,
     '',
-    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}. Outside the run's own steps (wall time less its step log: HTTP, queueing, the answer): in process p50 ${outsideInProcess.p50Ms.toFixed(1)} ms, on the queue p50 ${outsideQueued.p50Ms.toFixed(1)} ms. BullMQ alone on the same Redis (add a job, a worker that returns at once, the producer told it finished; ${figures.bare.jobs} jobs one at a time): p50 ${figures.bare.p50Ms.toFixed(1)} ms, p95 ${figures.bare.p95Ms.toFixed(1)} ms.`,
+    `The queue's own cost per job: a one-page recipe, one run at a time, ${runs} runs of each alternated: in process (\`serve\`, the default) p50 ${inProcess.p50Ms.toFixed(1)} ms, p95 ${inProcess.p95Ms.toFixed(1)} ms; on the queue (\`serve --redis\` + 1 worker) p50 ${queued.p50Ms.toFixed(1)} ms, p95 ${queued.p95Ms.toFixed(1)} ms: ${overhead.toFixed(1)} ms more at p50 (target ≤ 5 ms ${overhead <= 5 ? '✓' : '✗'}), ratio ${(queued.p50Ms / inProcess.p50Ms).toFixed(2)}. Outside the run's own steps (wall time less its step log: HTTP, queueing, the answer): in process p50 ${outsideInProcess.p50Ms.toFixed(1)} ms, on the queue p50 ${outsideQueued.p50Ms.toFixed(1)} ms. A queued job by BullMQ's own timestamps (ms resolution), p50: added → taken by the worker ${pickup.p50Ms.toFixed(0)} ms, taken → finished ${inWorker.p50Ms.toFixed(0)} ms, finished → the client has its answer ${answer.p50Ms.toFixed(0)} ms. BullMQ alone on the same Redis (add a job, a worker that returns at once, the producer told it finished; ${figures.bare.jobs} jobs one at a time): p50 ${figures.bare.p50Ms.toFixed(1)} ms, p95 ${figures.bare.p95Ms.toFixed(1)} ms.`,
   ].join('\n');
 }
 
