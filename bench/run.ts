@@ -7,12 +7,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { findChrome } from '../src/browser/findChrome.ts';
+import { redisMissing } from '../test/helpers/redisServer.ts';
 import { measureBackstop } from './backstopOverhead.ts';
 import { measureBreakdown } from './breakdown.ts';
 import { measureChokePoint } from './chokePointOverhead.ts';
 import { measureGuard } from './guardOverhead.ts';
 import { measureFirstReadAfterPause, measureServer, type RunFigures } from './measure.ts';
 import { benchPages } from './pages.ts';
+import { measureQueue, queueSection } from './queueThroughput.ts';
 import { measureRecipeRun } from './recipeRun.ts';
 import { measureRelay, relayReport } from './relayLatency.ts';
 import { writeResultsSection } from './resultsFile.ts';
@@ -62,6 +64,11 @@ site.close();
 process.stderr.write('a recipe run against a hand-written Playwright script\n');
 const recipeRun = await measureRecipeRun(chrome, repeats + 2);
 const relay = relayReport(await measureRelay());
+// Runs on the Redis queue: needs redis-server (node scripts/setup.mjs installs it).
+const noRedis = redisMissing();
+if (noRedis) process.stderr.write(`queue throughput not measured: ${noRedis}\n`);
+else process.stderr.write('runs on the Redis queue: 1, 2, 4 workers, and the queue cost per job\n');
+const queue = noRedis ? undefined : queueSection(await measureQueue());
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -205,4 +212,5 @@ const report = `${machine}\n\n${table}\n\n${guardLines.join('\n')}\n\n${backstop
 // The notes written by hand between the sections (what a run showed, before and after a change) are kept.
 writeResultsSection('bench-run', report, true);
 writeResultsSection('relay-latency', relay);
-process.stdout.write(`${report}\n\n${relay}\n`);
+if (queue) writeResultsSection('queue-throughput', queue);
+process.stdout.write(`${report}\n\n${relay}\n${queue ? `\n${queue}\n` : ''}`);

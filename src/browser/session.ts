@@ -8,7 +8,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
-import { type AttachTarget, connectCdp, resolveEndpoint } from './connect.ts';
+import { type AttachTarget, connectCdp, connectPlaywright, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { DevtoolsRecorder } from './devtoolsLog.ts';
 import { DownloadKeeper, type DownloadLimits } from './downloads.ts';
@@ -487,8 +487,12 @@ export class BrowserSession {
         'Remote mode needs --ws-endpoint (or --browser-url) of the browser service.',
       );
     }
-    const resolved = await resolveEndpoint({ ...this.config.attach }, this.config.attachTimeoutMs);
-    const browser = await connectCdp(resolved, this.config.attachTimeoutMs, this.config.notify);
+    const { attach, attachTimeoutMs } = this.config;
+    const resolved = await resolveEndpoint({ ...attach }, attachTimeoutMs);
+    const browser =
+      attach.protocol === 'playwright'
+        ? await connectPlaywright(resolved, attachTimeoutMs, attach.headers)
+        : await connectCdp(resolved, attachTimeoutMs, this.config.notify, undefined, attach.headers);
     // A fresh context: the service's other sessions are not the agent's to see.
     const context = await browser.newContext();
     return { mode: 'remote', browser, context, endpoint: resolved };

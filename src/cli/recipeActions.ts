@@ -97,7 +97,7 @@ export function recipeRuntime(
   const pool = endpoints ? new EndpointPool(endpoints, admission) : undefined;
   // Used without a grid only.
   const slots = new Slots(admission.concurrency, admission.queue, admission.queueWaitMs);
-  const grid = { network, connectTimeoutMs: flags.timeout, log };
+  const grid = { network, connectTimeoutMs: flags.timeout, chromeArgs: flags.chromeArg, log };
   return {
     gate: pool ?? slots,
     endpoints,

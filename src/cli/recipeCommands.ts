@@ -56,7 +56,7 @@ function addRecipeOptions(command: Command): Command {
     .option('--shared', 'use your running Chrome and its logins (see tabward doctor)')
     .option(
       '--ws-endpoint <url>',
-      'a remote browser service (CDP WebSocket); repeatable: runs are spread over them (URL#concurrency=N: its share)',
+      'a remote browser service: CDP (ws://, http://), a Selenium Grid 4 (selenium+http://), a Playwright server (playwright+ws://); repeatable: runs are spread over them (URL#concurrency=N&header=Name:Value)',
       collect,
       [],
     )
@@ -65,7 +65,7 @@ function addRecipeOptions(command: Command): Command {
     .option('--executable-path <path>', 'the Chrome/Chromium to launch')
     .option(
       '--chrome-arg <arg>',
-      'extra Chromium switch for the browser tabward launches (repeatable)',
+      "extra Chromium switch for the browser tabward launches, and for each Selenium Grid session's Chromium (repeatable)",
       collect,
       [],
     )

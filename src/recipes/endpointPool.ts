@@ -126,6 +126,12 @@ export class EndpointPool implements RunGate<Lease> {
       concurrency: this.endpoints.reduce((sum, endpoint) => sum + endpoint.spec.concurrency, 0),
       endpoints: this.endpoints.map((endpoint) => ({
         url: endpoint.spec.label,
+        // A Selenium Grid or a Playwright server says so; a CDP endpoint as before.
+        ...(endpoint.spec.kind === 'cdp' ? {} : { kind: endpoint.spec.kind }),
+        // Which headers go with it, never their values.
+        ...(Object.keys(endpoint.spec.headers).length > 0
+          ? { headers: Object.fromEntries(Object.keys(endpoint.spec.headers).map((name) => [name, '***'])) }
+          : {}),
         concurrency: endpoint.spec.concurrency,
         running: endpoint.running,
         up: endpoint.state !== 'down',

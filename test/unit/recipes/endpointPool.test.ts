@@ -16,6 +16,8 @@ const spec = (name: string, concurrency = 1): EndpointSpec => ({
   url: `ws://${name}:3000/?token=secret-${name}`,
   label: `ws://${name}:3000/?token=***`,
   concurrency,
+  kind: 'cdp',
+  headers: {},
 });
 
 /** A run that holds its lease until told to finish. */
@@ -256,15 +258,24 @@ describe('endpoint pool', () => {
 describe('endpoint URLs', () => {
   test('URL or URL#concurrency=N; anything else after # and other schemes are refused, naming no credential', () => {
     assert.deepEqual(parseEndpoint('ws://grid:3000?token=abc123#concurrency=4', 2), {
+      kind: 'cdp',
       url: 'ws://grid:3000?token=abc123',
       label: 'ws://grid:3000/?token=***',
       concurrency: 4,
+      headers: {},
     });
     assert.equal(parseEndpoint('ws://127.0.0.1:9222/devtools/browser/x', 2).concurrency, 2);
-    for (const bad of ['ws://grid?token=abc123#concurrency=0', 'ws://grid?token=abc123#workers=2'])
+    for (const bad of [
+      'ws://grid?token=abc123#concurrency=0',
+      'ws://grid?token=abc123#workers=2',
+      'ws://grid?token=abc123#header=abc123',
+      'ws://grid?token=abc123#header=Bad%20Name:abc123',
+      'ws://grid?token=abc123#header=X:abc123%0D%0AEvil:1',
+    ])
       assert.throws(
         () => parseEndpoint(bad, 1),
-        (error: Error) => /only concurrency=N/.test(error.message) && !error.message.includes('abc123'),
+        (error: Error) => /after # tabward reads/.test(error.message) && !error.message.includes('abc123'),
+        bad,
       );
     assert.throws(
       () => parseEndpoint('ftp://grid?token=abc123', 1),
@@ -273,6 +284,35 @@ describe('endpoint URLs', () => {
     assert.throws(
       () => parseEndpoint('not a url abc123', 1),
       (error: Error) => /not a URL/.test(error.message) && !error.message.includes('abc123'),
+    );
+  });
+
+  test('selenium+http(s):// is a Selenium Grid, playwright+ws(s):// a Playwright server; headers after #', () => {
+    assert.deepEqual(parseEndpoint('selenium+http://grid:4444/wd/hub#concurrency=3', 1), {
+      kind: 'selenium',
+      url: 'http://grid:4444/wd/hub',
+      label: 'selenium+http://grid:4444/wd/hub',
+      concurrency: 3,
+      headers: {},
+    });
+    assert.deepEqual(
+      parseEndpoint('playwright+wss://pw.example/abc#header=Authorization:Bearer%20s3cret&concurrency=2', 1),
+      {
+        kind: 'playwright',
+        url: 'wss://pw.example/abc',
+        label: 'playwright+wss://pw.example/abc',
+        concurrency: 2,
+        headers: { Authorization: 'Bearer s3cret' },
+      },
+    );
+    const two = parseEndpoint(
+      'wss://b.example#header=X-Api-Key:k3y&header=Authorization:Basic%20dXM6cHc%3D',
+      1,
+    );
+    assert.deepEqual(two.headers, { 'X-Api-Key': 'k3y', Authorization: 'Basic dXM6cHc=' });
+    assert.equal(
+      scrubEndpoint('401 for key k3y with Basic dXM6cHc= (dXM6cHc%3D)', two),
+      '401 for key *** with *** (***)',
     );
   });
 
