@@ -176,12 +176,15 @@ export class RunQueue implements QueuedRuns {
   }
 
   private async read(id: string): Promise<RunRecord | undefined> {
+    // The state first, then the job: read the other way round, a job that finished in between would be a finished
+    // job with the data of a running one (no result: measured under load, it read as failed).
+    const state = await this.queue.getJobState(id);
     const job = await this.queue.getJob(id);
-    if (!job) {
+    if (!job || state === 'unknown') {
       const cancelled = await this.connection.get(`${keyPrefix}:cancelled:${id}`);
       return cancelled ? JSON.parse(cancelled) : undefined;
     }
-    return recordOf(job, await job.getState());
+    return recordOf(job, state);
   }
 
   /** Resolves once the run ended (or the wait ran out), with what is known of it then. */
