@@ -190,7 +190,12 @@ export class RunQueue implements QueuedRuns {
   /** Resolves once the run ended (or the wait ran out), with what is known of it then. */
   async wait(id: string, timeoutMs: number): Promise<RunRecord | undefined> {
     const job = await bounded(this.queue.getJob(id), 'reading a run');
-    if (job) await job.waitUntilFinished(this.events, timeoutMs).catch(() => undefined);
+    if (!job) return this.get(id);
+    const result = await job.waitUntilFinished(this.events, timeoutMs).catch(() => undefined);
+    // The completed event carries the result: answered from it, without reading the job again (two round trips
+    // that were most of the queue's own cost per run, bench/results.md). A failure, a cancel or a wait that ran
+    // out is read as it stands.
+    if (result?.ok) return { ...recordOf(job, 'completed'), result, steps: result.steps, state: 'done' };
     return this.get(id);
   }
 
