@@ -4,9 +4,9 @@
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './freePort.ts';
 import { waitFor } from './waitFor.ts';
 
 export interface RedisUnderTest {
@@ -24,17 +24,6 @@ export function redisMissing(): string | undefined {
   return found.status === 0
     ? undefined
     : 'redis-server is not installed: run node scripts/setup.mjs (or apt-get install redis-server)';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startRedis(): Promise<RedisUnderTest> {

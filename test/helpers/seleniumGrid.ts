@@ -5,7 +5,7 @@
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { freePort } from './freePort.ts';
 import { waitFor } from './waitFor.ts';
 
 export interface GridUnderTest {
@@ -28,17 +28,6 @@ export function gridMissing(): string | undefined {
     if (spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 10_000 }).status !== 0)
       return `${command} is not installed: run node scripts/setup.mjs (or apt-get install ${pkg})`;
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startGrid(options: { maxSessions: number }): Promise<GridUnderTest> {
