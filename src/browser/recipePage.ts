@@ -5,6 +5,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
+import type { Connection } from './browserConnections.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
@@ -210,4 +211,24 @@ export class RecipePage {
       throw translateBrowserError(error, what);
     }
   }
+}
+
+/** A tab for one recipe run in `connection`: in a context of its own, except in the user's Chrome, where logins live. */
+export async function openRunPage(
+  connection: Connection,
+  network: NetworkGuard | undefined,
+  timeoutMs: number,
+): Promise<RecipePage> {
+  if (connection.mode === 'shared') {
+    const page = await RecipePage.open(connection.context, false, timeoutMs);
+    if (network) await withDeadline(page.guardedBy(network), timeoutMs, 'Guarding the tab');
+    return page;
+  }
+  const context = await withDeadline(connection.browser.newContext(), timeoutMs, 'Opening a browser context');
+  if (network) await withDeadline(network.watchContext(context), timeoutMs, 'Guarding the browser');
+  const page = await RecipePage.open(context, true, timeoutMs);
+  // Until the backstop watches the new tab, its first navigation is held like a popup's (an empty 200 page, then
+  // the real load behind the recipe's back): the start's HTTP status and connection errors would be lost.
+  if (network) await withDeadline(page.readyFor(network), timeoutMs, 'Guarding the tab');
+  return page;
 }
