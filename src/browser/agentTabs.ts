@@ -6,7 +6,8 @@ import type { Page } from 'playwright-core';
 import type { Connection } from './browserConnections.ts';
 import { withDeadline } from './deadline.ts';
 import type { NetworkGuard } from './networkGuard.ts';
-import type { PageRegistry, TrackedPage } from './pages.ts';
+import type { PageRegistry } from './pageRegistry.ts';
+import type { TrackedPage } from './pages.ts';
 
 /** A new tab in `connection`, watched: in the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is. */
 export async function openGuardedTab(

@@ -4,7 +4,7 @@
 import type { BrowserMode } from '../core/kinds.ts';
 import type { Connection } from './browserConnections.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
-import type { PageRegistry } from './pages.ts';
+import type { PageRegistry } from './pageRegistry.ts';
 
 export interface SessionStatus {
   readonly mode: BrowserMode;

@@ -5,7 +5,7 @@
 import type { DevtoolsRecorder } from './devtoolsLog.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import type { NetworkGuard } from './networkGuard.ts';
-import type { PageRegistry } from './pages.ts';
+import type { PageRegistry } from './pageRegistry.ts';
 
 export function watchTrackedTabs(
   pages: PageRegistry,
