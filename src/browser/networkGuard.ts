@@ -10,6 +10,8 @@
 // - such a request is held and put to the human of the action running in its tab; with none running, stopped.
 // A request a hook let go carries a single-use token (browser/requestTags.ts); the choke point spends it. One that
 // arrives there without a token was seen by no hook, and is judged there alone, where no pass and no human reach.
+// The verdict: browser/requestJudge.ts (and its stop log and taint); what the hooks read of a request:
+// browser/hookRequests.ts.
 
 import type {
   Browser,
@@ -25,29 +27,8 @@ import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
+import { type FrameTree, initiatorUrlOf, isMainFrame, type PausedRequest, pageOf } from './hookRequests.ts';
 import { RequestJudge } from './requestJudge.ts';
-
-interface FrameTree {
-  readonly frame: { readonly id: string; readonly url: string };
-  readonly childFrames?: readonly FrameTree[];
-}
-
-interface PausedRequest {
-  readonly requestId: string;
-  readonly frameId: string;
-  /** Set at the response stage. */
-  readonly responseStatusCode?: number;
-  readonly responseErrorReason?: string;
-  readonly responseHeaders?: readonly { readonly name: string; readonly value: string }[];
-  readonly resourceType: string;
-  /** Set when this request is a redirect hop of an earlier one. */
-  readonly redirectedRequestId?: string;
-  readonly request: {
-    readonly url: string;
-    readonly method: string;
-    readonly headers: Readonly<Record<string, string>>;
-  };
-}
 
 export class NetworkGuard extends RequestJudge {
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
@@ -398,35 +379,5 @@ export class NetworkGuard extends RequestJudge {
     } catch (error) {
       return `it could not be judged (${String(error)})`;
     }
-  }
-}
-
-function isMainFrame(request: Request): boolean {
-  try {
-    return request.frame().parentFrame() === null;
-  } catch {
-    // No frame yet: a popup's first navigation, issued before its frame exists, is a top-level one. (A service
-    // worker's request has no frame either, and is no navigation.)
-    return request.isNavigationRequest();
-  }
-}
-
-/** The document that made the request: its frame's, or for a frame's own navigation, the frame holding it. */
-function initiatorUrlOf(request: Request): { frameUrl?: string } {
-  try {
-    const frame = request.frame();
-    if (!request.isNavigationRequest()) return { frameUrl: frame.url() };
-    const parent = frame.parentFrame();
-    return parent ? { frameUrl: parent.url() } : {};
-  } catch {
-    return {};
-  }
-}
-
-function pageOf(request: Request): Page | undefined {
-  try {
-    return request.frame().page();
-  } catch {
-    return undefined;
   }
 }
