@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
-import { refEngine, refEngineSource } from './refLocators.ts';
+import { refEngine, refEngineSource } from './snapshot/refLocators.ts';
 
 export interface AttachTarget {
   readonly userDataDir?: string;
@@ -65,7 +65,7 @@ export async function loadChromium(): Promise<typeof import('playwright-core').c
 const playwright = () => requireFromHere('playwright-core') as typeof import('playwright-core');
 
 /**
- * Gives a browser just connected the selector engine its refs resolve with (refLocators.ts), before anything runs
+ * Gives a browser just connected the selector engine its refs resolve with (snapshot/refLocators.ts), before anything runs
  * in its pages: Playwright builds the engines into each document's script once. Registered once a process (a
  * context made later, by newContext, is given every engine registered); a connected browser's own context exists
  * before that and Playwright hands it only the engines registered after it, so a browser connected later gives its

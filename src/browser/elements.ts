@@ -6,12 +6,12 @@ import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
-import { readsWorld } from './documentReads.ts';
 import { hooksOf } from './elementHooks.ts';
-import type { ElementAddress } from './frameScopes.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
-import { callOnElement, locatorFor } from './refLocators.ts';
+import { readsWorld } from './snapshot/documentReads.ts';
+import type { ElementAddress } from './snapshot/frameScopes.ts';
+import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
 
 export interface ResolvedElement {
   readonly locator: Locator;

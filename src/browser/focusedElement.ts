@@ -8,11 +8,11 @@
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
-import { readsWorld, worldOf } from './documentReads.ts';
 import { allFrames, type FocusTarget, frameChain, liveFactsSource } from './elements.ts';
-import { FrameFinder, type FrameScope, mainScope } from './frameScopes.ts';
 import type { TrackedPage } from './pages.ts';
-import { callOnElement, locatorFor } from './refLocators.ts';
+import { readsWorld, worldOf } from './snapshot/documentReads.ts';
+import { FrameFinder, type FrameScope, mainScope } from './snapshot/frameScopes.ts';
+import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
 
 /** Frames and closed shadow roots followed at most (an iframe focused inside an iframe ...). */
 const maxDepth = 12;

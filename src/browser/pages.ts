@@ -8,12 +8,12 @@ import type { CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwrig
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
-import type { ElementAddress } from './frameScopes.ts';
-import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
 import { settlePage, waitForDocument } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
+import type { ElementAddress } from './snapshot/frameScopes.ts';
+import { IsolatedReads } from './snapshot/isolatedReads.ts';
 import { silencePage } from './tabSilence.ts';
 
 export interface RefInfo {

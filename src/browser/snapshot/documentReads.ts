@@ -6,7 +6,7 @@
 // is never paired with another document's token or values.
 
 import type { CDPSession } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import type { FrameScope } from './frameScopes.ts';
 

@@ -6,13 +6,13 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { TabwardError } from '../../core/errors.ts';
+import { withDeadline } from '../deadline.ts';
+import type { TrackedPage } from '../pages.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
-import { withDeadline } from './deadline.ts';
 import { DocumentChanged } from './documentReads.ts';
 import type { FrameScope } from './frameScopes.ts';
-import type { TrackedPage } from './pages.ts';
 import { type AriaNode, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {

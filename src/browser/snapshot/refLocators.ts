@@ -6,7 +6,7 @@
 // another element; an element removed or a document replaced makes its key find nothing.
 
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { TabwardError } from '../../core/errors.ts';
 import { readsWorld } from './documentReads.ts';
 import type { ElementAddress } from './frameScopes.ts';
 
