@@ -3,6 +3,7 @@
 // whether the spare tab a warm-up opened is still fit to hand out.
 
 import type { Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import type { Connection } from './browserConnections.ts';
 import { withDeadline } from './deadline.ts';
 import type { NetworkGuard } from './networkGuard.ts';
@@ -28,7 +29,12 @@ export async function stillSpare(spare: TrackedPage): Promise<TrackedPage | unde
   // Its renderer gone while it waited (killed for memory, say): the first call would get a tab that cannot
   // load. Nobody used it, so it goes, and the call gets a tab of its own.
   if (spare.crashed) {
-    await withDeadline(spare.page.close(), 5_000, 'Closing a crashed tab').catch(() => undefined);
+    await withDeadline(spare.page.close(), 5_000, 'Closing a crashed tab').catch(
+      swallow(
+        'browser',
+        'agentTabs.stillSpare: withDeadline(spare.page.close(), 5_000, "Closing a crashed tab")',
+      ),
+    );
     return undefined;
   }
   return !spare.retired && spare.page.url() === 'about:blank' ? spare : undefined;

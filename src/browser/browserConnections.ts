@@ -4,6 +4,7 @@
 // open, guard and close one connection.
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, connectPlaywright, resolveEndpoint } from './connect.ts';
@@ -119,7 +120,7 @@ export async function openShared(config: BrowserConfig, target: AttachTarget): P
   const browser = await connectCdp(endpoint, config.attachTimeoutMs, config.notify);
   const context = browser.contexts()[0];
   if (!context) {
-    await browser.close().catch(() => undefined);
+    await browser.close().catch(swallow('browser', 'browserConnections.openShared: browser.close()'));
     throw new TabwardError('attach_failed', `The browser at ${endpoint} has no default profile to share.`);
   }
   return { mode: 'shared', browser, context, endpoint };
@@ -156,7 +157,9 @@ export async function guardConnection(
   if (network && connection.mode !== 'isolated')
     await withDeadline(network.guardBrowser(connection.browser), 30_000, 'Guarding the browser').catch(
       async (error: unknown) => {
-        await connection.browser.close().catch(() => undefined);
+        await connection.browser
+          .close()
+          .catch(swallow('browser', 'browserConnections.guardConnection: connection.browser.close()'));
         throw new TabwardError(
           'attach_failed',
           `tabward could not hold the requests of the browser at ${connection.endpoint} until judged (${translateBrowserError(error, 'Guarding the browser').message}), so it does not use it.`,
@@ -188,7 +191,12 @@ export async function usableFirstTab(
       )
     : true;
   if (guarded) return first;
-  await withDeadline(first.close(), 5_000, 'Closing a tab').catch(() => undefined);
+  await withDeadline(first.close(), 5_000, 'Closing a tab').catch(
+    swallow(
+      'browser',
+      'browserConnections.usableFirstTab: withDeadline(first.close(), 5_000, "Closing a tab")',
+    ),
+  );
   return undefined;
 }
 
@@ -204,10 +212,15 @@ export async function closeAttached(
   network: NetworkGuard | undefined,
 ): Promise<void> {
   if (connection.mode === 'shared') await closeTabs(agentTabs);
-  if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
+  if (connection.mode === 'remote')
+    await connection.context
+      .close()
+      .catch(swallow('browser', 'browserConnections.closeAttached: connection.context.close()'));
   await network?.releaseBrowser(connection.browser);
   // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
-  await connection.browser.close().catch(() => undefined);
+  await connection.browser
+    .close()
+    .catch(swallow('browser', 'browserConnections.closeAttached: connection.browser.close()'));
 }
 
 /**
@@ -219,7 +232,12 @@ async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
   await Promise.all(
     tabs.map(async (tracked) => {
       if (!tracked.dialog) await tracked.silence(4_000);
-      await withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(() => undefined);
+      await withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(
+        swallow(
+          'browser',
+          'browserConnections.closeTabs: withDeadline(tracked.page.close(), 5_000, "Closing an agent tab")',
+        ),
+      );
     }),
   );
 }

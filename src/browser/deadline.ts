@@ -1,6 +1,7 @@
 // Deadlines for browser work: nothing the browser does may hang a caller. A call races its own work against
 // a timer and against the page's interruptions (a dialog opening, a crash, the tab closing).
 
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 
 export async function withDeadline<T>(
@@ -28,7 +29,7 @@ export async function withDeadline<T>(
   } finally {
     clearTimeout(timer);
     // The losing work may still reject later; that outcome is no longer anyone's to handle.
-    work.catch(() => undefined);
+    work.catch(swallow('browser', 'deadline.withDeadline: the work failed after its deadline had passed'));
   }
 }
 
@@ -42,7 +43,10 @@ export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T 
     timer = setTimeout(() => resolve(undefined), ms);
   });
   try {
-    return await Promise.race([work.catch(() => undefined), elapsed]);
+    return await Promise.race([
+      work.catch(swallow('browser', 'deadline.settledWithin: the work failed, read as no answer')),
+      elapsed,
+    ]);
   } finally {
     clearTimeout(timer);
   }

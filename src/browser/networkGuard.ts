@@ -23,6 +23,7 @@ import type {
   Route,
   WebSocketRoute,
 } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
@@ -71,7 +72,7 @@ export class NetworkGuard extends RequestJudge {
       const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
       return gate.isAgentTarget(targetInfo.targetId);
     } finally {
-      await cdp.detach().catch(() => undefined);
+      await cdp.detach().catch(swallow('browser', 'networkGuard.isAgentTab: cdp.detach()'));
     }
   }
 
@@ -89,13 +90,23 @@ export class NetworkGuard extends RequestJudge {
         (opener) => opener && this.openers.set(page, opener),
         () => undefined,
       );
-      void this.startPopup(page).catch(() => undefined);
+      void this.startPopup(page).catch(
+        swallow('browser', 'networkGuard.watchContext: this.startPopup(page)'),
+      );
     });
     // A tab already open (the blank one a browser of tabward's own starts with) is first seen now, before any
     // action: unseen, every later new_page would count as the action that opened it, its page's requests held for
     // that call's human as the new tab's doing.
     for (const page of context.pages()) this.seen(page);
-    await Promise.all(context.pages().map((page) => this.ready(page).catch(() => undefined)));
+    await Promise.all(
+      context
+        .pages()
+        .map((page) =>
+          this.ready(page).catch(
+            swallow('browser', 'networkGuard.watchContext: readying the context’s pages'),
+          ),
+        ),
+    );
   }
 
   /** One agent tab in the user's Chrome, where the user's own tabs are not the agent's to police. */
@@ -158,12 +169,16 @@ export class NetworkGuard extends RequestJudge {
           if (!reason) return server.send(message);
           this.socketStopped(request, reason);
           this.record(page, 'WEBSOCKET MESSAGE', socket.url(), reason);
-          void socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
-          void server.close().catch(() => undefined);
+          void socket
+            .close({ code: 1008, reason: 'tabward stopped this connection' })
+            .catch(swallow('browser', 'networkGuard.onWebSocket: closing a stopped socket'));
+          void server.close().catch(swallow('browser', 'networkGuard.onWebSocket: server.close()'));
         });
       return;
     }
-    await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+    await socket
+      .close({ code: 1008, reason: 'tabward stopped this connection' })
+      .catch(swallow('browser', 'networkGuard.onWebSocket: closing a stopped socket'));
   }
 
   /**
@@ -198,7 +213,12 @@ export class NetworkGuard extends RequestJudge {
         paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
           ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page))
           : this.onPaused(cdp, paused, mainFrameId, page);
-      void stage.catch(() => undefined);
+      void stage.catch(
+        swallow(
+          'browser',
+          'networkGuard.interceptHops: a paused request’s stage failed (its tab or session gone)',
+        ),
+      );
     });
     // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts).
     const responses = this.gateOf(page)
@@ -281,7 +301,7 @@ export class NetworkGuard extends RequestJudge {
     const headers = request.headers();
     // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
     if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
-      await route.fallback().catch(() => undefined);
+      await route.fallback().catch(swallow('browser', 'networkGuard.handle: route.fallback()'));
       return;
     }
     const reason = await this.judgeSafely(request);
@@ -294,11 +314,15 @@ export class NetworkGuard extends RequestJudge {
       // iframe's request may redirect before a watch set up later would see it.
       if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
       const tag = this.tags.issue(request.method(), request.url(), this.taintEpoch);
-      await route.fallback({ headers: { ...headers, [tagHeader]: tag } }).catch(() => undefined);
+      await route
+        .fallback({ headers: { ...headers, [tagHeader]: tag } })
+        .catch(swallow('browser', 'networkGuard.handle: route.fallback with its tag'));
       return;
     }
     this.record(pageOf(request), request.method(), request.url(), reason);
-    await route.abort('blockedbyclient').catch(() => undefined);
+    await route
+      .abort('blockedbyclient')
+      .catch(swallow('browser', 'networkGuard.handle: route.abort("blockedbyclient")'));
   }
 
   private async hopsWatchedFor(request: Request): Promise<void> {
@@ -345,14 +369,21 @@ export class NetworkGuard extends RequestJudge {
         request.url(),
         'a form posting into a new window cannot be watched',
       );
-      await route.abort('blockedbyclient').catch(() => undefined);
+      await route
+        .abort('blockedbyclient')
+        .catch(swallow('browser', 'networkGuard.popupFirstNavigation: route.abort("blockedbyclient")'));
       return;
     }
     this.heldPopups.add(request.url());
     const body = '<!doctype html><title>Opening…</title>';
     await route
       .fulfill({ status: 200, contentType: 'text/html', headers: { 'cache-control': 'no-store' }, body })
-      .catch(() => undefined);
+      .catch(
+        swallow(
+          'browser',
+          'networkGuard.popupFirstNavigation: answering a popup’s first navigation with an empty page',
+        ),
+      );
   }
 
   /** A new page: watched first; a popup held at its first address then goes there for real. */
@@ -360,7 +391,9 @@ export class NetworkGuard extends RequestJudge {
     await this.ready(page);
     const url = page.url();
     if (!this.heldPopups.delete(url)) return;
-    await page.evaluate('location.replace(location.href)').catch(() => undefined);
+    await page
+      .evaluate('location.replace(location.href)')
+      .catch(swallow('browser', 'networkGuard.startPopup: page.evaluate("location.replace(location.href)")'));
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */

@@ -3,6 +3,7 @@
 // browser that is gone, a retired tab). Each tab itself is a TrackedPage (browser/pages.ts).
 
 import type { BrowserContext, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { TrackedPage } from './pages.ts';
 
@@ -37,7 +38,7 @@ export class PageRegistry {
         const opener = await page.opener();
         const byOpener = opener !== null && this.byPage.get(opener)?.ownedByAgent === true;
         if (byOpener || (await isAgentTab?.(page))) this.adopt(page);
-      })().catch(() => undefined);
+      })().catch(swallow('browser', 'pageRegistry.watch: telling whether a new page is an agent popup'));
     });
   }
 
@@ -47,7 +48,9 @@ export class PageRegistry {
     tracked.ownedByAgent = true;
     if (this.adopted.has(popup)) return;
     this.adopted.add(popup);
-    void this.onAgentPopup?.(popup).catch(() => undefined);
+    void this.onAgentPopup?.(popup).catch(
+      swallow('browser', 'pageRegistry.adopt: this.onAgentPopup?.(popup)'),
+    );
   }
 
   /** Told of every tab as it is first tracked (the network backstop names its pages by tab id). */

@@ -4,6 +4,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dialog, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import type { PageActivity } from './pageActivity.ts';
 import type { RendererAnnouncements } from './rendererAnnouncements.ts';
@@ -99,7 +100,9 @@ async function pageTurn(tab: SettlingTab, deadline: number): Promise<void> {
   if (tab.closed || tab.dialog) return;
   const ms = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
   const turn = tab.page.evaluate('new Promise((done) => setTimeout(done, 0))');
-  await withDeadline(turn, ms, 'settling', tab.interrupted).catch(() => undefined);
+  await withDeadline(turn, ms, 'settling', tab.interrupted).catch(
+    swallow('browser', 'pageSettle.pageTurn: withDeadline(turn, ms, "settling", tab.interrupted)'),
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
 // browser/pageSettle.ts; silencing a tab before it closes: browser/tabSilence.ts.
 
 import type { CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
@@ -73,7 +74,7 @@ export class TrackedPage {
     this.ownSession = page
       .context()
       .newCDPSession(page)
-      .catch(() => undefined);
+      .catch(swallow('browser', 'pages.constructor: opening tabward’s own CDP session of the tab'));
     this.announcements = new RendererAnnouncements(this.ownSession);
     this.isolatedReads = new IsolatedReads(this.ownSession);
     page.on('framenavigated', (frame) => {
@@ -112,7 +113,7 @@ export class TrackedPage {
         new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
       );
     });
-    void this.watchDialogs().catch(() => undefined);
+    void this.watchDialogs().catch(swallow('browser', 'pages.constructor: this.watchDialogs()'));
   }
 
   /**
@@ -140,7 +141,11 @@ export class TrackedPage {
       ? `the ${this.dialog.type()} dialog ${JSON.stringify(this.dialog.message().slice(0, 100))}`
       : 'a dialog';
     this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts and leaves it alone. It was at ${this.page.url()}.`;
-    await cdp.send('Emulation.setScriptExecutionDisabled', { value: true }).catch(() => undefined);
+    await cdp
+      .send('Emulation.setScriptExecutionDisabled', { value: true })
+      .catch(
+        swallow('browser', 'pages.retire: cdp.send("Emulation.setScriptExecutionDisabled", { value: true })'),
+      );
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();
   }
@@ -155,7 +160,7 @@ export class TrackedPage {
       this.page.on('framenavigated', onNavigated);
       stop = () => this.page.off('framenavigated', onNavigated);
     });
-    promise.catch(() => undefined);
+    promise.catch(() => undefined); // observed by whoever awaits it; this only marks it handled
     return { promise, stop };
   }
 
@@ -207,7 +212,7 @@ export class TrackedPage {
         const reposts = entry.transitionType === 'form_submit' && this.postedUrls.has(entry.url);
         return { url: entry.url, reposts };
       } finally {
-        await cdp.detach().catch(() => undefined);
+        await cdp.detach().catch(swallow('browser', 'pages.historyEntry: cdp.detach()'));
       }
     };
     return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
@@ -270,7 +275,7 @@ export class TrackedPage {
       void this.page
         .locator(':root')
         .count()
-        .catch(() => undefined);
+        .catch(swallow('browser', 'pages.prepareActions: preparing Playwright’s script in the document'));
     }, idleBeforePreparingMs);
     this.idleWork.unref();
   }
@@ -331,7 +336,7 @@ export class TrackedPage {
     const promise = new Promise<never>((_, reject) => {
       this.interruptReject = reject;
     });
-    promise.catch(() => undefined);
+    promise.catch(() => undefined); // observed by whoever awaits it; this only marks it handled
     return promise;
   }
 

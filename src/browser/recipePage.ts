@@ -3,6 +3,7 @@
 // own (fresh cookies, safe to run side by side); shared runs a tab in the user's profile.
 
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
 import type { Connection } from './browserConnections.ts';
@@ -25,9 +26,19 @@ export class RecipePage {
   static async open(context: BrowserContext, ownContext: boolean, timeoutMs: number): Promise<RecipePage> {
     const page = await withDeadline(context.newPage(), timeoutMs, 'Opening a tab');
     // A dialog would block every later step; recipes cannot answer one, so it is dismissed.
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    page.on(
+      'dialog',
+      (dialog) =>
+        void dialog
+          .dismiss()
+          .catch(swallow('browser', 'recipePage.open: dismissing a dialog of a run’s tab')),
+    );
     const close = ownContext ? () => context.close() : () => page.close();
-    return new RecipePage(page, async () => void (await close().catch(() => undefined)), timeoutMs);
+    return new RecipePage(
+      page,
+      async () => void (await close().catch(swallow('browser', 'recipePage.open: closing a run’s tab'))),
+      timeoutMs,
+    );
   }
 
   url(): string {
@@ -107,7 +118,15 @@ export class RecipePage {
       if (how.selector) await this.page.locator(how.selector).first().click({ timeout: timeoutMs });
       // A navigation that turns into a download ends with an error of its own ("Download is starting"): the
       // download event says whether it did.
-      else if (how.url) await this.page.goto(how.url, { timeout: timeoutMs }).catch(() => undefined);
+      else if (how.url)
+        await this.page
+          .goto(how.url, { timeout: timeoutMs })
+          .catch(
+            swallow(
+              'browser',
+              'recipePage.download: the navigation a download URL starts (it aborts as the download begins)',
+            ),
+          );
       const download = await started;
       return { suggested: download.suggestedFilename(), path: await download.path() };
     });

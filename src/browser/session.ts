@@ -7,6 +7,7 @@
 // Opening and guarding one connection: browser/browserConnections.ts; the agent's tabs in it: browser/agentTabs.ts;
 // what every tracked tab is watched by: browser/tabWatchers.ts; browser_status and notices: browser/sessionStatus.ts.
 
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { openGuardedTab, stillSpare, watchConnectionTabs } from './agentTabs.ts';
@@ -156,7 +157,8 @@ export class BrowserSession {
     this.lastAttachError = undefined;
     await this.replaceCurrent(() => this.install(next)).catch(async (error: unknown) => {
       // Shut down meanwhile: the connection to the user's Chrome is not left open behind.
-      if (this.current !== next) await next.browser.close().catch(() => undefined);
+      if (this.current !== next)
+        await next.browser.close().catch(swallow('browser', 'session.attachShared: next.browser.close()'));
       throw error;
     });
   }
@@ -180,7 +182,7 @@ export class BrowserSession {
     const previous = this.replacing;
     const replacing = (async () => {
       await previous;
-      await this.starting?.catch(() => undefined);
+      await this.starting?.catch(swallow('browser', 'session.replaceCurrent: a start in flight failed'));
       await this.closeCurrent();
       if (this.stopping.signal.aborted) throw shuttingDown();
       await next();
@@ -198,7 +200,7 @@ export class BrowserSession {
   async close(): Promise<void> {
     this.stopping.abort();
     for (const launched of this.launching) void this.closeLaunched(launched);
-    await this.starting?.catch(() => undefined);
+    await this.starting?.catch(swallow('browser', 'session.close: a start in flight failed'));
     await this.replacing;
     await this.closeCurrent();
     // tabward exits once this resolves: a close begun earlier must not leave a browser or its profile behind.
@@ -263,7 +265,10 @@ export class BrowserSession {
     const connection = await this.ensure();
     // Runs open contexts of their own: the blank tab the browser started with would only hold memory.
     const spare = await this.takeSpareTab();
-    if (spare) await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(() => undefined);
+    if (spare)
+      await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(
+        swallow('browser', 'session.openRunPage: withDeadline(spare.page.close(), 5_000, "Closing a tab")'),
+      );
     return openRunPage(connection, this.config.network, timeoutMs);
   }
 
@@ -300,7 +305,10 @@ export class BrowserSession {
     } catch (error) {
       // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
       if (connection.launched) await this.closeLaunched(connection.launched);
-      else await connection.browser.close().catch(() => undefined);
+      else
+        await connection.browser
+          .close()
+          .catch(swallow('browser', 'session.open: closing a connection that was never installed'));
       throw error;
     } finally {
       if (connection.launched) this.launching.delete(connection.launched);
@@ -387,7 +395,7 @@ export class BrowserSession {
   private closeLaunched(launched: IsolatedBrowser): Promise<void> {
     const closing: Promise<void> = launched
       .close()
-      .catch(() => undefined)
+      .catch(swallow('browser', 'session.closeLaunched: closing a browser tabward launched'))
       .finally(() => this.closings.delete(closing));
     this.closings.add(closing);
     return closing;

@@ -3,6 +3,7 @@
 // (browser/pages.ts) is this.
 
 import type { Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { withDeadline } from './deadline.ts';
 
 /**
@@ -12,18 +13,25 @@ import { withDeadline } from './deadline.ts';
  * tabward starts the egress proxy stops such a request anyway; in the user's Chrome this is all there is.
  */
 export async function silencePage(page: Page, timeoutMs: number, gone: () => boolean): Promise<void> {
-  await withDeadline(freezeFrames(page), timeoutMs / 2, 'Stopping the frames').catch(() => undefined);
+  await withDeadline(freezeFrames(page), timeoutMs / 2, 'Stopping the frames').catch(
+    swallow(
+      'browser',
+      'tabSilence.silencePage: withDeadline(freezeFrames(page), timeoutMs / 2, "Stopping the frames")',
+    ),
+  );
   const crash = async () => {
     const cdp = await page.context().newCDPSession(page);
     // The renderer dies before it answers: the reply never comes, the crash event does.
-    void cdp.send('Page.crash').catch(() => undefined);
+    void cdp.send('Page.crash').catch(swallow('browser', 'tabSilence.silencePage: cdp.send("Page.crash")'));
     await new Promise<void>((resolve) => {
       if (gone()) resolve();
       page.once('crash', () => resolve());
       page.once('close', () => resolve());
     });
   };
-  await withDeadline(crash(), timeoutMs, 'Stopping the page').catch(() => undefined);
+  await withDeadline(crash(), timeoutMs, 'Stopping the page').catch(
+    swallow('browser', 'tabSilence.silencePage: withDeadline(crash(), timeoutMs, "Stopping the page")'),
+  );
 }
 
 async function freezeFrames(page: Page): Promise<void> {
@@ -34,12 +42,12 @@ async function freezeFrames(page: Page): Promise<void> {
       const cdp = await page
         .context()
         .newCDPSession(frame)
-        .catch(() => undefined);
+        .catch(swallow('browser', 'tabSilence.freezeFrames: a frame with no session of its own'));
       if (!cdp) return;
       await Promise.all([
         cdp.send('Emulation.setScriptExecutionDisabled', { value: true }),
         cdp.send('Network.enable').then(() => cdp.send('Network.setBlockedURLs', { urls: ['*'] })),
-      ]).catch(() => undefined);
+      ]).catch(swallow('browser', 'tabSilence.freezeFrames: switching off a frame’s scripts and requests'));
     }),
   );
 }

@@ -6,6 +6,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame } from 'playwright-core';
+import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { withDeadline } from '../deadline.ts';
 import type { TrackedPage } from '../pages.ts';
@@ -90,7 +91,7 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
     page.on('framenavigated', onNavigated);
     const read = readTab(page, session, timeoutMs);
     // What a navigation interrupted is nobody's to wait for any more.
-    read.catch(() => undefined);
+    read.catch(swallow('browser', 'snapshot.treeWithPasswords: a read a navigation interrupted'));
     try {
       const outcome = await Promise.race([read.catch((error: unknown) => ({ error })), navigated]);
       if (outcome !== 'navigated') {
@@ -114,7 +115,14 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
     await Promise.all([
       sleep(100 * attempt),
       ...[...navigatedFrames].map((frame) =>
-        frame.waitForLoadState('domcontentloaded', { timeout: timeoutMs }).catch(() => undefined),
+        frame
+          .waitForLoadState('domcontentloaded', { timeout: timeoutMs })
+          .catch(
+            swallow(
+              'browser',
+              'snapshot.treeWithPasswords: frame.waitForLoadState("domcontentloaded", { timeout: timeoutMs })',
+            ),
+          ),
       ),
     ]);
   }
