@@ -47,6 +47,26 @@ export interface Connection {
   readonly launched?: IsolatedBrowser;
 }
 
+/** Browsers tabward launched that are closing (the unused warm one, a crashed one's leftovers): awaited at exit. */
+export class LaunchedClosings {
+  private readonly pending = new Set<Promise<void>>();
+
+  /** Closes a browser tabward launched (its process group and profile too); never fails. */
+  close(launched: IsolatedBrowser): Promise<void> {
+    const closing: Promise<void> = launched
+      .close()
+      .catch(swallow('browser', 'session: closing a browser tabward launched'))
+      .finally(() => this.pending.delete(closing));
+    this.pending.add(closing);
+    return closing;
+  }
+
+  /** Once every close begun so far has ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+}
+
 /** A start or switch refused while tabward shuts down. */
 export function shuttingDown(): TabwardError {
   return new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');

@@ -31,6 +31,9 @@ import { tagHeader } from './egressProxy.ts';
 import { type FrameTree, initiatorUrlOf, isMainFrame, type PausedRequest, pageOf } from './hookRequests.ts';
 import { RequestJudge } from './requestJudge.ts';
 
+/** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
+const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
+
 export class NetworkGuard extends RequestJudge {
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
   private readonly documentWatches = new WeakMap<Page, Promise<void>>();
@@ -72,7 +75,7 @@ export class NetworkGuard extends RequestJudge {
       const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
       return gate.isAgentTarget(targetInfo.targetId);
     } finally {
-      await cdp.detach().catch(swallow('browser', 'networkGuard.isAgentTab: cdp.detach()'));
+      await cdp.detach().catch(swallowing('isAgentTab: cdp.detach()'));
     }
   }
 
@@ -90,22 +93,14 @@ export class NetworkGuard extends RequestJudge {
         (opener) => opener && this.openers.set(page, opener),
         () => undefined,
       );
-      void this.startPopup(page).catch(
-        swallow('browser', 'networkGuard.watchContext: this.startPopup(page)'),
-      );
+      void this.startPopup(page).catch(swallowing('watchContext: this.startPopup(page)'));
     });
     // A tab already open (the blank one a browser of tabward's own starts with) is first seen now, before any
     // action: unseen, every later new_page would count as the action that opened it, its page's requests held for
     // that call's human as the new tab's doing.
     for (const page of context.pages()) this.seen(page);
     await Promise.all(
-      context
-        .pages()
-        .map((page) =>
-          this.ready(page).catch(
-            swallow('browser', 'networkGuard.watchContext: readying the context’s pages'),
-          ),
-        ),
+      context.pages().map((page) => this.ready(page).catch(swallowing('watchContext: ready'))),
     );
   }
 
@@ -171,14 +166,14 @@ export class NetworkGuard extends RequestJudge {
           this.record(page, 'WEBSOCKET MESSAGE', socket.url(), reason);
           void socket
             .close({ code: 1008, reason: 'tabward stopped this connection' })
-            .catch(swallow('browser', 'networkGuard.onWebSocket: closing a stopped socket'));
-          void server.close().catch(swallow('browser', 'networkGuard.onWebSocket: server.close()'));
+            .catch(swallowing('onWebSocket: closing a stopped socket'));
+          void server.close().catch(swallowing('onWebSocket: server.close()'));
         });
       return;
     }
     await socket
       .close({ code: 1008, reason: 'tabward stopped this connection' })
-      .catch(swallow('browser', 'networkGuard.onWebSocket: closing a stopped socket'));
+      .catch(swallowing('onWebSocket: closing a stopped socket'));
   }
 
   /**
@@ -213,12 +208,7 @@ export class NetworkGuard extends RequestJudge {
         paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
           ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page))
           : this.onPaused(cdp, paused, mainFrameId, page);
-      void stage.catch(
-        swallow(
-          'browser',
-          'networkGuard.interceptHops: a paused request’s stage failed (its tab or session gone)',
-        ),
-      );
+      void stage.catch(swallowing('interceptHops: a paused request’s stage (tab or session gone)'));
     });
     // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts).
     const responses = this.gateOf(page)
@@ -301,7 +291,7 @@ export class NetworkGuard extends RequestJudge {
     const headers = request.headers();
     // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
     if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
-      await route.fallback().catch(swallow('browser', 'networkGuard.handle: route.fallback()'));
+      await route.fallback().catch(swallowing('handle: route.fallback()'));
       return;
     }
     const reason = await this.judgeSafely(request);
@@ -316,13 +306,11 @@ export class NetworkGuard extends RequestJudge {
       const tag = this.tags.issue(request.method(), request.url(), this.taintEpoch);
       await route
         .fallback({ headers: { ...headers, [tagHeader]: tag } })
-        .catch(swallow('browser', 'networkGuard.handle: route.fallback with its tag'));
+        .catch(swallowing('handle: route.fallback with its tag'));
       return;
     }
     this.record(pageOf(request), request.method(), request.url(), reason);
-    await route
-      .abort('blockedbyclient')
-      .catch(swallow('browser', 'networkGuard.handle: route.abort("blockedbyclient")'));
+    await route.abort('blockedbyclient').catch(swallowing('handle: route.abort("blockedbyclient")'));
   }
 
   private async hopsWatchedFor(request: Request): Promise<void> {
@@ -371,19 +359,14 @@ export class NetworkGuard extends RequestJudge {
       );
       await route
         .abort('blockedbyclient')
-        .catch(swallow('browser', 'networkGuard.popupFirstNavigation: route.abort("blockedbyclient")'));
+        .catch(swallowing('popupFirstNavigation: route.abort("blockedbyclient")'));
       return;
     }
     this.heldPopups.add(request.url());
     const body = '<!doctype html><title>Opening…</title>';
     await route
       .fulfill({ status: 200, contentType: 'text/html', headers: { 'cache-control': 'no-store' }, body })
-      .catch(
-        swallow(
-          'browser',
-          'networkGuard.popupFirstNavigation: answering a popup’s first navigation with an empty page',
-        ),
-      );
+      .catch(swallowing('popupFirstNavigation: the empty page'));
   }
 
   /** A new page: watched first; a popup held at its first address then goes there for real. */
@@ -393,7 +376,7 @@ export class NetworkGuard extends RequestJudge {
     if (!this.heldPopups.delete(url)) return;
     await page
       .evaluate('location.replace(location.href)')
-      .catch(swallow('browser', 'networkGuard.startPopup: page.evaluate("location.replace(location.href)")'));
+      .catch(swallowing('startPopup: page.evaluate("location.replace(location.href)")'));
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */

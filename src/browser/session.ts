@@ -16,6 +16,7 @@ import {
   type Connection,
   closeAttached,
   guardConnection,
+  LaunchedClosings,
   openIsolated,
   openRemote,
   openShared,
@@ -32,6 +33,9 @@ import type { TrackedPage } from './pages.ts';
 import { openRunPage, type RecipePage } from './recipePage.ts';
 import { fallbackNotice, lostNotice, type SessionStatus, sessionStatus } from './sessionStatus.ts';
 import { watchTrackedTabs } from './tabWatchers.ts';
+
+/** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
+const swallowing = (why: string) => swallow('browser', `session.${why}`);
 
 export { type BrowserConfig, withOwnBrowserFeatures } from './browserConnections.ts';
 export type { SessionStatus } from './sessionStatus.ts';
@@ -68,7 +72,7 @@ export class BrowserSession {
   /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
   private replacing: Promise<void> | undefined;
   /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
-  private readonly closings = new Set<Promise<void>>();
+  private readonly closings = new LaunchedClosings();
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
@@ -158,7 +162,7 @@ export class BrowserSession {
     await this.replaceCurrent(() => this.install(next)).catch(async (error: unknown) => {
       // Shut down meanwhile: the connection to the user's Chrome is not left open behind.
       if (this.current !== next)
-        await next.browser.close().catch(swallow('browser', 'session.attachShared: next.browser.close()'));
+        await next.browser.close().catch(swallowing('attachShared: closing the connection left behind'));
       throw error;
     });
   }
@@ -182,7 +186,7 @@ export class BrowserSession {
     const previous = this.replacing;
     const replacing = (async () => {
       await previous;
-      await this.starting?.catch(swallow('browser', 'session.replaceCurrent: a start in flight failed'));
+      await this.starting?.catch(swallowing('replaceCurrent: a start in flight failed'));
       await this.closeCurrent();
       if (this.stopping.signal.aborted) throw shuttingDown();
       await next();
@@ -199,12 +203,12 @@ export class BrowserSession {
   /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
   async close(): Promise<void> {
     this.stopping.abort();
-    for (const launched of this.launching) void this.closeLaunched(launched);
-    await this.starting?.catch(swallow('browser', 'session.close: a start in flight failed'));
+    for (const launched of this.launching) void this.closings.close(launched);
+    await this.starting?.catch(swallowing('close: a start in flight failed'));
     await this.replacing;
     await this.closeCurrent();
     // tabward exits once this resolves: a close begun earlier must not leave a browser or its profile behind.
-    await Promise.all([...this.closings]);
+    await this.closings.settled();
   }
 
   /** What changed under the agent since it was last told: the user's Chrome gone, a fallback, a restart. */
@@ -267,7 +271,7 @@ export class BrowserSession {
     const spare = await this.takeSpareTab();
     if (spare)
       await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(
-        swallow('browser', 'session.openRunPage: withDeadline(spare.page.close(), 5_000, "Closing a tab")'),
+        swallowing('openRunPage: closing the spare tab'),
       );
     return openRunPage(connection, this.config.network, timeoutMs);
   }
@@ -304,11 +308,8 @@ export class BrowserSession {
       await this.install(connection);
     } catch (error) {
       // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
-      if (connection.launched) await this.closeLaunched(connection.launched);
-      else
-        await connection.browser
-          .close()
-          .catch(swallow('browser', 'session.open: closing a connection that was never installed'));
+      if (connection.launched) await this.closings.close(connection.launched);
+      else await connection.browser.close().catch(swallowing('open: a connection never installed'));
       throw error;
     } finally {
       if (connection.launched) this.launching.delete(connection.launched);
@@ -375,7 +376,7 @@ export class BrowserSession {
     this.dropConnection(why);
     void this.config.network?.releaseBrowser(connection.browser, 0);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
-    if (connection.launched) void this.closeLaunched(connection.launched);
+    if (connection.launched) void this.closings.close(connection.launched);
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
     if (!this.used) return;
     this.notices.push(lostNotice(connection.mode, tabs));
@@ -388,17 +389,8 @@ export class BrowserSession {
     if (!connection) return;
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
-    if (connection.launched) return this.closeLaunched(connection.launched);
+    if (connection.launched) return this.closings.close(connection.launched);
     await closeAttached(connection, agentTabs, this.config.network);
-  }
-
-  private closeLaunched(launched: IsolatedBrowser): Promise<void> {
-    const closing: Promise<void> = launched
-      .close()
-      .catch(swallow('browser', 'session.closeLaunched: closing a browser tabward launched'))
-      .finally(() => this.closings.delete(closing));
-    this.closings.add(closing);
-    return closing;
   }
 
   private emitMode(mode: BrowserMode): void {
