@@ -24,12 +24,19 @@ export async function withDeadline<T>(
       ms,
     );
   });
+  // The losing work may still reject later; that outcome is no longer anyone's to handle (a failure that won the race
+  // is the caller's, and is not told to the debug channel).
+  let raced = false;
+  const late = swallow(
+    'browser',
+    'deadline.withDeadline: the work failed after its deadline or an interruption',
+  );
+  work.catch((error: unknown) => (raced ? late(error) : undefined));
   try {
     return await Promise.race(interrupt ? [work, timeout, interrupt] : [work, timeout]);
   } finally {
+    raced = true;
     clearTimeout(timer);
-    // The losing work may still reject later; that outcome is no longer anyone's to handle.
-    work.catch(swallow('browser', 'deadline.withDeadline: the work failed after its deadline had passed'));
   }
 }
 
