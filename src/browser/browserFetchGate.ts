@@ -22,6 +22,7 @@
 // sites' service workers stopped, before the gate lets go: see BrowserSession.closeCurrent).
 
 import type { Browser, CDPSession } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { tagHeader } from './egressProxy.ts';
 import type { RequestJudge } from './requestJudge.ts';
 
@@ -114,7 +115,9 @@ export class BrowserFetchGate {
   }
 
   private track(work: Promise<void>): void {
-    const settled = work.catch(() => undefined).finally(() => this.inFlight.delete(settled));
+    const settled = work
+      .catch(swallow('browser', 'browserFetchGate.track: a piece of the gate’s work failed'))
+      .finally(() => this.inFlight.delete(settled));
     this.inFlight.add(settled);
   }
 
@@ -174,9 +177,13 @@ export class BrowserFetchGate {
     await Promise.all(
       [...this.workers]
         .filter(([, origin]) => this.agentOrigins.has(origin))
-        .map(([targetId]) => this.cdp.send('Target.closeTarget', { targetId }).catch(() => undefined)),
+        .map(([targetId]) =>
+          this.cdp
+            .send('Target.closeTarget', { targetId })
+            .catch(swallow('browser', 'browserFetchGate.close: stopping the agent sites’ service workers')),
+        ),
     );
-    await this.cdp.detach().catch(() => undefined);
+    await this.cdp.detach().catch(swallow('browser', 'browserFetchGate.close: this.cdp.detach()'));
   }
 }
 

@@ -4,9 +4,10 @@
 
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { swallow, swallowed } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { discoverActivePort, enableRemoteDebuggingHint, readActivePort } from './devToolsActivePort.ts';
-import { refEngine, refEngineSource } from './refLocators.ts';
+import { refEngine, refEngineSource } from './snapshot/refLocators.ts';
 
 export interface AttachTarget {
   readonly userDataDir?: string;
@@ -47,8 +48,9 @@ async function endpointFromBrowserUrl(browserUrl: string, timeoutMs: number): Pr
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     const body = (await response.json()) as { webSocketDebuggerUrl?: unknown };
     if (typeof body.webSocketDebuggerUrl === 'string') return body.webSocketDebuggerUrl;
-  } catch {
+  } catch (error) {
     // fall through to the error below
+    swallowed('browser', 'connect.endpointFromBrowserUrl: fall through to the error below', error);
   }
   throw new TabwardError('attach_failed', `No Chrome answered at ${browserUrl}.`, enableRemoteDebuggingHint);
 }
@@ -65,7 +67,7 @@ export async function loadChromium(): Promise<typeof import('playwright-core').c
 const playwright = () => requireFromHere('playwright-core') as typeof import('playwright-core');
 
 /**
- * Gives a browser just connected the selector engine its refs resolve with (refLocators.ts), before anything runs
+ * Gives a browser just connected the selector engine its refs resolve with (snapshot/refLocators.ts), before anything runs
  * in its pages: Playwright builds the engines into each document's script once. Registered once a process (a
  * context made later, by newContext, is given every engine registered); a connected browser's own context exists
  * before that and Playwright hands it only the engines registered after it, so a browser connected later gives its
@@ -109,7 +111,7 @@ const requireFromHere = createRequire(import.meta.url);
 
 /** Starts loading playwright-core in the background, once the caller has answered what it had to answer fast. */
 export function preloadBrowserLibrary(): void {
-  loadChromium().catch(() => undefined);
+  loadChromium().catch(swallow('browser', 'connect.loadChromium: loadChromium()'));
 }
 
 export async function connectCdp(

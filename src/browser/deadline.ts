@@ -1,6 +1,7 @@
 // Deadlines for browser work: nothing the browser does may hang a caller. A call races its own work against
 // a timer and against the page's interruptions (a dialog opening, a crash, the tab closing).
 
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 
 export async function withDeadline<T>(
@@ -23,12 +24,19 @@ export async function withDeadline<T>(
       ms,
     );
   });
+  // The losing work may still reject later; that outcome is no longer anyone's to handle (a failure that won the race
+  // is the caller's, and is not told to the debug channel).
+  let raced = false;
+  const late = swallow(
+    'browser',
+    'deadline.withDeadline: the work failed after its deadline or an interruption',
+  );
+  work.catch((error: unknown) => (raced ? late(error) : undefined));
   try {
     return await Promise.race(interrupt ? [work, timeout, interrupt] : [work, timeout]);
   } finally {
+    raced = true;
     clearTimeout(timer);
-    // The losing work may still reject later; that outcome is no longer anyone's to handle.
-    work.catch(() => undefined);
   }
 }
 
@@ -42,7 +50,10 @@ export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T 
     timer = setTimeout(() => resolve(undefined), ms);
   });
   try {
-    return await Promise.race([work.catch(() => undefined), elapsed]);
+    return await Promise.race([
+      work.catch(swallow('browser', 'deadline.settledWithin: the work failed, read as no answer')),
+      elapsed,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,6 +8,7 @@
 //   would redirect the user's own downloads too (measured: Page.setDownloadBehavior applies to the whole profile).
 
 import type { CDPSession } from 'playwright-core';
+import { swallow, swallowed } from '../core/debug.ts';
 
 const browserWorkHeaders = new Set(['report-to', 'reporting-endpoints', 'nel', 'speculation-rules']);
 
@@ -49,7 +50,12 @@ export async function answerDocumentResponse(
     } finally {
       await cdp
         .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'Aborted' })
-        .catch(() => undefined);
+        .catch(
+          swallow(
+            'browser',
+            'documentResponses.answerDocumentResponse: failing the request of a download taken',
+          ),
+        );
     }
     return;
   }
@@ -90,7 +96,9 @@ async function readBody(cdp: CDPSession, requestId: string, maxBytes: number): P
       if (chunk.eof) return Buffer.concat(chunks);
     }
   } finally {
-    await cdp.send('IO.close', { handle: stream }).catch(() => undefined);
+    await cdp
+      .send('IO.close', { handle: stream })
+      .catch(swallow('browser', 'documentResponses.readBody: cdp.send("IO.close", { handle: stream })'));
   }
 }
 
@@ -100,8 +108,13 @@ function fileNameOf(disposition: string): string | undefined {
   if (extended) {
     try {
       return decodeURIComponent(extended.trim());
-    } catch {
+    } catch (error) {
       // a malformed one: the plain filename below, if any
+      swallowed(
+        'browser',
+        'documentResponses.fileNameOf: a malformed one: the plain filename below, if any',
+        error,
+      );
     }
   }
   return /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/.exec(disposition)?.slice(1).find(Boolean)?.trim();

@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 
 /** A tab as the keeper sees it (browser/pages.ts TrackedPage). */
 export interface DownloadingTab {
@@ -171,7 +172,7 @@ export class DownloadKeeper {
   private take(tab: DownloadingTab, download: Download): void {
     const entry = this.begin(tab, download.url(), download.suggestedFilename());
     if (entry.state !== 'saving') {
-      void download.cancel().catch(() => undefined);
+      void download.cancel().catch(swallow('browser', 'downloads.take: download.cancel()'));
       return;
     }
     void this.save(entry, download)

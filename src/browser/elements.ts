@@ -2,16 +2,17 @@
 // its frame, each ancestor frame, and the top document, as the browser reports them now.
 
 import type { Frame, Locator, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
-import { readsWorld } from './documentReads.ts';
 import { hooksOf } from './elementHooks.ts';
-import type { ElementAddress } from './frameScopes.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
-import { callOnElement, locatorFor } from './refLocators.ts';
+import { readsWorld } from './snapshot/documentReads.ts';
+import type { ElementAddress } from './snapshot/frameScopes.ts';
+import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
 
 export interface ResolvedElement {
   readonly locator: Locator;
@@ -137,7 +138,7 @@ async function locatorAndFrame(
   const handle = await locator.elementHandle({ timeout: timeoutMs });
   const frame = await handle.ownerFrame();
   // Releasing the handle is nobody's wait.
-  void handle.dispose().catch(() => undefined);
+  void handle.dispose().catch(swallow('browser', 'elements.locatorAndFrame: handle.dispose()'));
   if (!frame)
     throw new TabwardError('stale_ref', `Ref ${ref} is no longer in the page.`, 'Take a new snapshot.');
   return [locator, frame];
@@ -308,7 +309,7 @@ export async function describeLocator(
     // elementHandle waits for the element to be attached; the frame and the facts are read side by side.
     const handle = await locator.elementHandle({ timeout: timeoutMs });
     const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
-    void handle.dispose().catch(() => undefined);
+    void handle.dispose().catch(swallow('browser', 'elements.describeLocator: handle.dispose()'));
     const frames = frame ? frameChain(frame) : [];
     return { frames, ...live, fingerprint: fingerprintOf(frames, live) };
   };

@@ -6,13 +6,14 @@
 // page counts, so a page embedding a sensitive frame is treated as sensitive.
 
 import type { CDPSession, Frame, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
-import { readsWorld, worldOf } from './documentReads.ts';
 import { allFrames, type FocusTarget, frameChain, liveFactsSource } from './elements.ts';
-import { FrameFinder, type FrameScope, mainScope } from './frameScopes.ts';
 import type { TrackedPage } from './pages.ts';
-import { callOnElement, locatorFor } from './refLocators.ts';
+import { readsWorld, worldOf } from './snapshot/documentReads.ts';
+import { FrameFinder, type FrameScope, mainScope } from './snapshot/frameScopes.ts';
+import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
 
 /** Frames and closed shadow roots followed at most (an iframe focused inside an iframe ...). */
 const maxDepth = 12;
@@ -126,7 +127,14 @@ async function focusedIn(scope: FrameScope, within: number | undefined): Promise
       return { kind: 'closed-host', backendNodeId: node.backendNodeId, shadowRoot: closed.backendNodeId };
     return { kind: 'element', backendNodeId: node.backendNodeId };
   } finally {
-    void session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => undefined);
+    void session
+      .send('Runtime.releaseObjectGroup', { objectGroup })
+      .catch(
+        swallow(
+          'browser',
+          'focusedElement.focusedIn: session.send("Runtime.releaseObjectGroup", { objectGroup })',
+        ),
+      );
   }
 }
 
@@ -145,6 +153,6 @@ async function frameOf(page: Page, scope: FrameScope, timeoutMs: number): Promis
     if (!frame) throw new Error('the focused frame has no document');
     return frame;
   } finally {
-    void handle.dispose().catch(() => undefined);
+    void handle.dispose().catch(swallow('browser', 'focusedElement.frameOf: handle.dispose()'));
   }
 }

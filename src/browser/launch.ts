@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { swallowed } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { settledWithin } from './deadline.ts';
 import { type ActivePort, readActivePort } from './devToolsActivePort.ts';
@@ -215,8 +216,9 @@ function groupRunsSync(pgid: number): boolean {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(group) === pgid && state !== 'Z' && state !== 'X') return true;
-    } catch {
+    } catch (error) {
       // gone meanwhile
+      swallowed('browser', 'launch.groupRunsSync: gone meanwhile', error);
     }
   }
   return false;
@@ -237,7 +239,7 @@ function sayAtExit(line: string): void {
   try {
     writeSync(2, `${line}\n`);
   } catch {
-    // stderr is gone with the client
+    // stderr is gone with the client (nowhere to say it, the debug channel included)
   }
 }
 
@@ -334,8 +336,9 @@ export async function stopChrome(
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
-  } catch {
+  } catch (error) {
     // already gone
+    swallowed('browser', 'launch.killGroup: already gone', error);
   }
 }
 

@@ -10,6 +10,8 @@
 // - such a request is held and put to the human of the action running in its tab; with none running, stopped.
 // A request a hook let go carries a single-use token (browser/requestTags.ts); the choke point spends it. One that
 // arrives there without a token was seen by no hook, and is judged there alone, where no pass and no human reach.
+// The verdict: browser/requestJudge.ts (and its stop log and taint); what the hooks read of a request:
+// browser/hookRequests.ts.
 
 import type {
   Browser,
@@ -21,33 +23,16 @@ import type {
   Route,
   WebSocketRoute,
 } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
+import { type FrameTree, initiatorUrlOf, isMainFrame, type PausedRequest, pageOf } from './hookRequests.ts';
 import { RequestJudge } from './requestJudge.ts';
 
-interface FrameTree {
-  readonly frame: { readonly id: string; readonly url: string };
-  readonly childFrames?: readonly FrameTree[];
-}
-
-interface PausedRequest {
-  readonly requestId: string;
-  readonly frameId: string;
-  /** Set at the response stage. */
-  readonly responseStatusCode?: number;
-  readonly responseErrorReason?: string;
-  readonly responseHeaders?: readonly { readonly name: string; readonly value: string }[];
-  readonly resourceType: string;
-  /** Set when this request is a redirect hop of an earlier one. */
-  readonly redirectedRequestId?: string;
-  readonly request: {
-    readonly url: string;
-    readonly method: string;
-    readonly headers: Readonly<Record<string, string>>;
-  };
-}
+/** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
+const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
 
 export class NetworkGuard extends RequestJudge {
   private readonly handler = (route: Route, request: Request) => this.handle(route, request);
@@ -90,7 +75,7 @@ export class NetworkGuard extends RequestJudge {
       const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
       return gate.isAgentTarget(targetInfo.targetId);
     } finally {
-      await cdp.detach().catch(() => undefined);
+      await cdp.detach().catch(swallowing('isAgentTab: cdp.detach()'));
     }
   }
 
@@ -108,13 +93,15 @@ export class NetworkGuard extends RequestJudge {
         (opener) => opener && this.openers.set(page, opener),
         () => undefined,
       );
-      void this.startPopup(page).catch(() => undefined);
+      void this.startPopup(page).catch(swallowing('watchContext: this.startPopup(page)'));
     });
     // A tab already open (the blank one a browser of tabward's own starts with) is first seen now, before any
     // action: unseen, every later new_page would count as the action that opened it, its page's requests held for
     // that call's human as the new tab's doing.
     for (const page of context.pages()) this.seen(page);
-    await Promise.all(context.pages().map((page) => this.ready(page).catch(() => undefined)));
+    await Promise.all(
+      context.pages().map((page) => this.ready(page).catch(swallowing('watchContext: ready'))),
+    );
   }
 
   /** One agent tab in the user's Chrome, where the user's own tabs are not the agent's to police. */
@@ -177,12 +164,16 @@ export class NetworkGuard extends RequestJudge {
           if (!reason) return server.send(message);
           this.socketStopped(request, reason);
           this.record(page, 'WEBSOCKET MESSAGE', socket.url(), reason);
-          void socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
-          void server.close().catch(() => undefined);
+          void socket
+            .close({ code: 1008, reason: 'tabward stopped this connection' })
+            .catch(swallowing('onWebSocket: closing a stopped socket'));
+          void server.close().catch(swallowing('onWebSocket: server.close()'));
         });
       return;
     }
-    await socket.close({ code: 1008, reason: 'tabward stopped this connection' }).catch(() => undefined);
+    await socket
+      .close({ code: 1008, reason: 'tabward stopped this connection' })
+      .catch(swallowing('onWebSocket: closing a stopped socket'));
   }
 
   /**
@@ -217,7 +208,7 @@ export class NetworkGuard extends RequestJudge {
         paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
           ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page))
           : this.onPaused(cdp, paused, mainFrameId, page);
-      void stage.catch(() => undefined);
+      void stage.catch(swallowing('interceptHops: a paused request’s stage (tab or session gone)'));
     });
     // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts).
     const responses = this.gateOf(page)
@@ -300,7 +291,7 @@ export class NetworkGuard extends RequestJudge {
     const headers = request.headers();
     // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
     if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
-      await route.fallback().catch(() => undefined);
+      await route.fallback().catch(swallowing('handle: route.fallback()'));
       return;
     }
     const reason = await this.judgeSafely(request);
@@ -313,11 +304,13 @@ export class NetworkGuard extends RequestJudge {
       // iframe's request may redirect before a watch set up later would see it.
       if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
       const tag = this.tags.issue(request.method(), request.url(), this.taintEpoch);
-      await route.fallback({ headers: { ...headers, [tagHeader]: tag } }).catch(() => undefined);
+      await route
+        .fallback({ headers: { ...headers, [tagHeader]: tag } })
+        .catch(swallowing('handle: route.fallback with its tag'));
       return;
     }
     this.record(pageOf(request), request.method(), request.url(), reason);
-    await route.abort('blockedbyclient').catch(() => undefined);
+    await route.abort('blockedbyclient').catch(swallowing('handle: route.abort("blockedbyclient")'));
   }
 
   private async hopsWatchedFor(request: Request): Promise<void> {
@@ -364,14 +357,16 @@ export class NetworkGuard extends RequestJudge {
         request.url(),
         'a form posting into a new window cannot be watched',
       );
-      await route.abort('blockedbyclient').catch(() => undefined);
+      await route
+        .abort('blockedbyclient')
+        .catch(swallowing('popupFirstNavigation: route.abort("blockedbyclient")'));
       return;
     }
     this.heldPopups.add(request.url());
     const body = '<!doctype html><title>Opening…</title>';
     await route
       .fulfill({ status: 200, contentType: 'text/html', headers: { 'cache-control': 'no-store' }, body })
-      .catch(() => undefined);
+      .catch(swallowing('popupFirstNavigation: the empty page'));
   }
 
   /** A new page: watched first; a popup held at its first address then goes there for real. */
@@ -379,7 +374,9 @@ export class NetworkGuard extends RequestJudge {
     await this.ready(page);
     const url = page.url();
     if (!this.heldPopups.delete(url)) return;
-    await page.evaluate('location.replace(location.href)').catch(() => undefined);
+    await page
+      .evaluate('location.replace(location.href)')
+      .catch(swallowing('startPopup: page.evaluate("location.replace(location.href)")'));
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */
@@ -398,35 +395,5 @@ export class NetworkGuard extends RequestJudge {
     } catch (error) {
       return `it could not be judged (${String(error)})`;
     }
-  }
-}
-
-function isMainFrame(request: Request): boolean {
-  try {
-    return request.frame().parentFrame() === null;
-  } catch {
-    // No frame yet: a popup's first navigation, issued before its frame exists, is a top-level one. (A service
-    // worker's request has no frame either, and is no navigation.)
-    return request.isNavigationRequest();
-  }
-}
-
-/** The document that made the request: its frame's, or for a frame's own navigation, the frame holding it. */
-function initiatorUrlOf(request: Request): { frameUrl?: string } {
-  try {
-    const frame = request.frame();
-    if (!request.isNavigationRequest()) return { frameUrl: frame.url() };
-    const parent = frame.parentFrame();
-    return parent ? { frameUrl: parent.url() } : {};
-  } catch {
-    return {};
-  }
-}
-
-function pageOf(request: Request): Page | undefined {
-  try {
-    return request.frame().page();
-  } catch {
-    return undefined;
   }
 }

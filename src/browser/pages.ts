@@ -1,18 +1,21 @@
 // The tabs tabward knows about: a stable id per tab (p1, p2, ... never reused), who opened it, which
 // document it shows, its open dialog, crash state, the main document's HTTP status, the navigations it sent,
 // and the refs of its last snapshot. A tab whose dialog vanished with the frame that opened it is retired
-// (see watchDialogs); the ids of tabs of a browser that is gone are remembered, to say so.
+// (see watchDialogs). The registry of tabs: browser/pageRegistry.ts; settling after an action:
+// browser/pageSettle.ts; silencing a tab before it closes: browser/tabSilence.ts.
 
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
+import type { CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
-import { settledWithin, withDeadline } from './deadline.ts';
+import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
-import type { ElementAddress } from './frameScopes.ts';
-import { IsolatedReads } from './isolatedReads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
+import { settlePage, waitForDocument } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
+import type { ElementAddress } from './snapshot/frameScopes.ts';
+import { IsolatedReads } from './snapshot/isolatedReads.ts';
+import { silencePage } from './tabSilence.ts';
 
 export interface RefInfo {
   readonly role: string;
@@ -71,7 +74,7 @@ export class TrackedPage {
     this.ownSession = page
       .context()
       .newCDPSession(page)
-      .catch(() => undefined);
+      .catch(swallow('browser', 'pages.constructor: opening tabward’s own CDP session of the tab'));
     this.announcements = new RendererAnnouncements(this.ownSession);
     this.isolatedReads = new IsolatedReads(this.ownSession);
     page.on('framenavigated', (frame) => {
@@ -110,7 +113,7 @@ export class TrackedPage {
         new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
       );
     });
-    void this.watchDialogs().catch(() => undefined);
+    void this.watchDialogs().catch(swallow('browser', 'pages.constructor: this.watchDialogs()'));
   }
 
   /**
@@ -138,7 +141,11 @@ export class TrackedPage {
       ? `the ${this.dialog.type()} dialog ${JSON.stringify(this.dialog.message().slice(0, 100))}`
       : 'a dialog';
     this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts and leaves it alone. It was at ${this.page.url()}.`;
-    await cdp.send('Emulation.setScriptExecutionDisabled', { value: true }).catch(() => undefined);
+    await cdp
+      .send('Emulation.setScriptExecutionDisabled', { value: true })
+      .catch(
+        swallow('browser', 'pages.retire: cdp.send("Emulation.setScriptExecutionDisabled", { value: true })'),
+      );
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();
   }
@@ -153,7 +160,7 @@ export class TrackedPage {
       this.page.on('framenavigated', onNavigated);
       stop = () => this.page.off('framenavigated', onNavigated);
     });
-    promise.catch(() => undefined);
+    promise.catch(() => undefined); // observed by whoever awaits it; this only marks it handled
     return { promise, stop };
   }
 
@@ -205,49 +212,17 @@ export class TrackedPage {
         const reposts = entry.transitionType === 'form_submit' && this.postedUrls.has(entry.url);
         return { url: entry.url, reposts };
       } finally {
-        await cdp.detach().catch(() => undefined);
+        await cdp.detach().catch(swallow('browser', 'pages.historyEntry: cdp.detach()'));
       }
     };
     return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
   }
 
   /**
-   * Stops the page's renderer, so that no unload handler runs when the tab is closed next. Its out-of-process frames
-   * live in other renderers (shared with other tabs of their site, so not crashed): their scripts are switched off
-   * and their requests blocked first, so that no `pagehide` beacon leaves as they are torn down. In the browsers
-   * tabward starts the egress proxy stops such a request anyway; in the user's Chrome this is all there is.
+   * Stops the page's renderer, so that no unload handler runs when the tab is closed next (browser/tabSilence.ts).
    */
   async silence(timeoutMs: number): Promise<void> {
-    await withDeadline(this.freezeFrames(), timeoutMs / 2, 'Stopping the frames').catch(() => undefined);
-    const crash = async () => {
-      const cdp = await this.page.context().newCDPSession(this.page);
-      // The renderer dies before it answers: the reply never comes, the crash event does.
-      void cdp.send('Page.crash').catch(() => undefined);
-      await new Promise<void>((resolve) => {
-        if (this.crashed || this.closed) resolve();
-        this.page.once('crash', () => resolve());
-        this.page.once('close', () => resolve());
-      });
-    };
-    await withDeadline(crash(), timeoutMs, 'Stopping the page').catch(() => undefined);
-  }
-
-  private async freezeFrames(): Promise<void> {
-    const frames = this.page.frames().filter((frame) => frame !== this.page.mainFrame());
-    await Promise.all(
-      frames.map(async (frame) => {
-        // Only an out-of-process frame has a session of its own; the others die with the main renderer.
-        const cdp = await this.page
-          .context()
-          .newCDPSession(frame)
-          .catch(() => undefined);
-        if (!cdp) return;
-        await Promise.all([
-          cdp.send('Emulation.setScriptExecutionDisabled', { value: true }),
-          cdp.send('Network.enable').then(() => cdp.send('Network.setBlockedURLs', { urls: ['*'] })),
-        ]).catch(() => undefined);
-      }),
-    );
+    await silencePage(this.page, timeoutMs, () => this.crashed || this.closed);
   }
 
   /** What a screenshot hides: password fields in every frame, and every field a secret was typed into. */
@@ -267,87 +242,19 @@ export class TrackedPage {
       throw new TabwardError('dialog_open', dialogText(this.dialog), 'Answer it with handle_dialog first.');
   }
 
-  /**
-   * After an action: waits for what it set off, and only that. One turn of the page's event loop lets a
-   * navigation or request its handlers scheduled show itself; unless the renderer announced nothing since
-   * `announcedSince` (a mark of its announcements taken before the action), a quiet window then lets what it
-   * started reach the backstop; a navigation is followed until its document is parsed, and the requests sent since
-   * `since` (an activity mark taken before the action) are given a brief window to answer, so that a stream or a
-   * long poll never holds the agent. An action that set nothing off costs that one round trip, not a fixed delay.
-   */
+  /** After an action: waits for what it set off, and only that, bounded (browser/pageSettle.ts). */
   async settle(timeoutMs: number, since = this.activity.mark(), announcedSince?: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const documentBefore = this.documentSeq;
-    const stopped = () => this.closed || this.dialog !== undefined || Date.now() >= deadline;
-    const turnMs = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
-    // A dialog the page opens meanwhile stops the turn (the page answers nothing until the dialog is answered).
-    const turned = () => Promise.race([this.announcements.turn(turnMs), this.interrupted.catch(() => false)]);
-    const counted = announcedSince !== undefined && !this.closed && !this.dialog && (await turned());
-    if (!counted) await this.pageTurn(deadline);
-    if (!counted || this.maySendUnannounced(since, announcedSince)) await this.quietWindow(deadline, stopped);
-    const navigating = this.navigations.size > 0;
-    while (this.navigations.size > 0 && !stopped()) await this.activity.changed(deadline - Date.now());
-    if (navigating || this.documentSeq !== documentBefore)
-      await this.waitForDocument(Math.max(1, deadline - Date.now()));
-    const quietBy = Math.min(deadline, Date.now() + settleRequestsMs);
-    let waited = false;
-    while (this.activity.pendingSince(since) > 0 && !stopped() && Date.now() < quietBy) {
-      waited = true;
-      await this.activity.changed(quietBy - Date.now());
-    }
-    // The answers' handlers update the page in a task of their own.
-    if (waited) await this.pageTurn(deadline);
+    await settlePage(this, timeoutMs, since, announcedSince);
   }
 
-  /**
-   * Whether something the action set off may still reach the backstop: the renderer announced a request, a
-   * navigation or a window; a request was seen already; or the page has frames or workers whose renderers
-   * announce on sessions of their own (an out-of-process frame, a worker), so that silence here proves nothing.
-   */
-  private maySendUnannounced(since: number, announcedSince: number): boolean {
-    return (
-      this.announcements.since(announcedSince) > 0 ||
-      this.activity.mark() !== since ||
-      this.page.frames().length > 1 ||
-      this.page.workers().length > 0
-    );
-  }
-
-  /**
-   * A request the action set off (a click handler's fetch, a beacon) can still be on its way to the network
-   * backstop when the page's next task has run: wait until no new request has started for a short while, so it is
-   * held and asked about as this action's doing rather than refused as a late one. Bounded.
-   */
-  private async quietWindow(deadline: number, stopped: () => boolean): Promise<void> {
-    const cap = Math.min(deadline, Date.now() + settleRequestsMs);
-    let quietUntil = Math.min(cap, Date.now() + quietMs);
-    while (Date.now() < quietUntil && !stopped()) {
-      const seen = this.activity.mark();
-      await this.activity.changed(quietUntil - Date.now());
-      if (this.activity.mark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
-    }
-  }
-
-  /** One task of the page's event loop (bounded: a page may have replaced setTimeout, or be navigating). */
-  private async pageTurn(deadline: number): Promise<void> {
-    if (this.closed || this.dialog) return;
-    const ms = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
-    const turn = this.page.evaluate('new Promise((done) => setTimeout(done, 0))');
-    await withDeadline(turn, ms, 'settling', this.interrupted).catch(() => undefined);
-  }
-
-  /**
-   * Waits (bounded) until the current document is parsed. Polls document.readyState instead of waiting for load
-   * events: a page restored from the back/forward cache fires none, and Playwright's load state then never
-   * arrives.
-   */
+  /** Waits (bounded) until the current document is parsed (browser/pageSettle.ts). */
   async waitForDocument(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && !this.closed && !this.dialog) {
-      const state = await settledWithin(this.page.evaluate('document.readyState'), 1_000);
-      if (state === 'interactive' || state === 'complete') return;
-      await sleep(50);
-    }
+    await waitForDocument(this, timeoutMs);
+  }
+
+  /** Main-frame navigation requests not answered yet. */
+  get pendingNavigations(): number {
+    return this.navigations.size;
   }
 
   /**
@@ -368,7 +275,7 @@ export class TrackedPage {
       void this.page
         .locator(':root')
         .count()
-        .catch(() => undefined);
+        .catch(swallow('browser', 'pages.prepareActions: preparing Playwright’s script in the document'));
     }, idleBeforePreparingMs);
     this.idleWork.unref();
   }
@@ -429,7 +336,7 @@ export class TrackedPage {
     const promise = new Promise<never>((_, reject) => {
       this.interruptReject = reject;
     });
-    promise.catch(() => undefined);
+    promise.catch(() => undefined); // observed by whoever awaits it; this only marks it handled
     return promise;
   }
 
@@ -438,19 +345,8 @@ export class TrackedPage {
   }
 }
 
-function goneWithBrowser(id: string, why: string): string {
-  return `Tab ${id} belonged to a browser that is gone (${why}); tabs do not survive a browser restart.`;
-}
-
-/** How long the requests an action sent may keep the agent waiting after it (a stream never finishes). */
-const settleRequestsMs = 500;
-/** How long no new request must start after an action before it counts as settled. */
-const quietMs = 60;
 /** How long a tab stays untouched before Playwright's script is prepared in its document. */
 const idleBeforePreparingMs = 50;
-/** The bound on one turn of the page's event loop. */
-const pageTurnMs = 1_000;
-
 const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
 
 function safeFrame(request: Request): Frame | undefined {
@@ -463,105 +359,4 @@ function safeFrame(request: Request): Frame | undefined {
 
 function dialogText(dialog: Dialog): string {
   return `A ${dialog.type()} dialog is open: ${JSON.stringify(dialog.message().slice(0, 200))}.`;
-}
-
-export class PageRegistry {
-  private readonly byPage = new Map<Page, TrackedPage>();
-  /** Ids no longer in use, and why: a tab of a browser that is gone, or a retired tab. */
-  private readonly gone = new Map<string, string>();
-  private nextId = 1;
-  selected: TrackedPage | undefined;
-
-  /** Told of each popup of an agent tab, once: it is policed like the agent's tabs. */
-  private onAgentPopup: ((page: Page) => Promise<void>) | undefined;
-  private readonly adopted = new WeakSet<Page>();
-
-  /**
-   * Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. A popup is
-   * the agent's when its opener is an agent tab: told by the opener's own popup event (which comes even when the
-   * opener closes itself at once, and page.opener() then says none), by page.opener(), or by `isAgentTab` (the
-   * browser-wide gate's view of who opened what, in the user's Chrome).
-   */
-  watch(
-    context: BrowserContext,
-    ownedByDefault: boolean,
-    onAgentPopup?: (page: Page) => Promise<void>,
-    isAgentTab?: (page: Page) => Promise<boolean>,
-  ): void {
-    this.onAgentPopup = onAgentPopup;
-    for (const page of context.pages()) this.track(page, ownedByDefault);
-    context.on('page', (page) => {
-      this.track(page, ownedByDefault);
-      void (async () => {
-        const opener = await page.opener();
-        const byOpener = opener !== null && this.byPage.get(opener)?.ownedByAgent === true;
-        if (byOpener || (await isAgentTab?.(page))) this.adopt(page);
-      })().catch(() => undefined);
-    });
-  }
-
-  /** A popup of an agent tab: the agent's, and policed like its tabs (once). */
-  private adopt(popup: Page): void {
-    const tracked = this.track(popup, true);
-    tracked.ownedByAgent = true;
-    if (this.adopted.has(popup)) return;
-    this.adopted.add(popup);
-    void this.onAgentPopup?.(popup).catch(() => undefined);
-  }
-
-  /** Told of every tab as it is first tracked (the network backstop names its pages by tab id). */
-  onTrack: ((tracked: TrackedPage) => void) | undefined;
-
-  track(page: Page, ownedByAgent: boolean): TrackedPage {
-    const existing = this.byPage.get(page);
-    if (existing) return existing;
-    const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
-    this.byPage.set(page, tracked);
-    tracked.onRetire = () => {
-      this.byPage.delete(page);
-      if (tracked.retired) this.gone.set(tracked.id, tracked.retired);
-      if (this.selected === tracked) this.selected = undefined;
-    };
-    this.onTrack?.(tracked);
-    page.on('popup', (popup) => {
-      if (tracked.ownedByAgent) this.adopt(popup);
-    });
-    page.on('close', () => {
-      this.byPage.delete(page);
-      if (this.selected === tracked) this.selected = undefined;
-      // Playwright closes every page of a browser that died just before it reports the disconnect: a moment
-      // later, the browser says whether this tab was closed on its own or went with its browser.
-      setTimeout(() => {
-        if (this.gone.has(tracked.id) || page.context().browser()?.isConnected() !== false) return;
-        this.gone.set(tracked.id, goneWithBrowser(tracked.id, 'it closed or crashed'));
-      }, 0);
-    });
-    return tracked;
-  }
-
-  list(): TrackedPage[] {
-    return [...this.byPage.values()].filter((tracked) => !tracked.closed && !tracked.retired);
-  }
-
-  get(id: string): TrackedPage {
-    const found = this.list().find((tracked) => tracked.id === id);
-    if (!found) {
-      const why = this.gone.get(id);
-      if (why)
-        throw new TabwardError('page_closed', why, 'Use list_pages; open the page again with new_page.');
-      const known =
-        this.list()
-          .map((tracked) => tracked.id)
-          .join(', ') || 'none';
-      throw new TabwardError('not_found', `No open tab with id ${id} (open: ${known}).`, 'Use list_pages.');
-    }
-    return found;
-  }
-
-  /** Drops every tab (the browser is gone or replaced); their ids keep saying why. */
-  forget(why: string): void {
-    for (const tracked of this.list()) this.gone.set(tracked.id, goneWithBrowser(tracked.id, why));
-    this.byPage.clear();
-    this.selected = undefined;
-  }
 }

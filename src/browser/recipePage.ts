@@ -3,8 +3,10 @@
 // own (fresh cookies, safe to run side by side); shared runs a tab in the user's profile.
 
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
+import type { Connection } from './browserConnections.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
@@ -24,9 +26,19 @@ export class RecipePage {
   static async open(context: BrowserContext, ownContext: boolean, timeoutMs: number): Promise<RecipePage> {
     const page = await withDeadline(context.newPage(), timeoutMs, 'Opening a tab');
     // A dialog would block every later step; recipes cannot answer one, so it is dismissed.
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    page.on(
+      'dialog',
+      (dialog) =>
+        void dialog
+          .dismiss()
+          .catch(swallow('browser', 'recipePage.open: dismissing a dialog of a run’s tab')),
+    );
     const close = ownContext ? () => context.close() : () => page.close();
-    return new RecipePage(page, async () => void (await close().catch(() => undefined)), timeoutMs);
+    return new RecipePage(
+      page,
+      async () => void (await close().catch(swallow('browser', 'recipePage.open: closing a run’s tab'))),
+      timeoutMs,
+    );
   }
 
   url(): string {
@@ -106,7 +118,15 @@ export class RecipePage {
       if (how.selector) await this.page.locator(how.selector).first().click({ timeout: timeoutMs });
       // A navigation that turns into a download ends with an error of its own ("Download is starting"): the
       // download event says whether it did.
-      else if (how.url) await this.page.goto(how.url, { timeout: timeoutMs }).catch(() => undefined);
+      else if (how.url)
+        await this.page
+          .goto(how.url, { timeout: timeoutMs })
+          .catch(
+            swallow(
+              'browser',
+              'recipePage.download: the navigation a download URL starts (it aborts as the download begins)',
+            ),
+          );
       const download = await started;
       return { suggested: download.suggestedFilename(), path: await download.path() };
     });
@@ -210,4 +230,24 @@ export class RecipePage {
       throw translateBrowserError(error, what);
     }
   }
+}
+
+/** A tab for one recipe run in `connection`: in a context of its own, except in the user's Chrome, where logins live. */
+export async function openRunPage(
+  connection: Connection,
+  network: NetworkGuard | undefined,
+  timeoutMs: number,
+): Promise<RecipePage> {
+  if (connection.mode === 'shared') {
+    const page = await RecipePage.open(connection.context, false, timeoutMs);
+    if (network) await withDeadline(page.guardedBy(network), timeoutMs, 'Guarding the tab');
+    return page;
+  }
+  const context = await withDeadline(connection.browser.newContext(), timeoutMs, 'Opening a browser context');
+  if (network) await withDeadline(network.watchContext(context), timeoutMs, 'Guarding the browser');
+  const page = await RecipePage.open(context, true, timeoutMs);
+  // Until the backstop watches the new tab, its first navigation is held like a popup's (an empty 200 page, then
+  // the real load behind the recipe's back): the start's HTTP status and connection errors would be lost.
+  if (network) await withDeadline(page.readyFor(network), timeoutMs, 'Guarding the tab');
+  return page;
 }

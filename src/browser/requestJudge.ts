@@ -1,30 +1,20 @@
 // The verdict of the network backstop (browser/networkGuard.ts wires it to the CDP hooks and the egress proxy):
 // what the rules, the passes, the session's taint and the human answering for the running action say of one
 // request, one line in the stop log for each request stopped, and what the choke point let out that the audit names.
-// Pure bookkeeping over the facts the hooks report; no browser call here.
+// Pure bookkeeping over the facts the hooks report; no browser call here. The stop log: browser/requestLog.ts; the
+// session's taint: browser/requestTaint.ts (the judge's base classes).
 
 import type { Page } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Attendance, Backstop, TaintView, UntiedStop } from '../core/callPath.ts';
-import { type Attendant, type RequestFacts, taintReason, webAddress } from '../core/networkHolds.ts';
+import type { Attendance, Backstop } from '../core/callPath.ts';
+import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import type { EgressPolicy, EgressRequest } from './egressProxy.ts';
 import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
 import { RequestTags } from './requestTags.ts';
+import { TaintTracker } from './requestTaint.ts';
 
-export interface BlockedRequest {
-  readonly seq: number;
-  readonly page: Page | undefined;
-  readonly method: string;
-  readonly url: string;
-  readonly reason: string;
-}
-
-/** A request the choke point let out that the audit names: a write into a sensitive page, a send after a read. */
-export interface SentRequest {
-  readonly seq: number;
-  readonly line: string;
-}
+export type { BlockedRequest, SentRequest } from './requestLog.ts';
 
 /** How long after an action its tab's requests still count as its doing. */
 const graceMs = 2_000;
@@ -42,49 +32,21 @@ interface AttendantEntry {
   endedAt: number | undefined;
 }
 
-interface TaintWatcher {
-  readonly view: () => TaintView;
-  readonly recordRead: (origin: string) => void;
-  readonly recordUntied: ((stop: UntiedStop) => void) | undefined;
-}
-
-export class RequestJudge implements Backstop, EgressPolicy {
-  protected readonly blocked: BlockedRequest[] = [];
-  protected readonly sentLog: SentRequest[] = [];
+export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy {
   /** The tokens that tie a hook's verdict to the request the choke point sees (browser/requestTags.ts). */
   readonly tags = new RequestTags();
-  /**
-   * Origins of the agent's pages that hold a secret tabward typed: while one does, requests to other hosts are
-   * judged as after a sensitive read (set by the session, which knows its tabs).
-   */
-  secretHolders: () => readonly string[] = () => [];
-  /**
-   * Grows each time the session's taint does (a sensitive read, a secret typed): a request a hook judged before it
-   * grew and that reaches the choke point after is judged again for taint there.
-   */
-  protected taintEpoch = 0;
-  /** The choke points over this backstop, told to cut their open connections that the grown taint now covers. */
-  private readonly cutters = new Set<(crosses: (url: string) => boolean) => void>();
-  protected readonly reads: { seq: number; origin: string }[] = [];
-  protected seq = 0;
-  /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
-  protected readonly scopes = new WeakMap<Page, string>();
   /** When each page was first seen, so a new_page action answers for the tabs opened after it began. */
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
-  /**
-   * The sessions judged over this backstop (one for tabward mcp; one per recipe run at once for run and serve):
-   * what each has read and allowed, and where each sensitive read is told as it goes through.
-   */
-  protected readonly taintWatchers = new Set<TaintWatcher>();
-
   constructor(
     private readonly rules: RuleSet,
     readonly passes: ActionPasses,
     /** Ports of tabward's own local servers; filled in as they start. */
     readonly protectedPorts: Set<number>,
-  ) {}
+  ) {
+    super();
+  }
 
   /** A new document in a tab: the data-carrying actions that ran in the old one are over. */
   protected forgetDocument(page: Page): void {
@@ -99,52 +61,9 @@ export class RequestJudge implements Backstop, EgressPolicy {
     if (at >= 0) this.attendants.splice(at, 1);
   }
 
-  /** A marker: the blocks recorded after it are the ones an action caused. */
-  mark(): number {
-    return this.seq;
-  }
-
-  since(mark: number, scope?: string): BlockedRequest[] {
-    return this.blocked.filter(
-      (entry) =>
-        entry.seq > mark &&
-        (scope === undefined || (entry.page !== undefined && this.scopes.get(entry.page) === scope)),
-    );
-  }
-
-  /** The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each. */
-  stoppedSince(mark: number, scope?: string): string[] {
-    return this.since(mark, scope).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
-  }
-
   /** An approval's pass for the requests its action causes (core/actionPasses.ts). */
   open(spec: PassSpec, maxMs: number): PassHandle {
     return this.passes.open(spec, maxMs, this.seq);
-  }
-
-  /**
-   * A session's taint, until the returned function is called. A read is told to every session watching: which of
-   * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
-   */
-  watchTaint(
-    view: () => TaintView,
-    recordRead: (origin: string) => void,
-    recordUntied?: (stop: UntiedStop) => void,
-  ): () => void {
-    const watcher = { view, recordRead, recordUntied };
-    this.taintWatchers.add(watcher);
-    return () => this.taintWatchers.delete(watcher);
-  }
-
-  /** For a request no action answers for: read by any session, allowed by every one. */
-  private taintView(): TaintView {
-    const views = [...this.taintWatchers].map((watcher) => watcher.view());
-    const tainted = [...new Set(views.flatMap((view) => view.tainted))];
-    const [first, ...others] = views;
-    const allowed = new Set(
-      [...(first?.allowed ?? [])].filter((host) => others.every((view) => view.allowed.has(host))),
-    );
-    return { tainted, allowed };
   }
 
   /**
@@ -212,21 +131,6 @@ export class RequestJudge implements Backstop, EgressPolicy {
     return asker ? this.hold(asker, facts, tainted, true) : `${tainted}${nobody}`;
   }
 
-  /**
-   * The session's own taint, for any request: after a sensitive read, or while a page of the agent's holds a typed
-   * secret, a request to a host that is neither one read, nor one holding the secret, nor one the human allowed.
-   */
-  private sessionTaint(facts: RequestFacts): string | undefined {
-    const { tainted, allowed } = this.taintView();
-    const holders = this.secretHolders();
-    return taintReason(facts, {
-      tainted: [...tainted, ...holders],
-      allowed,
-      acting: [],
-      navigationOnly: false,
-    });
-  }
-
   private async hold(
     entry: AttendantEntry,
     facts: RequestFacts,
@@ -271,19 +175,6 @@ export class RequestJudge implements Backstop, EgressPolicy {
     return undefined;
   }
 
-  /**
-   * A request a hook judged before the session's taint last grew, reaching the choke point after (queued behind the
-   * page's own hanging requests, say): judged again for the taint it was not judged against.
-   */
-  private lateTaint(epoch: number, facts: RequestFacts): string | undefined {
-    if (epoch === this.taintEpoch) return undefined;
-    const tainted = this.sessionTaint(facts);
-    return (
-      tainted &&
-      `${tainted}; it was judged before the agent read a sensitive page (or a secret was typed) and reached the network after`
-    );
-  }
-
   private untiedVerdict(facts: RequestFacts): string | undefined {
     const untied =
       "; no hook of tabward's could tie it to a tab and an action (a frame tearing down, a worker, the browser itself), so nobody can be asked";
@@ -291,51 +182,6 @@ export class RequestJudge implements Backstop, EgressPolicy {
     if (ruled?.final) return ruled.reason;
     const reason = ruled?.reason ?? this.sessionTaint(facts);
     return reason && `${reason}${untied}`;
-  }
-
-  /**
-   * The session's taint grew (a sensitive read, a secret typed): every choke point cuts its open connections and
-   * tunnels to hosts the taint now covers, all at once. A page could otherwise signal what it learns by which of
-   * its connections opened before it closes after (each cut reaching the attacker's server).
-   */
-  taintGrew(): void {
-    this.taintEpoch++;
-    const crosses = (url: string) =>
-      this.sessionTaint({
-        method: 'GET',
-        url: url.replace(/^ws/i, 'http'),
-        document: false,
-        mainFrame: false,
-        hop: false,
-      }) !== undefined;
-    for (const cut of this.cutters) cut(crosses);
-  }
-
-  /** A choke point to tell when the taint grows; until the returned function is called. */
-  addCutter(cut: (crosses: (url: string) => boolean) => void): () => void {
-    this.cutters.add(cut);
-    return () => this.cutters.delete(cut);
-  }
-
-  /** A message of an open WebSocket: after a sensitive read a socket opened before may not carry it off. */
-  socketMessageVerdict(request: EgressRequest): string | undefined {
-    const facts = {
-      method: 'WEBSOCKET',
-      url: request.url.replace(/^ws/i, 'http'),
-      document: false,
-      mainFrame: false,
-      hop: false,
-    };
-    const tainted = this.sessionTaint(facts);
-    return (
-      tainted &&
-      `${tainted}; the socket was opened before and its messages are not judged one by one, so it is closed`
-    );
-  }
-
-  socketStopped(request: EgressRequest, reason: string): void {
-    for (const watcher of this.taintWatchers)
-      watcher.recordUntied?.({ method: 'WEBSOCKET MESSAGE', url: request.url, reason });
   }
 
   /**
@@ -361,11 +207,6 @@ export class RequestJudge implements Backstop, EgressPolicy {
           : `sent, answered ${status}`;
     this.sentLog.push({ seq: ++this.seq, line: `${request.method} ${request.url}: ${answer}` });
     if (this.sentLog.length > 200) this.sentLog.shift();
-  }
-
-  /** "METHOD URL: sent, answered N" for each such request that left since the mark. */
-  sentSince(mark: number): string[] {
-    return this.sentLog.filter((entry) => entry.seq > mark).map((entry) => entry.line);
   }
 
   /**
@@ -426,33 +267,5 @@ export class RequestJudge implements Backstop, EgressPolicy {
         reason: `it navigates the tab to a sensitive page (rule ${hit.rule}) that no approval covers`,
       };
     return undefined;
-  }
-
-  /**
-   * A request to a sensitive page that goes through (a script's fetch of a settings page from another page of the
-   * same site, say) brings its content within the agent's reach: the session is tainted by it at once, whenever it
-   * comes (during an action, after one returned, between calls), and the action running is told (its holds).
-   */
-  private noteSensitiveRead(url: string): void {
-    let origin: string;
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      return; // an unparsable URL matched no rule
-    }
-    this.reads.push({ seq: ++this.seq, origin });
-    if (this.reads.length > 200) this.reads.shift();
-    for (const watcher of this.taintWatchers) watcher.recordRead(origin);
-    this.taintGrew();
-  }
-
-  /** Origins of the sensitive pages requested since the mark. */
-  sensitiveReadsSince(mark: number): string[] {
-    return [...new Set(this.reads.filter((entry) => entry.seq > mark).map((entry) => entry.origin))];
-  }
-
-  protected record(page: Page | undefined, method: string, url: string, reason: string): void {
-    this.blocked.push({ seq: ++this.seq, page, method, url, reason });
-    if (this.blocked.length > 200) this.blocked.shift();
   }
 }

@@ -6,6 +6,7 @@
 // with nothing to tie it to an action, and nothing can let it through that needs a human's word.
 
 import { randomBytes } from 'node:crypto';
+import { swallowed } from '../core/debug.ts';
 
 /** How long a token waits for its request to reach the proxy (a request paused longer is judged again). */
 const tokenLifeMs = 120_000;
@@ -88,8 +89,9 @@ function keyOf(method: string, url: string): string {
     const parsed = new URL(url);
     parsed.hash = '';
     canonical = parsed.href;
-  } catch {
+  } catch (error) {
     // compared as given
+    swallowed('browser', 'requestTags.keyOf: compared as given', error);
   }
   return `${method.toUpperCase()} ${canonical}`;
 }

@@ -4,66 +4,44 @@
 // connection, see closeCurrent). A browser tabward launched is removed
 // with its profile however it ends (closed, crashed, killed, or shut down while still starting), and a mode the
 // agent did not choose (the user's Chrome gone, a fallback to isolated) is told to the agent with its next result.
+// Opening and guarding one connection: browser/browserConnections.ts; the agent's tabs in it: browser/agentTabs.ts;
+// what every tracked tab is watched by: browser/tabWatchers.ts; browser_status and notices: browser/sessionStatus.ts.
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
-import { type AttachTarget, connectCdp, connectPlaywright, resolveEndpoint } from './connect.ts';
+import { openGuardedTab, stillSpare, watchConnectionTabs } from './agentTabs.ts';
+import {
+  type BrowserConfig,
+  type Connection,
+  closeAttached,
+  guardConnection,
+  LaunchedClosings,
+  openIsolated,
+  openRemote,
+  openShared,
+  shuttingDown,
+  usableFirstTab,
+} from './browserConnections.ts';
+import type { AttachTarget } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { DevtoolsRecorder } from './devtoolsLog.ts';
-import { DownloadKeeper, type DownloadLimits } from './downloads.ts';
-import { startEgressProxy } from './egressProxy.ts';
-import { findChrome } from './findChrome.ts';
-import { makeHostCertificates } from './hostCertificates.ts';
-import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
-import type { NetworkGuard } from './networkGuard.ts';
-import { PageRegistry, type TrackedPage } from './pages.ts';
-import { configuredProxy, hostMapperFrom, verifiesCertificates } from './proxySettings.ts';
-import { RecipePage } from './recipePage.ts';
+import { DownloadKeeper } from './downloads.ts';
+import type { IsolatedBrowser } from './launchIsolated.ts';
+import { PageRegistry } from './pageRegistry.ts';
+import type { TrackedPage } from './pages.ts';
+import { openRunPage, type RecipePage } from './recipePage.ts';
+import { fallbackNotice, lostNotice, type SessionStatus, sessionStatus } from './sessionStatus.ts';
+import { watchTrackedTabs } from './tabWatchers.ts';
+
+/** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
+const swallowing = (why: string) => swallow('browser', `session.${why}`);
+
+export { type BrowserConfig, withOwnBrowserFeatures } from './browserConnections.ts';
+export type { SessionStatus } from './sessionStatus.ts';
 
 /** How long a browser started early (warmUp) may wait for its first call before it closes again. */
 const unusedWarmBrowserMs = 5 * 60_000;
-
-export interface BrowserConfig {
-  readonly mode: BrowserMode;
-  readonly executablePath?: string;
-  readonly headless: boolean;
-  readonly chromeArgs: readonly string[];
-  readonly attach: AttachTarget;
-  readonly attachTimeoutMs: number;
-  readonly notify: (message: string) => void;
-  /** The network backstop over the agent's pages; without it requests are not policed (recipes, tests). */
-  readonly network?: NetworkGuard;
-  /** Record what each tab logs and requests, for the devtools tools. */
-  readonly devtools?: boolean;
-  /** Keep what the agent's actions download (browser/downloads.ts); without it downloads are not kept. */
-  readonly downloads?: DownloadLimits;
-  /**
-   * Off only to measure what the choke point costs (bench/chokePointOverhead.ts): with a network backstop, the
-   * browsers tabward starts always send through the egress proxy. No command-line option reaches it.
-   */
-  readonly egressProxy?: false;
-}
-
-interface Connection {
-  readonly mode: BrowserMode;
-  readonly browser: Browser;
-  readonly context: BrowserContext;
-  readonly endpoint: string;
-  readonly launched?: IsolatedBrowser;
-}
-
-export interface SessionStatus {
-  readonly mode: BrowserMode;
-  readonly started: boolean;
-  readonly browserVersion?: string;
-  readonly endpoint?: string;
-  readonly profile?: string;
-  /** The process of a browser tabward launched. */
-  readonly pid?: number;
-  readonly tabs: { id: string; url: string; owner: 'agent' | 'user'; selected: boolean }[];
-  readonly lastAttachError?: string;
-}
 
 export class BrowserSession {
   readonly pages = new PageRegistry();
@@ -94,35 +72,14 @@ export class BrowserSession {
   /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
   private replacing: Promise<void> | undefined;
   /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
-  private readonly closings = new Set<Promise<void>>();
+  private readonly closings = new LaunchedClosings();
 
   constructor(readonly config: BrowserConfig) {
     this.wantedMode = config.mode;
     const { network } = config;
     if (config.devtools) this.devtools = new DevtoolsRecorder();
     this.downloads = config.downloads ? new DownloadKeeper(config.downloads) : undefined;
-    const { devtools, downloads } = this;
-    this.pages.onTrack = (tracked) => {
-      network?.label(tracked.page, tracked.id);
-      // From the moment a tab is tracked: a user's tab as tabward attaches, a new tab before it navigates.
-      devtools?.attach(tracked);
-      downloads?.watch(tracked);
-      // A secret typed into a tab grows the session's taint: requests to other hosts are judged from then on.
-      if (network) tracked.onSecretTyped = () => network.taintGrew();
-    };
-    // Where downloads are taken at their response (no egress proxy: the user's Chrome), they are kept here too.
-    if (network && downloads)
-      network.responseDownloads = (page) => {
-        const tracked = this.pages.list().find((each) => each.page === page);
-        return tracked ? (download) => downloads.takeBody(tracked, download) : undefined;
-      };
-    // While a tab holds a secret tabward typed, the choke point judges every request as after a sensitive read.
-    if (network)
-      network.secretHolders = () =>
-        this.pages
-          .list()
-          .filter((tracked) => tracked.holdsTypedSecret)
-          .flatMap((tracked) => originsOf(tracked.page.url()));
+    watchTrackedTabs(this.pages, network, this.devtools, this.downloads);
   }
 
   get mode(): BrowserMode {
@@ -196,7 +153,7 @@ export class BrowserSession {
     this.used = true;
     let next: Connection;
     try {
-      next = await this.openShared(target);
+      next = await openShared(this.config, target);
     } catch (error) {
       this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
       throw error;
@@ -204,7 +161,8 @@ export class BrowserSession {
     this.lastAttachError = undefined;
     await this.replaceCurrent(() => this.install(next)).catch(async (error: unknown) => {
       // Shut down meanwhile: the connection to the user's Chrome is not left open behind.
-      if (this.current !== next) await next.browser.close().catch(() => undefined);
+      if (this.current !== next)
+        await next.browser.close().catch(swallowing('attachShared: closing the connection left behind'));
       throw error;
     });
   }
@@ -228,7 +186,7 @@ export class BrowserSession {
     const previous = this.replacing;
     const replacing = (async () => {
       await previous;
-      await this.starting?.catch(() => undefined);
+      await this.starting?.catch(swallowing('replaceCurrent: a start in flight failed'));
       await this.closeCurrent();
       if (this.stopping.signal.aborted) throw shuttingDown();
       await next();
@@ -245,12 +203,12 @@ export class BrowserSession {
   /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
   async close(): Promise<void> {
     this.stopping.abort();
-    for (const launched of this.launching) void this.closeLaunched(launched);
-    await this.starting?.catch(() => undefined);
+    for (const launched of this.launching) void this.closings.close(launched);
+    await this.starting?.catch(swallowing('close: a start in flight failed'));
     await this.replacing;
     await this.closeCurrent();
     // tabward exits once this resolves: a close begun earlier must not leave a browser or its profile behind.
-    await Promise.all([...this.closings]);
+    await this.closings.settled();
   }
 
   /** What changed under the agent since it was last told: the user's Chrome gone, a fallback, a restart. */
@@ -280,14 +238,7 @@ export class BrowserSession {
     while (this.replacing) await this.replacing;
     const spare = this.spareTab;
     this.spareTab = undefined;
-    if (!spare || spare.closed) return undefined;
-    // Its renderer gone while it waited (killed for memory, say): the first call would get a tab that cannot
-    // load. Nobody used it, so it goes, and the call gets a tab of its own.
-    if (spare.crashed) {
-      await withDeadline(spare.page.close(), 5_000, 'Closing a crashed tab').catch(() => undefined);
-      return undefined;
-    }
-    return !spare.retired && spare.page.url() === 'about:blank' ? spare : undefined;
+    return spare && stillSpare(spare);
   }
 
   /** A new agent tab; in `only` (the warm-up's browser) or not at all, else in the browser in use. */
@@ -295,13 +246,7 @@ export class BrowserSession {
     for (let attempt = 0; ; attempt++) {
       const connection = only ?? (await this.connect());
       try {
-        const page = await withDeadline(connection.context.newPage(), 30_000, 'Opening a tab');
-        // In the user's Chrome only the agent's own tabs are policed; elsewhere the whole context is.
-        const { network } = this.config;
-        if (network) {
-          const guarding = connection.mode === 'shared' ? network.watchPage(page) : network.ready(page);
-          await withDeadline(guarding, 30_000, 'Guarding the tab');
-        }
+        const page = await openGuardedTab(connection, this.config.network);
         // Switched away from meanwhile (browser_connect, shutdown): the tab belongs to a browser that is closing.
         if (this.current !== connection)
           throw new TabwardError('page_closed', 'Opening a tab failed: the browser was replaced meanwhile.');
@@ -322,26 +267,13 @@ export class BrowserSession {
   /** A tab for one recipe run: in a context of its own, except in the user's Chrome, where logins live. */
   async openRunPage(timeoutMs: number): Promise<RecipePage> {
     const connection = await this.ensure();
-    const { network } = this.config;
     // Runs open contexts of their own: the blank tab the browser started with would only hold memory.
     const spare = await this.takeSpareTab();
-    if (spare) await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(() => undefined);
-    if (connection.mode === 'shared') {
-      const page = await RecipePage.open(connection.context, false, timeoutMs);
-      if (network) await withDeadline(page.guardedBy(network), timeoutMs, 'Guarding the tab');
-      return page;
-    }
-    const context = await withDeadline(
-      connection.browser.newContext(),
-      timeoutMs,
-      'Opening a browser context',
-    );
-    if (network) await withDeadline(network.watchContext(context), timeoutMs, 'Guarding the browser');
-    const page = await RecipePage.open(context, true, timeoutMs);
-    // Until the backstop watches the new tab, its first navigation is held like a popup's (an empty 200 page, then
-    // the real load behind the recipe's back): the start's HTTP status and connection errors would be lost.
-    if (network) await withDeadline(page.readyFor(network), timeoutMs, 'Guarding the tab');
-    return page;
+    if (spare)
+      await withDeadline(spare.page.close(), 5_000, 'Closing a tab').catch(
+        swallowing('openRunPage: closing the spare tab'),
+      );
+    return openRunPage(connection, this.config.network, timeoutMs);
   }
 
   /** The tab a call acts on: the one named, else the selected one, else a new agent tab. */
@@ -361,21 +293,8 @@ export class BrowserSession {
   }
 
   status(): SessionStatus {
-    const connection = this.current;
-    const launched = connection?.launched ?? [...this.launching][0];
-    return {
-      mode: this.mode,
-      started: connection !== undefined,
-      ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),
-      ...(launched ? { profile: launched.userDataDir, pid: launched.pid } : {}),
-      ...(this.lastAttachError ? { lastAttachError: this.lastAttachError } : {}),
-      tabs: this.pages.list().map((tracked) => ({
-        id: tracked.id,
-        url: tracked.page.url(),
-        owner: tracked.ownedByAgent ? 'agent' : 'user',
-        selected: tracked === this.pages.selected,
-      })),
-    };
+    const launched = this.current?.launched ?? [...this.launching][0];
+    return sessionStatus(this.mode, this.current, launched, this.lastAttachError, this.pages);
   }
 
   private async open(mode: BrowserMode): Promise<Connection> {
@@ -383,14 +302,14 @@ export class BrowserSession {
       mode === 'shared'
         ? await this.openSharedOrIsolated()
         : mode === 'remote'
-          ? await this.openRemote()
+          ? await openRemote(this.config)
           : await this.openIsolated();
     try {
       await this.install(connection);
     } catch (error) {
       // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
-      if (connection.launched) await this.closeLaunched(connection.launched);
-      else await connection.browser.close().catch(() => undefined);
+      if (connection.launched) await this.closings.close(connection.launched);
+      else await connection.browser.close().catch(swallowing('open: a connection never installed'));
       throw error;
     } finally {
       if (connection.launched) this.launching.delete(connection.launched);
@@ -403,132 +322,35 @@ export class BrowserSession {
   /** Started in shared mode but the user's Chrome is not reachable: say how to fix it, and work isolated. */
   private async openSharedOrIsolated(): Promise<Connection> {
     try {
-      return await this.openShared(this.config.attach);
+      return await openShared(this.config, this.config.attach);
     } catch (error) {
       this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
       this.config.notify(`tabward: could not use your Chrome, continuing isolated. ${this.lastAttachError}`);
-      this.notices.push(
-        `Mode changed: your Chrome could not be reached, so this now runs in an isolated browser (no logins, none of the user's tabs). ${this.lastAttachError}`,
-      );
+      this.notices.push(fallbackNotice(this.lastAttachError));
       return this.openIsolated();
     }
   }
 
-  private async openIsolated(): Promise<Connection> {
-    const { network } = this.config;
-    // Before the gate starts: a browser that cannot be found must not leave its server holding the process open.
-    const executablePath = findChrome(this.config.executablePath);
-    // Everything the browser sends goes through the choke point, where the backstop judges it
-    // (browser/egressProxy.ts); a proxy of the user's would take its place, so it is refused, not guessed at.
-    const proxy = configuredProxy(this.config.chromeArgs, {});
-    if (network && proxy)
-      throw new TabwardError(
-        'bad_input',
-        `The browser switch ${proxy} would send the browser's traffic past tabward's egress proxy, where every request is judged.`,
-        'Drop the --chrome-arg proxy switch; tabward starts its browser with its own proxy.',
-      );
-    const direct = configuredProxy([], process.env);
-    if (network && direct && !this.proxyNoticeGiven) {
-      this.proxyNoticeGiven = true;
-      this.config.notify(
-        `tabward: ${direct} is set, but the browser's traffic goes through tabward's egress proxy, which connects directly.`,
-      );
-    }
-    const egress =
-      network && this.config.egressProxy !== false
-        ? await startEgressProxy({
-            policy: network,
-            certificates: makeHostCertificates(),
-            mapHost: hostMapperFrom(this.config.chromeArgs),
-            verifyUpstream: verifiesCertificates(this.config.chromeArgs),
-          })
-        : undefined;
-    if (egress) network?.protectedPorts.add(egress.port);
-    // Over a pipe: nothing to attach to, nobody asked to allow the connection.
-    const launched = await launchIsolated({
-      executablePath,
-      headless: this.config.headless,
-      extraArgs: [...withOwnBrowserFeatures(this.config.chromeArgs), ...(egress?.chromeArgs ?? [])],
+  private openIsolated(): Promise<Connection> {
+    return openIsolated(this.config, {
       signal: this.stopping.signal,
-    }).catch((error: unknown) => {
-      egress?.close();
-      throw error;
+      firstProxyNotice: () => {
+        if (this.proxyNoticeGiven) return false;
+        this.proxyNoticeGiven = true;
+        return true;
+      },
+      onLaunched: (launched) => this.launching.add(launched),
     });
-    // The proxy outlives the browser's last request: closed once the browser is gone, never before. While it runs,
-    // a grown taint cuts its connections to the hosts that taint now covers.
-    if (egress && network) {
-      const stopCutting = network.addCutter((crosses) => egress.cut(crosses));
-      launched.browser.on('disconnected', () => {
-        stopCutting();
-        egress.close();
-      });
-    }
-    this.launching.add(launched);
-    const { browser, context } = launched;
-    return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };
-  }
-
-  private async openShared(target: AttachTarget): Promise<Connection> {
-    const endpoint = await resolveEndpoint(target, this.config.attachTimeoutMs);
-    const browser = await connectCdp(endpoint, this.config.attachTimeoutMs, this.config.notify);
-    const context = browser.contexts()[0];
-    if (!context) {
-      await browser.close().catch(() => undefined);
-      throw new TabwardError('attach_failed', `The browser at ${endpoint} has no default profile to share.`);
-    }
-    return { mode: 'shared', browser, context, endpoint };
-  }
-
-  private async openRemote(): Promise<Connection> {
-    const endpoint = this.config.attach.wsEndpoint ?? this.config.attach.browserUrl;
-    if (!endpoint) {
-      throw new TabwardError(
-        'bad_input',
-        'Remote mode needs --ws-endpoint (or --browser-url) of the browser service.',
-      );
-    }
-    const { attach, attachTimeoutMs } = this.config;
-    const resolved = await resolveEndpoint({ ...attach }, attachTimeoutMs);
-    const browser =
-      attach.protocol === 'playwright'
-        ? await connectPlaywright(resolved, attachTimeoutMs, attach.headers)
-        : await connectCdp(resolved, attachTimeoutMs, this.config.notify, undefined, attach.headers);
-    // A fresh context: the service's other sessions are not the agent's to see.
-    const context = await browser.newContext();
-    return { mode: 'remote', browser, context, endpoint: resolved };
   }
 
   private async install(connection: Connection): Promise<void> {
     const { network } = this.config;
-    // A browser with no egress proxy of tabward's is paused browser-wide, so that what an agent frame sends after
-    // its own CDP session ended is still judged (browser/browserFetchGate.ts); it fails closed.
-    if (network && connection.mode !== 'isolated')
-      await withDeadline(network.guardBrowser(connection.browser), 30_000, 'Guarding the browser').catch(
-        async (error: unknown) => {
-          await connection.browser.close().catch(() => undefined);
-          throw new TabwardError(
-            'attach_failed',
-            `tabward could not hold the requests of the browser at ${connection.endpoint} until judged (${translateBrowserError(error, 'Guarding the browser').message}), so it does not use it.`,
-            'Use an isolated browser, or an endpoint that allows a browser-wide CDP session.',
-          );
-        },
-      );
-    // Before any tab is used: no request of the agent's pages may leave unjudged.
-    if (network && connection.mode !== 'shared')
-      await withDeadline(network.watchContext(connection.context), 30_000, 'Guarding the browser');
-    const firstTab = await this.usableFirstTab(connection);
+    await guardConnection(network, connection);
+    const firstTab = await usableFirstTab(connection, this.config.headless, network);
     this.current = connection;
     this.wantedMode = connection.mode;
     this.pages.forget('the browser was replaced');
-    // In the user's Chrome the tabs already open are theirs; elsewhere every tab is the agent's.
-    const onAgentPopup =
-      network && connection.mode === 'shared' ? (page: Page) => network.watchPage(page) : undefined;
-    this.pages.watch(
-      connection.context,
-      connection.mode !== 'shared',
-      onAgentPopup,
-      network && connection.mode === 'shared' ? (page: Page) => network.isAgentTab(page) : undefined,
-    );
+    watchConnectionTabs(this.pages, connection, network);
     if (firstTab) {
       const tracked = this.pages.track(firstTab, true);
       tracked.ownedByAgent = true;
@@ -539,26 +361,6 @@ export class BrowserSession {
       if (this.current === connection) this.lost(connection);
     });
     this.emitMode(connection.mode);
-  }
-
-  /**
-   * The blank tab a headless browser of tabward's own started with (its renderer started while playwright-core
-   * loaded) becomes the agent's first tab, handed out as warmUp's tab is: the first call uses it, or new_page does.
-   * A headed browser's first window stays as it was. A tab the backstop could not take under watch is closed, not used.
-   */
-  private async usableFirstTab(connection: Connection): Promise<Page | undefined> {
-    const first = connection.launched?.firstTab;
-    if (!first || !this.config.headless || first.isClosed()) return undefined;
-    const { network } = this.config;
-    const guarded = network
-      ? await withDeadline(network.ready(first), 30_000, 'Guarding the tab').then(
-          () => true,
-          () => false,
-        )
-      : true;
-    if (guarded) return first;
-    await withDeadline(first.close(), 5_000, 'Closing a tab').catch(() => undefined);
-    return undefined;
   }
 
   private dropConnection(why: string): void {
@@ -574,15 +376,10 @@ export class BrowserSession {
     this.dropConnection(why);
     void this.config.network?.releaseBrowser(connection.browser, 0);
     // What is left of a browser we launched (helper processes, its profile) goes with it.
-    if (connection.launched) void this.closeLaunched(connection.launched);
+    if (connection.launched) void this.closings.close(connection.launched);
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
     if (!this.used) return;
-    const gone = tabs.length > 0 ? ` Tabs ${tabs.join(', ')} are gone.` : '';
-    this.notices.push(
-      connection.mode === 'shared'
-        ? `Mode changed: the connection to your Chrome was lost (it was closed or crashed).${gone} The next call uses your Chrome again if it can be reached, else an isolated browser.`
-        : `The browser closed or crashed; the next call starts a new one.${gone}`,
-    );
+    this.notices.push(lostNotice(connection.mode, tabs));
   }
 
   private async closeCurrent(): Promise<void> {
@@ -592,71 +389,11 @@ export class BrowserSession {
     if (!connection) return;
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
-    if (connection.launched) return this.closeLaunched(connection.launched);
-    // The agent's tabs do not outlive tabward's watch: left open in the user's Chrome, their pages could send what
-    // they saw with nobody judging. They close while the browser-wide gate still judges what their frames send as
-    // they tear down; the user's own tabs stay as they are.
-    if (connection.mode === 'shared') await closeTabs(agentTabs);
-    if (connection.mode === 'remote') await connection.context.close().catch(() => undefined);
-    await this.config.network?.releaseBrowser(connection.browser);
-    // For a CDP connection, Browser.close() disconnects and leaves the user's browser and tabs open.
-    await connection.browser.close().catch(() => undefined);
-  }
-
-  private closeLaunched(launched: IsolatedBrowser): Promise<void> {
-    const closing: Promise<void> = launched
-      .close()
-      .catch(() => undefined)
-      .finally(() => this.closings.delete(closing));
-    this.closings.add(closing);
-    return closing;
+    if (connection.launched) return this.closings.close(connection.launched);
+    await closeAttached(connection, agentTabs, this.config.network);
   }
 
   private emitMode(mode: BrowserMode): void {
     for (const listener of this.modeListeners) listener(mode);
-  }
-}
-
-function shuttingDown(): TabwardError {
-  return new TabwardError('browser_unavailable', 'tabward is shutting down; its browser is closing.');
-}
-
-/**
- * Chromium features the browsers tabward starts run without, merged into any --disable-features given (Chromium
- * reads only the last one):
- * - IsolateSandboxedIframes: a sandboxed iframe (srcdoc, allow-scripts) gets a process of its own in Chromium 156,
- *   whose first request neither the context's route nor the tab's CDP interception sees in time; without it such
- *   frames stay in their page's process, where every request is paused.
- * - WebUIOmniboxPopup, WebUIOmniboxAimPopup: Chromium 156 loads two WebUI renderers for the address bar's popup
- *   with the first window, headless too; they compete with the first tab for the CPU (its start and first load
- *   about 0.1 s slower here, bench/results.md). The address bar falls back to its native popup.
- */
-export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
-  const features = ['IsolateSandboxedIframes', 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',');
-  const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
-  if (given < 0) return [...args, `--disable-features=${features}`];
-  return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
-}
-
-/**
- * Closes tabs of the user's Chrome that are the agent's, bounded. Each is silenced first, as close_page does (its
- * frames' scripts off, its renderer stopped), so that no unload handler runs to send anything as it goes: a request
- * sent then could be answered by a redirect after tabward has left.
- */
-async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
-  await Promise.all(
-    tabs.map(async (tracked) => {
-      if (!tracked.dialog) await tracked.silence(4_000);
-      await withDeadline(tracked.page.close(), 5_000, 'Closing an agent tab').catch(() => undefined);
-    }),
-  );
-}
-
-function originsOf(url: string): string[] {
-  try {
-    const { origin } = new URL(url);
-    return origin === 'null' ? [] : [origin];
-  } catch {
-    return [];
   }
 }

@@ -16,6 +16,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { install } from 'v8-compile-cache-lib';
+import { swallowed } from '../core/debug.ts';
 import { tabwardHome } from './config.ts';
 
 let installed = false;
@@ -41,8 +42,13 @@ export function cacheCompiledCode(): void {
     if (builtIn) builtIn(dir);
     // One cache for every start, wherever it is started from (the library's default keys it by the working folder).
     else install({ cacheDir: dir, prefix: 'tabward' });
-  } catch {
+  } catch (error) {
     // Unwritable home, read-only file system: compiled afresh each time, as without the cache.
+    swallowed(
+      'cli',
+      'compileCache.cacheCompiledCode: Unwritable home, read-only file system: compiled afresh e...',
+      error,
+    );
   }
 }
 

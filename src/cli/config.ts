@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { BrowserConfig } from '../browser/session.ts';
+import { swallowed } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { type DeclaredSecret, Secrets } from '../core/secrets.ts';
@@ -169,8 +170,9 @@ function parseOrigins(list: string, where: string): string[] {
     try {
       const origin = new URL(raw).origin;
       if (origin !== 'null') return origin;
-    } catch {
+    } catch (error) {
       // reported below
+      swallowed('cli', 'config.parseOrigins: reported below', error);
     }
     throw new TabwardError(
       'bad_input',

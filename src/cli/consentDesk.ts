@@ -10,6 +10,7 @@ import type { InboxSocket } from '../approval/inboxSocket.ts';
 import { desktopNotifier } from '../approval/notifier.ts';
 import { loadPasskeys } from '../approval/passkeyStore.ts';
 import type { Approver } from '../core/approvals.ts';
+import { swallow } from '../core/debug.ts';
 import { forDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 
@@ -115,7 +116,7 @@ export class ConsentDesk {
 
   async stop(): Promise<void> {
     this.inbox.closeAll('tabward is shutting down');
-    await this.starting?.catch(() => undefined);
+    await this.starting?.catch(swallow('cli', 'consentDesk.stop: a start in flight failed'));
     await Promise.all([this.socket?.close(), this.page?.stop()]);
   }
 }

@@ -3,6 +3,7 @@
 // --shared, or --ws-endpoint grids), as many at once as its --concurrency, its audit records also in the Redis stream.
 // BullMQ and ioredis are loaded only here, on use.
 
+import { swallow } from '../core/debug.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { redactEndpoint } from '../recipes/endpointSpec.ts';
 import { refusePrivateTargets } from '../recipes/privateAddress.ts';
@@ -78,7 +79,7 @@ export async function runWorker(flags: WorkerFlags): Promise<void> {
   log(
     `tabward: worker taking runs from the Redis queue at ${redactEndpoint(flags.redis)}, ${flags.concurrency} at a time.`,
   );
-  if (!runtime.endpoints) void runtime.warm().catch(() => undefined);
+  if (!runtime.endpoints) void runtime.warm().catch(swallow('cli', 'queueActions.log: runtime.warm()'));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

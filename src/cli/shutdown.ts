@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import type { BrowserSession } from '../browser/session.ts';
+import { swallowed } from '../core/debug.ts';
 
 export const closeStepMs = 5_000;
 
@@ -52,8 +53,9 @@ export function killLaunchedBrowser(
     try {
       process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
       log(`tabward: killed the browser (pid ${pid}).`);
-    } catch {
+    } catch (error) {
       // already gone
+      swallowed('cli', 'shutdown.killLaunchedBrowser: already gone', error);
     }
   }
   // Only the temporary profiles tabward makes (never a --user-data-dir the user gave).

@@ -13,6 +13,7 @@ import {
 } from '../browser/elements.ts';
 import { collectLoginFacts } from '../browser/loginFacts.ts';
 import type { TrackedPage } from '../browser/pages.ts';
+import { swallow } from '../core/debug.ts';
 import { destructiveReason } from '../core/destructive.ts';
 import { TabwardError } from '../core/errors.ts';
 import { classifyLoginWall } from '../core/loginWall.ts';
@@ -238,7 +239,9 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
   );
   if (tab.dialog) return { content: [text(line)], readFrom: [tab] };
   // One round trip reads the title and the login-wall facts together.
-  const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(() => undefined);
+  const facts = await collectLoginFacts(tab, url, context.timeoutMs).catch(
+    swallow('tools', 'common.navigateTab: collectLoginFacts(tab, url, context.timeoutMs)'),
+  );
   const title =
     facts?.title ??
     (await withDeadline(tab.page.title(), context.timeoutMs, 'reading the title', tab.interrupted));

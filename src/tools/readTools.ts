@@ -1,7 +1,7 @@
 // Reading tools: the compact accessibility snapshot, screenshots (password fields masked) and waiting for text.
 
 import { z } from 'zod';
-import { captureSnapshot } from '../browser/snapshot.ts';
+import { captureSnapshot } from '../browser/snapshot/snapshot.ts';
 import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
 import type { Secrets } from '../core/secrets.ts';

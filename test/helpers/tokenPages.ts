@@ -1,5 +1,5 @@
 // Pieces of fixture pages that bring a sensitive token page's content onto a page of the agent's: how it is shown,
-// and a service worker that fetches it on request (taint tests: attackReview2, taintAndSettleVariants).
+// and a service worker that fetches it on request (taint tests: everySensitiveReadTaints, taintAndSettleVariants).
 
 import type { ServerResponse } from 'node:http';
 

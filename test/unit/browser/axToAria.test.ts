@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type AxNode, axToAria } from '../../../src/browser/axToAria.ts';
-import type { AriaNode } from '../../../src/browser/snapshotFormat.ts';
+import { type AxNode, axToAria } from '../../../src/browser/snapshot/axToAria.ts';
+import type { AriaNode } from '../../../src/browser/snapshot/snapshotFormat.ts';
 
 interface Spec {
   readonly role: string;

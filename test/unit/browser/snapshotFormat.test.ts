@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type AriaNode, refsIn, renderSnapshot } from '../../../src/browser/snapshotFormat.ts';
+import { type AriaNode, refsIn, renderSnapshot } from '../../../src/browser/snapshot/snapshotFormat.ts';
 
 const tree: AriaNode[] = [
   {

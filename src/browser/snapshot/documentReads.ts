@@ -6,7 +6,8 @@
 // is never paired with another document's token or values.
 
 import type { CDPSession } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { swallow } from '../../core/debug.ts';
+import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import type { FrameScope } from './frameScopes.ts';
 
@@ -146,7 +147,14 @@ async function fieldPasswords(
     if (error instanceof DocumentChanged) throw error;
     return unreadable(error);
   } finally {
-    void session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => undefined);
+    void session
+      .send('Runtime.releaseObjectGroup', { objectGroup })
+      .catch(
+        swallow(
+          'browser',
+          'documentReads.fieldPasswords: session.send("Runtime.releaseObjectGroup", { objectGroup })',
+        ),
+      );
   }
 }
 
@@ -180,7 +188,14 @@ export async function pointerElements(scope: FrameScope): Promise<Set<number>> {
     return new Set();
   } finally {
     // The widgets' objects were made for this read: the page's elements are not kept alive by it.
-    void session.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => undefined);
+    void session
+      .send('Runtime.releaseObjectGroup', { objectGroup })
+      .catch(
+        swallow(
+          'browser',
+          'documentReads.pointerElements: session.send("Runtime.releaseObjectGroup", { objectGroup })',
+        ),
+      );
   }
 }
 

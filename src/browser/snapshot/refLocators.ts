@@ -6,7 +6,8 @@
 // another element; an element removed or a document replaced makes its key find nothing.
 
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { swallow } from '../../core/debug.ts';
+import { TabwardError } from '../../core/errors.ts';
 import { readsWorld } from './documentReads.ts';
 import type { ElementAddress } from './frameScopes.ts';
 
@@ -135,7 +136,11 @@ async function withElement<T>(
     throw stale('its element or its document is gone');
   } finally {
     for (const objectId of objectIds)
-      void session.send('Runtime.releaseObject', { objectId }).catch(() => undefined);
+      void session
+        .send('Runtime.releaseObject', { objectId })
+        .catch(
+          swallow('browser', 'refLocators.withElement: session.send("Runtime.releaseObject", { objectId })'),
+        );
   }
 }
 

@@ -1,21 +1,20 @@
-// Attacks on the user's Chrome (shared mode), after the browser-wide Fetch gate (browser/browserFetchGate.ts): an
-// obedient agent and hostile pages, a human who approves what tabward predicted and refuses everything it did not.
-// Each test asserts on what the fixture server received: a request that arrived where it may not makes it fail.
-// Harm (a): a state-changing request (or a top-level navigation) into a sensitive page with no human's yes.
-// Harm (b): after a sensitive read, data reaching a host outside the session's allowed set with nobody approving.
+// The rig of the attacks on the user's Chrome (shared mode) behind the browser-wide Fetch gate
+// (browser/browserFetchGate.ts), for test/e2e/userChrome*.test.ts: a Chrome of the user's with hostile fixture
+// pages over TLS (popup bursts, Background Fetch, reports, nested sandboxed frames, workers, keepalive hops), and an
+// obedient agent whose human approves what tabward predicted and refuses everything it did not. Call it inside a
+// describe: it registers the suite's before and after.
 
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { after, before } from 'node:test';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
-import { type Fixture, html, type Seen, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
-import { refOf } from '../helpers/mcpClient.ts';
-import { waitFor } from '../helpers/waitFor.ts';
+import { type Fixture, html, type Seen, startFixture, testChromeArgs } from './fixtureServer.ts';
+import { type InProcessBrowser, type InProcessMcp, startInProcess } from './inProcessMcp.ts';
+import { refOf } from './mcpClient.ts';
 
-const token = 'ghp_attackUserChrome31337';
+export const token = 'ghp_attackUserChrome31337';
 
-describe("attacks on the user's Chrome behind the browser-wide gate", () => {
+export function userChromeRig() {
   let site: Fixture;
   let chrome: UserChrome;
   let tabward: InProcessBrowser | undefined;
@@ -351,266 +350,26 @@ describe("attacks on the user's Chrome behind the browser-wide gate", () => {
     return typed.text;
   }
 
-  test('a popup opened by a link click posts into a sensitive page before tabward watches it', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('evil.example', '/opens-link-flood') });
-    const snapshot = await agentMcp.call('take_snapshot');
-    const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Open help') });
-    assert.equal(clicked.isError, false, clicked.text);
-    await quietly(2_000);
-    const posts = site.seen.filter((r) => r.path.startsWith('/settings/delete?from=popup-burst'));
-    assert.deepEqual(posts.length, 0, `${posts.length} POSTs arrived:\n${shown(posts.slice(0, 5))}`);
-  });
-
-  test('an agent tab that closes itself as its link opens a popup leaves that popup unwatched', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('evil.example', '/opens-and-closes') });
-    const snapshot = await agentMcp.call('take_snapshot');
-    const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Open help') });
-    assert.equal(clicked.isError, false, clicked.text);
-    const middle = /(p\d+) \[agent\] \S+\/middle/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
-    await agentMcp.call('select_page', { pageId: middle });
-    const inMiddle = await agentMcp.call('take_snapshot');
-    const continued = await agentMcp.call('click', { ref: refOf(inMiddle.text, 'Continue') });
-    assert.match(continued.text, /closed|Clicked/, continued.text);
-    await waitFor('the popup runs', () => arrived('/lingering-ran?closes').length > 0, {
-      timeoutMs: 10_000,
-    }).catch(() => undefined);
-    await quietly(1_500);
-    const pages = (await agentMcp.call('list_pages')).text;
-    assert.deepEqual(shown([...arrived('/settings/delete?from=lingering-closes')]), '', pages);
-  });
-
-  test('after a sensitive read, a popup whose opener closed itself sends what the agent typed in its own tab', async () => {
-    const agentMcp = await agent();
-    const notes = await agentMcp.call('new_page', { url: url('evil.example', '/broadcasts') });
-    const notesTab = /Tab (p\d+)/.exec(notes.text)?.[1] ?? '';
-    await agentMcp.call('new_page', { url: url('evil.example', '/opens-home') });
-    await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, 'Open help') });
-    const middle =
-      /(p\d+) \[agent\] \S+\/middle-home/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
-    await agentMcp.call('select_page', { pageId: middle });
-    await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, 'Continue') });
-    await quietly(500);
-    const pages = (await agentMcp.call('list_pages')).text;
-    assert.match(pages, /\[agent\] \S+\/sends-home/, 'the popup is the agent’s, its opener gone or not');
-    await readTokens(agentMcp);
-    await agentMcp.call('select_page', { pageId: notesTab });
-    const typed = await agentMcp.call('fill', {
-      ref: refOf((await agentMcp.call('take_snapshot')).text, 'Note'),
-      value: token,
-    });
-    assert.equal(typed.isError, false, typed.text);
-    await quietly(1_500);
-    assert.deepEqual(shown(arrived('/home?d=').filter((r) => r.path.includes(token))), '');
-  });
-
-  test('a popup opened from a cross-site frame of the agent’s tab is the agent’s and is watched', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('evil.example', '/frame-link') });
-    const snapshot = await agentMcp.call('take_snapshot');
-    const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Sponsored help') });
-    assert.equal(clicked.isError, false, clicked.text);
-    await waitFor('the popup runs', () => arrived('/lingering-ran?frame').length > 0, { timeoutMs: 10_000 });
-    await quietly(1_500);
-    assert.deepEqual(shown([...arrived('/settings/delete?from=lingering-frame')]), '');
-  });
-
-  test('a popup opened by a link click navigates itself into a sensitive page', async () => {
-    const agentMcp = await agent();
-    const opened = await agentMcp.call('new_page', { url: url('evil.example', '/opens-nav-flood') });
-    const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
-    // A race: tabward wins it some of the time, so the agent tries up to three times.
-    for (let attempt = 0; attempt < 3 && arrived('/settings/admin?from=popup-nav').length === 0; attempt++) {
-      await agentMcp.call('select_page', { pageId: tab });
-      const snapshot = await agentMcp.call('take_snapshot');
-      await agentMcp.call('click', { ref: refOf(snapshot.text, 'Open help') });
-      await quietly(2_000);
-    }
-    assert.deepEqual(shown(arrived('/settings/admin?from=popup-nav')), '');
-  });
-
-  test('a Background Fetch of the agent page’s service worker posts into a sensitive page', {
-    todo: 'residual: Background Fetch is fetched by the browser process, which no CDP hook sees, and denying its permission over CDP does not stop it (measured)',
-  }, async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('bgpost.example', '/bgfetch-post') });
-    await waitFor(
-      'the background fetch ends',
-      () =>
-        site.seen.some((r) => r.host.startsWith('bgpost.example') && r.path.startsWith('/bgfetch-done')) ||
-        arrived('/settings/delete?from=bgfetch').length > 0,
-      { timeoutMs: 15_000 },
-    ).catch(() => undefined);
-    await quietly(500);
-    const ran = shown(
-      site.seen.filter((r) => r.host.startsWith('bgpost.example') && /bgfetch|err/.test(r.path)),
-    );
-    assert.deepEqual(shown(arrived('/settings/delete?from=bgfetch')), '', ran);
-  });
-
-  test('after a sensitive read, a Background Fetch carries the token to another host', {
-    todo: 'residual: Background Fetch is fetched by the browser process, which no CDP hook sees, and denying its permission over CDP does not stop it (measured)',
-  }, async () => {
-    const agentMcp = await agent();
-    await typeTokenInto(agentMcp, '/bgfetch-leak', 'bgleak.example');
-    await quietly(3_000);
-    assert.deepEqual(
-      shown(site.seen.filter((r) => r.path.startsWith('/bgfetch?') && r.path.includes(token))),
-      '',
-    );
-  });
-
-  test('after a sensitive read, a FedCM config URL carries the token to another host', {
-    todo: "residual: FedCM's config fetch is the browser process's own, which no CDP hook sees",
-  }, async () => {
-    const agentMcp = await agent();
-    await typeTokenInto(agentMcp, '/fedcm-leak');
-    await quietly(3_000);
-    assert.deepEqual(
-      shown(site.seen.filter((r) => r.path.startsWith('/fedcm.json') && r.path.includes(token))),
-      '',
-    );
-  });
-
-  test('after a sensitive read, a Reporting API report carries the token to another host', {
-    todo: 'flaky under load: the report still left once in a full run on 2 loaded cores (cause not found: the header is taken out at the response stage, and the test passes alone)',
-  }, async () => {
-    const agentMcp = await agent();
-    await typeTokenInto(agentMcp, '/report-leak');
-    await quietly(5_000);
-    assert.deepEqual(
-      shown(site.seen.filter((r) => r.path.startsWith('/report-to') && r.body.includes(token))),
-      '',
-    );
-  });
-
-  test('after a sensitive read, a legacy CSP report-uri report carries nothing to another host', async () => {
-    const agentMcp = await agent();
-    const typed = await typeTokenInto(agentMcp, '/report-uri-leak');
-    // The report is sent by the frame (a hook sees it), unlike the Reporting API's.
-    assert.match(typed, /POST \S+\/report-uri: the agent has read sensitive pages/);
-    await quietly(3_000);
-    assert.deepEqual(
-      shown(site.seen.filter((r) => r.path.startsWith('/report-uri') && r.body.includes(token))),
-      '',
-    );
-  });
-
-  test('a keepalive POST of a removed frame that redirects into a sensitive page seconds later is judged', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('github.com', '/slow-hop-repo') });
-    const snapshot = await agentMcp.call('take_snapshot');
-    await agentMcp.call('click', { ref: refOf(snapshot.text, 'Hide ads') });
-    await waitFor('the first hop arrives', () => arrived('/slow-hop?frame').length > 0, { timeoutMs: 5_000 });
-    await quietly(3_500);
-    assert.deepEqual(shown(arrived('/settings/delete?from=slow-hop-frame')), '');
-  });
-
-  test('a sandboxed grandchild of a cross-site frame posts into a sensitive page before its parent is watched', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('github.com', '/nest-repo') });
-    await quietly(2_500);
-    const posts = site.seen.filter((r) => r.path.startsWith('/settings/delete?from=sandboxed-grandchild'));
-    assert.equal(posts.length, 0, `${posts.length} POSTs arrived:\n${shown(posts.slice(0, 5))}`);
-  });
-
-  test('a sandboxed grandchild of a cross-site frame posts into a sensitive page while the page floods tabward', async () => {
-    const agentMcp = await agent();
-    const before = site.seen.filter((r) =>
-      r.path.startsWith('/settings/delete?from=sandboxed-grandchild'),
-    ).length;
-    const ran = arrived('/ran?grandchild').length;
-    const posted = () =>
-      site.seen.filter((r) => r.path.startsWith('/settings/delete?from=sandboxed-grandchild')).length >
-      before;
-    // A race: tabward wins it some of the time, so the page is opened up to three times.
-    for (let attempt = 0; attempt < 3 && !posted(); attempt++) {
-      await agentMcp.call('new_page', { url: url('github.com', '/nest-repo-flood') });
-      await quietly(3_000);
-    }
-    assert.ok(arrived('/ran?grandchild').length > ran, 'the grandchild ran');
-    const posts = site.seen
-      .filter((r) => r.path.startsWith('/settings/delete?from=sandboxed-grandchild'))
-      .slice(before);
-    assert.equal(posts.length, 0, `${posts.length} POSTs arrived:\n${shown(posts.slice(0, 5))}`);
-  });
-
-  test('frames nested three deep through sandboxed and cross-site frames post nothing into a sensitive page', {
-    todo: "residual, under load: an in-process child of an agent's out-of-process frame is known to the browser-wide gate only once tabward's hook attaches to that frame's process (no target event names it)",
-  }, async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('github.com', '/deep-repo') });
-    await quietly(2_500);
-    const posts = site.seen.filter((r) => r.path.startsWith('/settings/delete?from=deep'));
-    assert.ok(
-      arrived('/ran?deep').length > 0 && arrived('/ran?deep-worker').length > 0,
-      'the frame and worker ran',
-    );
-    const ran = site.seen.filter((r) => r.path.startsWith('/deep-middle')).length;
-    assert.ok(ran > 0, 'the middle frame loaded');
-    assert.equal(
-      posts.length,
-      0,
-      `${posts.length} POSTs arrived (middle frame loaded ${ran}x):\n${shown(posts.slice(0, 5))}`,
-    );
-  });
-
-  test('dedicated workers of a sandboxed frame post nothing into a sensitive page', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('github.com', '/sandbox-worker') });
-    await quietly(2_500);
-    const posts = site.seen.filter((r) => /^\/settings\/delete\?from=sandbox-(data-)?worker/.test(r.path));
-    assert.ok(
-      arrived('/ran?sandbox-worker').length > 0 && arrived('/ran?sandbox-data-worker').length > 0,
-      shown(arrived('/ran')),
-    );
-    assert.equal(posts.length, 0, shown(posts));
-  });
-
-  test('after a sensitive read, prefetch, icon, manifest, preload, EventSource, font, beacon, worker, sandboxed frame and ping carry nothing', async () => {
-    const agentMcp = await agent();
-    const typed = await typeTokenInto(agentMcp, '/initiators');
-    assert.match(typed, /\/i\/(prefetch|beacon|ping|font)\?d=/);
-    await quietly(2_500);
-    assert.deepEqual(shown(site.seen.filter((r) => r.path.startsWith('/i/') && r.path.includes(token))), '');
-  });
-
-  test('a keepalive POST that redirects into a sensitive page after tabward detached goes unjudged', async () => {
-    const agentMcp = await agent();
-    const opened = await agentMcp.call('new_page', { url: url('evil.example', '/slow-hop-page') });
-    assert.equal(opened.isError, false, opened.text);
-    const detached = await agentMcp.call('browser_disconnect');
-    assert.equal(detached.isError, false, detached.text);
-    await waitFor('the first hop arrives', () => arrived('/slow-hop').length > 0, { timeoutMs: 5_000 });
+  /** tabward goes (the agent's connection with it) while the user's Chrome stays: the next agent() starts it again. */
+  async function closeTabward(agentMcp: InProcessMcp): Promise<void> {
     await tabward?.close();
     tabward = undefined;
     await agentMcp.close();
     mcp = undefined;
-    await quietly(3_500);
-    assert.deepEqual(shown(arrived('/settings/delete?from=slow-hop')), '');
-  });
+  }
 
-  // Last: it leaves tabward detached (the next test, if any, starts a new one).
-  test('after a sensitive read, a service worker of the agent’s page sends what it was given once tabward detaches', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('new_page', { url: url('evil.example', '/keeper') });
-    await waitFor('the worker runs', () => arrived('/keeper-ready').length > 0, { timeoutMs: 10_000 });
-    await typeTokenInto(agentMcp, '/keeper');
-    await quietly(1_000);
-    const whileAttached = arrived('/swhome?d=').filter((r) => r.path.includes(token)).length;
-    const detached = await agentMcp.call('browser_disconnect');
-    assert.equal(detached.isError, false, detached.text);
-    await tabward?.close();
-    tabward = undefined;
-    await agentMcp.close();
-    mcp = undefined;
-    await quietly(2_000);
-    const sent = arrived('/swhome?d=').filter((r) => r.path.includes(token));
-    assert.equal(
-      sent.length,
-      0,
-      `${whileAttached} while attached, ${sent.length} in all:\n${shown(sent.slice(0, 3))}`,
-    );
-  });
-});
+  return {
+    /** The fixture server (its `seen` requests), once the suite started. */
+    get site(): Fixture {
+      return site;
+    },
+    url,
+    arrived,
+    shown,
+    quietly,
+    agent,
+    readTokens,
+    typeTokenInto,
+    closeTabward,
+  };
+}

@@ -1,9 +1,10 @@
-// Attack review of "the backstop taints the session on every sensitive read as it goes through" (42bbef3): ways a
-// page of the agent's brings a sensitive page's content within the agent's reach. Each scenario: a page of
-// github.com that is not itself sensitive gets /settings/tokens' content onto itself, the agent reads it there,
-// then opens a tab of evil.example carrying it. The human refuses anything toward evil.example and approves
-// everything else (a human who lets the agent work on github.com). Isolated and in the user's Chrome, in process.
-// The variants that held at once are in taintAndSettleVariants.test.ts.
+// Every sensitive read taints, however the request was let go and whichever run made it. Attack review of "the
+// backstop taints the session on every sensitive read as it goes through" (42bbef3): ways a page of the agent's
+// brings a sensitive page's content within the agent's reach. Each scenario: a page of github.com that is not
+// itself sensitive gets /settings/tokens' content onto itself, the agent reads it there, then opens a tab of
+// evil.example carrying it. The human refuses anything toward evil.example and approves everything else (a human
+// who lets the agent work on github.com). Isolated and in the user's Chrome, in process. The variants that held at
+// once are in taintAndSettleVariants.test.ts.
 //
 // Found and fixed (each test failed before):
 // - A sensitive request a human let go (held, approved) or a pass covered was never counted as a read; now every
@@ -115,7 +116,7 @@ function readsIn(mode: 'isolated' | 'shared'): void {
       });
     });
 
-    // In the browser tabward starts it is stopped (attackReview: held, worker and service-worker POSTs).
+    // In the browser tabward starts it is stopped (backstopJudgesEveryChannel: held, worker and service-worker POSTs).
     const inUsersChrome = mode === 'shared' ? test : test.skip;
     inUsersChrome("a service worker's POST into a sensitive page is stopped", async () => {
       const mcp = await tw.connect();

@@ -6,9 +6,9 @@
 // snapshot, most of which is its script evaluated anew in every document (bench/results.md).
 
 import type { CDPSession, Page } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { TabwardError } from '../../core/errors.ts';
+import { settledWithin } from '../deadline.ts';
 import { axToAria } from './axToAria.ts';
-import { settledWithin } from './deadline.ts';
 import { DocumentChanged, passwordsIn, pointerElements, readDocument } from './documentReads.ts';
 import {
   type ElementAddress,

@@ -1,5 +1,7 @@
-// Attacks on the features of issue 15 (site grants, devtools reads, browsing saved as a recipe), through the real
-// MCP SDK client in process, one Chromium for the file. Each test is a bypass that was found and fixed:
+// Site grants are no wider than the click they were given for, secrets are redacted in every spelling and place,
+// and a saved recipe marks its writes. Attacks on the features of issue 15 (site grants, devtools reads, browsing
+// saved as a recipe), through the real MCP SDK client in process, one Chromium for the file. Each test is a bypass
+// that was found and fixed:
 // - a site grant for an ordinary click must not cover a click that reads as destructive on the same origin (and a
 //   covered click whose script posts to a sensitive path of that origin is still held by the network backstop);
 // - a secret the browser itself form-encodes (`!` → %21) must be redacted in results, devtools reads and the log;

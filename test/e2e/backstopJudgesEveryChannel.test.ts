@@ -1,4 +1,7 @@
-// A security review of the network backstop (networkGuard, networkHolds, callPath's attendant): attack pages
+// The network backstop judges every channel: what leaves after a sensitive read, and every write into a sensitive
+// page, is judged whatever carries it (a script the human let run, an odd host, a socket, a worker, a srcdoc frame,
+// the page being left). Kept as a security review of the network backstop (networkGuard, networkHolds, callPath's
+// attendant): attack pages
 // driven through the tools, isolated and in the user's Chrome, asserting on what the fixture servers received.
 // Each finding below was a bypass when found (the test failed); each is fixed at its root and its test now holds.
 //

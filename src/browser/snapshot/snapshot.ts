@@ -6,13 +6,14 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame } from 'playwright-core';
-import { TabwardError } from '../core/errors.ts';
+import { swallow } from '../../core/debug.ts';
+import { TabwardError } from '../../core/errors.ts';
+import { withDeadline } from '../deadline.ts';
+import type { TrackedPage } from '../pages.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
-import { withDeadline } from './deadline.ts';
 import { DocumentChanged } from './documentReads.ts';
 import type { FrameScope } from './frameScopes.ts';
-import type { TrackedPage } from './pages.ts';
 import { type AriaNode, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
@@ -90,7 +91,7 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
     page.on('framenavigated', onNavigated);
     const read = readTab(page, session, timeoutMs);
     // What a navigation interrupted is nobody's to wait for any more.
-    read.catch(() => undefined);
+    read.catch(swallow('browser', 'snapshot.treeWithPasswords: a read a navigation interrupted'));
     try {
       const outcome = await Promise.race([read.catch((error: unknown) => ({ error })), navigated]);
       if (outcome !== 'navigated') {
@@ -114,7 +115,14 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
     await Promise.all([
       sleep(100 * attempt),
       ...[...navigatedFrames].map((frame) =>
-        frame.waitForLoadState('domcontentloaded', { timeout: timeoutMs }).catch(() => undefined),
+        frame
+          .waitForLoadState('domcontentloaded', { timeout: timeoutMs })
+          .catch(
+            swallow(
+              'browser',
+              'snapshot.treeWithPasswords: frame.waitForLoadState("domcontentloaded", { timeout: timeoutMs })',
+            ),
+          ),
       ),
     ]);
   }

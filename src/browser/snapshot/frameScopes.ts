@@ -5,6 +5,7 @@
 // document of the same frame (whose elements may have the same backend node ids: a new process numbers from 1).
 
 import type { CDPSession, Frame, Page } from 'playwright-core';
+import { swallow } from '../../core/debug.ts';
 
 export interface FrameScope {
   readonly session: CDPSession;
@@ -103,7 +104,7 @@ export function forgetSession(page: Page, session: CDPSession): void {
       frameSessions.delete(frame);
       openSessions.delete(frame);
     }
-  void session.detach().catch(() => undefined);
+  void session.detach().catch(swallow('browser', 'frameScopes.forgetSession: session.detach()'));
 }
 
 /** A session for each out-of-process frame of the page (each opened once, then kept). */

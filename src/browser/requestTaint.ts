@@ -1,0 +1,150 @@
+// The session's taint as the network backstop sees it: what the sessions judged over it have read and allowed,
+// the origins of tabs holding a typed secret, a sensitive read recorded as it goes through, and the choke points
+// told to cut their open connections when the taint grows. Base of the judge (browser/requestJudge.ts).
+
+import type { TaintView, UntiedStop } from '../core/callPath.ts';
+import { type RequestFacts, taintReason } from '../core/networkHolds.ts';
+import type { EgressRequest } from './egressProxy.ts';
+import { RequestLog } from './requestLog.ts';
+
+interface TaintWatcher {
+  readonly view: () => TaintView;
+  readonly recordRead: (origin: string) => void;
+  readonly recordUntied: ((stop: UntiedStop) => void) | undefined;
+}
+
+export class TaintTracker extends RequestLog {
+  /**
+   * Origins of the agent's pages that hold a secret tabward typed: while one does, requests to other hosts are
+   * judged as after a sensitive read (set by the session, which knows its tabs).
+   */
+  secretHolders: () => readonly string[] = () => [];
+  /**
+   * Grows each time the session's taint does (a sensitive read, a secret typed): a request a hook judged before it
+   * grew and that reaches the choke point after is judged again for taint there.
+   */
+  protected taintEpoch = 0;
+  /** The choke points over this backstop, told to cut their open connections that the grown taint now covers. */
+  private readonly cutters = new Set<(crosses: (url: string) => boolean) => void>();
+  /**
+   * The sessions judged over this backstop (one for tabward mcp; one per recipe run at once for run and serve):
+   * what each has read and allowed, and where each sensitive read is told as it goes through.
+   */
+  protected readonly taintWatchers = new Set<TaintWatcher>();
+
+  /**
+   * A session's taint, until the returned function is called. A read is told to every session watching: which of
+   * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
+   */
+  watchTaint(
+    view: () => TaintView,
+    recordRead: (origin: string) => void,
+    recordUntied?: (stop: UntiedStop) => void,
+  ): () => void {
+    const watcher = { view, recordRead, recordUntied };
+    this.taintWatchers.add(watcher);
+    return () => this.taintWatchers.delete(watcher);
+  }
+
+  /** For a request no action answers for: read by any session, allowed by every one. */
+  protected taintView(): TaintView {
+    const views = [...this.taintWatchers].map((watcher) => watcher.view());
+    const tainted = [...new Set(views.flatMap((view) => view.tainted))];
+    const [first, ...others] = views;
+    const allowed = new Set(
+      [...(first?.allowed ?? [])].filter((host) => others.every((view) => view.allowed.has(host))),
+    );
+    return { tainted, allowed };
+  }
+
+  /**
+   * The session's own taint, for any request: after a sensitive read, or while a page of the agent's holds a typed
+   * secret, a request to a host that is neither one read, nor one holding the secret, nor one the human allowed.
+   */
+  protected sessionTaint(facts: RequestFacts): string | undefined {
+    const { tainted, allowed } = this.taintView();
+    const holders = this.secretHolders();
+    return taintReason(facts, {
+      tainted: [...tainted, ...holders],
+      allowed,
+      acting: [],
+      navigationOnly: false,
+    });
+  }
+
+  /**
+   * A request a hook judged before the session's taint last grew, reaching the choke point after (queued behind the
+   * page's own hanging requests, say): judged again for the taint it was not judged against.
+   */
+  protected lateTaint(epoch: number, facts: RequestFacts): string | undefined {
+    if (epoch === this.taintEpoch) return undefined;
+    const tainted = this.sessionTaint(facts);
+    return (
+      tainted &&
+      `${tainted}; it was judged before the agent read a sensitive page (or a secret was typed) and reached the network after`
+    );
+  }
+
+  /**
+   * The session's taint grew (a sensitive read, a secret typed): every choke point cuts its open connections and
+   * tunnels to hosts the taint now covers, all at once. A page could otherwise signal what it learns by which of
+   * its connections opened before it closes after (each cut reaching the attacker's server).
+   */
+  taintGrew(): void {
+    this.taintEpoch++;
+    const crosses = (url: string) =>
+      this.sessionTaint({
+        method: 'GET',
+        url: url.replace(/^ws/i, 'http'),
+        document: false,
+        mainFrame: false,
+        hop: false,
+      }) !== undefined;
+    for (const cut of this.cutters) cut(crosses);
+  }
+
+  /** A choke point to tell when the taint grows; until the returned function is called. */
+  addCutter(cut: (crosses: (url: string) => boolean) => void): () => void {
+    this.cutters.add(cut);
+    return () => this.cutters.delete(cut);
+  }
+
+  /** A message of an open WebSocket: after a sensitive read a socket opened before may not carry it off. */
+  socketMessageVerdict(request: EgressRequest): string | undefined {
+    const facts = {
+      method: 'WEBSOCKET',
+      url: request.url.replace(/^ws/i, 'http'),
+      document: false,
+      mainFrame: false,
+      hop: false,
+    };
+    const tainted = this.sessionTaint(facts);
+    return (
+      tainted &&
+      `${tainted}; the socket was opened before and its messages are not judged one by one, so it is closed`
+    );
+  }
+
+  socketStopped(request: EgressRequest, reason: string): void {
+    for (const watcher of this.taintWatchers)
+      watcher.recordUntied?.({ method: 'WEBSOCKET MESSAGE', url: request.url, reason });
+  }
+
+  /**
+   * A request to a sensitive page that goes through (a script's fetch of a settings page from another page of the
+   * same site, say) brings its content within the agent's reach: the session is tainted by it at once, whenever it
+   * comes (during an action, after one returned, between calls), and the action running is told (its holds).
+   */
+  protected noteSensitiveRead(url: string): void {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return; // an unparsable URL matched no rule
+    }
+    this.reads.push({ seq: ++this.seq, origin });
+    if (this.reads.length > 200) this.reads.shift();
+    for (const watcher of this.taintWatchers) watcher.recordRead(origin);
+    this.taintGrew();
+  }
+}
