@@ -57,9 +57,13 @@ describe("popups of the agent's tabs in the user's Chrome are the agent's", () =
       /(p\d+) \[agent\] \S+\/middle-home/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
     await agentMcp.call('select_page', { pageId: middle });
     await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, 'Continue') });
-    await quietly(500);
-    const pages = (await agentMcp.call('list_pages')).text;
-    assert.match(pages, /\[agent\] \S+\/sends-home/, 'the popup is the agent’s, its opener gone or not');
+    // Adopted as it appears (its opener's popup event, or the gate's record of who opened it): on a loaded machine
+    // that can take a moment after the click returned.
+    await waitFor(
+      'the popup listed as the agent’s, its opener gone or not',
+      async () => /\[agent\] \S+\/sends-home/.test((await agentMcp.call('list_pages')).text),
+      { timeoutMs: 10_000 },
+    );
     await readTokens(agentMcp);
     await agentMcp.call('select_page', { pageId: notesTab });
     const typed = await agentMcp.call('fill', {
