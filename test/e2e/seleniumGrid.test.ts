@@ -6,16 +6,15 @@
 // mid-run fails its run, which says it was not moved.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { type RedisUnderTest, redisMissing, startRedis } from '../helpers/redisServer.ts';
 import { runCli } from '../helpers/runCli.ts';
 import { type GridUnderTest, gridMissing, startGrid } from '../helpers/seleniumGrid.ts';
+import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'grid-token-0123456789';
@@ -23,10 +22,7 @@ const missing = gridMissing() ?? redisMissing();
 // Chromium refuses to run as root without it; the Grid's node runs it as whoever runs the tests.
 const chromeArgs = [...testChromeArgs, '--no-sandbox'].flatMap((arg) => ['--chrome-arg', arg]);
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-}
+type Running = RunningTabward;
 
 describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, () => {
   let grid: GridUnderTest;
@@ -40,20 +36,10 @@ describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, ()
       holds.set(name, release);
     });
 
-  function start(args: readonly string[], ready: RegExp): Promise<Running> {
-    const child = spawn(process.execPath, [binPath, ...args], {
-      env: { ...process.env, TABWARD_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let output = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const running = { child, output: () => output };
+  async function start(args: readonly string[], ready: RegExp): Promise<Running> {
+    const running = await startTabward(args, ready, { home });
     started.push(running);
-    return waitFor(`tabward ${args[0]} to start`, () =>
-      child.exitCode === null ? ready.test(output) && running : Promise.reject(new Error(output)),
-    );
+    return running;
   }
 
   const recipe = (tag: string) => ({

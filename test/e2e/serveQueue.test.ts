@@ -5,24 +5,20 @@
 // run again and says "outcome unknown"; a queued run can be cancelled; every worker's audit reaches one stream.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { type RedisUnderTest, redisMissing, startRedis } from '../helpers/redisServer.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'queue-token-0123456789';
 const missing = redisMissing();
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-}
+type Running = RunningTabward;
 
 describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_000 }, () => {
   let redis: RedisUnderTest;
@@ -39,21 +35,8 @@ describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_0
     });
 
   /** A tabward process in its own process group (so that its browser dies with it when it is killed). */
-  function start(args: readonly string[], ready: RegExp): Promise<Running> {
-    const child = spawn(process.execPath, [binPath, ...args], {
-      env: { ...process.env, TABWARD_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const running = { child, output: () => output };
-    return waitFor(`tabward ${args[0]} to start`, () =>
-      child.exitCode === null ? ready.test(output) && running : Promise.reject(new Error(output)),
-    );
-  }
+  const start = (args: readonly string[], ready: RegExp): Promise<Running> =>
+    startTabward(args, ready, { home, detached: true });
 
   async function startWorker(): Promise<Running> {
     const worker = await start(

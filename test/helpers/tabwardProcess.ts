@@ -1,0 +1,32 @@
+// A long-running `tabward` command (serve, worker) as a user starts it: its stderr kept, resolved once it says it is
+// ready, rejected with what it said if it exits first. `detached` puts it in a process group of its own, so that a
+// test can kill it together with the browser it started (a machine that died).
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { binPath } from './mcpClient.ts';
+import { waitFor } from './waitFor.ts';
+
+export interface RunningTabward {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+}
+
+export function startTabward(
+  args: readonly string[],
+  ready: RegExp,
+  options: { readonly home: string; readonly detached?: boolean },
+): Promise<RunningTabward> {
+  const child = spawn(process.execPath, [binPath, ...args], {
+    env: { ...process.env, TABWARD_HOME: options.home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: options.detached === true,
+  });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const running = { child, output: () => output };
+  return waitFor(`tabward ${args[0]} to start`, () =>
+    child.exitCode === null ? ready.test(output) && running : Promise.reject(new Error(output)),
+  );
+}
