@@ -10,9 +10,9 @@ import type { BrowserMode } from '../core/kinds.ts';
 import { type AttachTarget, connectCdp, connectPlaywright, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import type { DownloadLimits } from './downloads.ts';
-import { startEgressProxy } from './egressProxy.ts';
+import { type EgressPolicy, startEgressProxy } from './egressProxy.ts';
 import { findChrome } from './findChrome.ts';
-import { makeHostCertificates } from './hostCertificates.ts';
+import { type HostCertificates, makeHostCertificates } from './hostCertificates.ts';
 import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import type { TrackedPage } from './pages.ts';
@@ -37,6 +37,21 @@ export interface BrowserConfig {
    * browsers tabward starts always send through the egress proxy. No command-line option reaches it.
    */
   readonly egressProxy?: false;
+  /**
+   * Where an isolated session gets its browser when several clients share one (browser/sharedIsolatedBrowser.ts):
+   * a context of its own in it, rather than a browser of its own.
+   */
+  readonly sharedBrowser?: ContextSource;
+  /** Every MCP client of this process uses this one session (`--share-context`): browser_status says so. */
+  readonly sharedContext?: boolean;
+}
+
+/** Hands out a context of one client's own, its traffic judged by that client's guard. */
+export interface ContextSource {
+  openContext(network: NetworkGuard): Promise<Connection>;
+  warmUp(): void;
+  /** The shared browser's process and profile, once it runs. */
+  status(): { pid?: number; profile?: string };
 }
 
 export interface Connection {
@@ -45,6 +60,13 @@ export interface Connection {
   readonly context: BrowserContext;
   readonly endpoint: string;
   readonly launched?: IsolatedBrowser;
+  /**
+   * A context of its own in a browser other clients share (browser/sharedIsolatedBrowser.ts): closing this
+   * connection closes that context and its egress proxy, never the browser.
+   */
+  readonly release?: () => Promise<void>;
+  /** In a shared browser: its process, and how many clients have a context in it now. */
+  readonly sharedBy?: { readonly pid: number; readonly profile: string; clients(): number };
 }
 
 /** Browsers tabward launched that are closing (the unused warm one, a crashed one's leftovers): awaited at exit. */
@@ -80,6 +102,10 @@ export interface IsolatedHooks {
   readonly firstProxyNotice: () => boolean;
   /** The browser launched, before it is returned: the session closes it if it shuts down meanwhile. */
   readonly onLaunched: (launched: IsolatedBrowser) => void;
+  /** What judges the traffic of the browser's own profile, when not the session's network guard. */
+  readonly egressPolicy?: EgressPolicy;
+  /** The key the browser trusts for its proxies' TLS ends, when several proxies serve one browser. */
+  readonly certificates?: HostCertificates;
 }
 
 export async function openIsolated(config: BrowserConfig, hooks: IsolatedHooks): Promise<Connection> {
@@ -103,14 +129,13 @@ export async function openIsolated(config: BrowserConfig, hooks: IsolatedHooks):
   }
   const egress =
     network && config.egressProxy !== false
-      ? await startEgressProxy({
-          policy: network,
-          certificates: makeHostCertificates(),
-          mapHost: hostMapperFrom(config.chromeArgs),
-          verifyUpstream: verifiesCertificates(config.chromeArgs),
-        })
+      ? await startGuardedEgress(
+          config,
+          network,
+          hooks.certificates ?? makeHostCertificates(),
+          hooks.egressPolicy,
+        )
       : undefined;
-  if (egress) network?.protectedPorts.add(egress.port);
   // Over a pipe: nothing to attach to, nobody asked to allow the connection.
   const launched = await launchIsolated({
     executablePath,
@@ -121,18 +146,52 @@ export async function openIsolated(config: BrowserConfig, hooks: IsolatedHooks):
     egress?.close();
     throw error;
   });
-  // The proxy outlives the browser's last request: closed once the browser is gone, never before. While it runs,
-  // a grown taint cuts its connections to the hosts that taint now covers.
-  if (egress && network) {
-    const stopCutting = network.addCutter((crosses) => egress.cut(crosses));
-    launched.browser.on('disconnected', () => {
-      stopCutting();
-      egress.close();
-    });
-  }
+  // The proxy outlives the browser's last request: closed once the browser is gone, never before.
+  if (egress) launched.browser.on('disconnected', () => egress.close());
   hooks.onLaunched(launched);
   const { browser, context } = launched;
   return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };
+}
+
+/** An egress proxy tabward's browsers send through, with what closes it. */
+export interface GuardedEgress {
+  readonly port: number;
+  readonly chromeArgs: readonly string[];
+  /** Stops the proxy, its cutting, and its port's protection. */
+  close(): void;
+}
+
+/**
+ * Starts an egress proxy judging by `policy` (the network guard itself unless said), its port one of tabward's
+ * own (the agent's browser never reaches it as a site); while it runs, a grown taint cuts its connections to the
+ * hosts that taint now covers.
+ */
+export async function startGuardedEgress(
+  config: BrowserConfig,
+  network: NetworkGuard,
+  certificates: HostCertificates,
+  policy: EgressPolicy = network,
+): Promise<GuardedEgress> {
+  const proxy = await startEgressProxy({
+    policy,
+    certificates,
+    mapHost: hostMapperFrom(config.chromeArgs),
+    verifyUpstream: verifiesCertificates(config.chromeArgs),
+  });
+  network.protectedPorts.add(proxy.port);
+  const stopCutting = network.addCutter((crosses) => proxy.cut(crosses));
+  let closed = false;
+  return {
+    port: proxy.port,
+    chromeArgs: proxy.chromeArgs,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      stopCutting();
+      proxy.close();
+      network.protectedPorts.delete(proxy.port);
+    },
+  };
 }
 
 export async function openShared(config: BrowserConfig, target: AttachTarget): Promise<Connection> {

@@ -107,6 +107,11 @@ export class BrowserSession {
   warmUp(idleMs = unusedWarmBrowserMs): boolean {
     if (this.used || this.current || this.starting || this.wantedMode !== 'isolated' || !this.config.headless)
       return false;
+    // A browser shared with other clients: it starts; this client's context opens with its first call.
+    if (this.config.sharedBrowser) {
+      this.config.sharedBrowser.warmUp();
+      return true;
+    }
     const opening = this.connect().then(async (connection) => {
       // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own. Only in this
       // browser: one the agent switched to meanwhile (the user's Chrome) gets no tab of tabward's choosing.
@@ -294,7 +299,17 @@ export class BrowserSession {
 
   status(): SessionStatus {
     const launched = this.current?.launched ?? [...this.launching][0];
-    return sessionStatus(this.mode, this.current, launched, this.lastAttachError, this.pages);
+    const status = sessionStatus(
+      this.mode,
+      this.current,
+      launched,
+      this.lastAttachError,
+      this.pages,
+      this.config.sharedContext === true,
+    );
+    // Before this client's first page: the browser it will get a context in, when it runs already.
+    const shared = this.current ? {} : this.config.sharedBrowser?.status();
+    return { ...status, ...shared };
   }
 
   private async open(mode: BrowserMode): Promise<Connection> {
@@ -332,6 +347,8 @@ export class BrowserSession {
   }
 
   private openIsolated(): Promise<Connection> {
+    const { sharedBrowser, network } = this.config;
+    if (sharedBrowser && network) return sharedBrowser.openContext(network);
     return openIsolated(this.config, {
       signal: this.stopping.signal,
       firstProxyNotice: () => {
@@ -375,8 +392,10 @@ export class BrowserSession {
     const why = connection.mode === 'shared' ? 'your Chrome went away' : 'it closed or crashed';
     this.dropConnection(why);
     void this.config.network?.releaseBrowser(connection.browser, 0);
-    // What is left of a browser we launched (helper processes, its profile) goes with it.
+    // What is left of a browser we launched (helper processes, its profile) goes with it; of a context in a shared
+    // browser, its proxy.
     if (connection.launched) void this.closings.close(connection.launched);
+    void connection.release?.();
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
     if (!this.used) return;
     this.notices.push(lostNotice(connection.mode, tabs));
@@ -387,6 +406,8 @@ export class BrowserSession {
     const agentTabs = this.pages.list().filter((tracked) => tracked.ownedByAgent);
     this.dropConnection('the browser was closed');
     if (!connection) return;
+    // A context of this client's own in a browser others share: it closes, the browser stays.
+    if (connection.release) return connection.release();
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
     if (connection.launched) return this.closings.close(connection.launched);

@@ -16,6 +16,8 @@ export interface SessionStatus {
   readonly pid?: number;
   readonly tabs: { id: string; url: string; owner: 'agent' | 'user'; selected: boolean }[];
   readonly lastAttachError?: string;
+  /** Whose context this is when several MCP clients are served: the client's own, or every client's. */
+  readonly context?: string;
 }
 
 export function sessionStatus(
@@ -24,12 +26,22 @@ export function sessionStatus(
   launched: IsolatedBrowser | undefined,
   lastAttachError: string | undefined,
   pages: PageRegistry,
+  sharedContext = false,
 ): SessionStatus {
+  const clients = connection?.sharedBy?.clients();
+  const context =
+    clients !== undefined
+      ? `this client's own (cookies, tabs, taint); ${clients} client context(s) in this browser`
+      : sharedContext
+        ? 'shared by every client of this tabward (--share-context): cookies, tabs and taint are common'
+        : undefined;
   return {
     mode,
     started: connection !== undefined,
     ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),
     ...(launched ? { profile: launched.userDataDir, pid: launched.pid } : {}),
+    ...(connection?.sharedBy ? { pid: connection.sharedBy.pid, profile: connection.sharedBy.profile } : {}),
+    ...(context ? { context } : {}),
     ...(lastAttachError ? { lastAttachError } : {}),
     tabs: pages.list().map((tracked) => ({
       id: tracked.id,

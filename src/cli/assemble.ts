@@ -4,9 +4,11 @@
 import { join } from 'node:path';
 import { AuditLog, processSession } from '../audit/auditLog.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
-import { BrowserSession } from '../browser/session.ts';
+import { type BrowserConfig, BrowserSession } from '../browser/session.ts';
+import { SharedIsolatedBrowser } from '../browser/sharedIsolatedBrowser.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import { noApprover } from '../core/approvals.ts';
+import type { AuditSink } from '../core/audit.ts';
 import type { BrowserMode, ToolCategory, WritePolicy } from '../core/kinds.ts';
 import { saveSessionRecipe } from '../recipes/savedRecipes.ts';
 import { toolsFor } from '../tools/catalogue.ts';
@@ -14,7 +16,7 @@ import { ToolRunner } from '../tools/runner.ts';
 import { type BrowserFlags, browserConfig, loadRulesAndSecrets } from './config.ts';
 import { ConsentDesk } from './consentDesk.ts';
 import { checkAppendable, ensureHome, homeAuditPath } from './home.ts';
-import { boundedStep, closeBrowserSession } from './shutdown.ts';
+import { boundedStep, closeBrowserSession, killLaunchedBrowser } from './shutdown.ts';
 
 export interface GuardedBrowserOptions extends BrowserFlags {
   readonly outputDir?: string | undefined;
@@ -38,14 +40,34 @@ export interface GuardedBrowserOptions extends BrowserFlags {
     | { readonly waitMs: number; readonly notify: boolean; readonly humanVerified?: boolean };
   /** The tool categories offered (`--tools`); default core only. */
   readonly tools?: readonly ToolCategory[] | undefined;
+  /** Every client uses the process's own session (`--share-context`): browser_status says so. */
+  readonly shareContext?: boolean | undefined;
 }
 
-export interface GuardedBrowser {
+/** One client's world: its browser session (context, tabs), network guard (taint, passes), runner (grants). */
+export interface ClientWorld {
+  /** The audit `session` of every record its calls write (and its save_recipe's session). */
+  readonly sessionId: string;
   readonly session: BrowserSession;
   readonly network: NetworkGuard;
   readonly runner: ToolRunner;
+  /** Closes its browser context (or browser) and ends its calls still open on the record. */
+  close(): Promise<void>;
+}
+
+export interface GuardedBrowser extends ClientWorld {
   readonly consent: ConsentDesk | undefined;
   readonly auditPath: string;
+  /**
+   * A world of its own for one more MCP client (an `--http` session): its own context in the one shared browser
+   * (or its own connection to the user's Chrome or the browser service), tabs, taint, grants, passes and audit
+   * session. Closed with `close()` of its own, or with everything at exit.
+   */
+  openClient(): ClientWorld;
+  /** The client worlds open now. */
+  readonly clients: number;
+  /** Starts the browser clients' contexts will open in (isolated mode), before the first client needs it. */
+  warmUpClients(): boolean;
   close(): Promise<void>;
 }
 
@@ -60,21 +82,10 @@ export async function assembleGuardedBrowser(
     options.secretEnv,
     options.ignoreBadRules === true,
   );
-  // tabward's own servers join protectedPorts as they start: the agent's browser can never reach them.
-  const network = new NetworkGuard(rules, new ActionPasses(), new Set());
+  // tabward's own servers join protectedPorts as they start: no client's browser can ever reach them.
+  const protectedPorts = new Set<number>();
   const categories = options.tools ?? ['core'];
-  const session = new BrowserSession({
-    ...browserConfig(options.mode === 'auto' ? 'isolated' : options.mode, options, log),
-    network,
-    // What tabs log and request is recorded only when a tool can read it.
-    ...(categories.includes('devtools') ? { devtools: true } : {}),
-    downloads: {
-      folder: options.outputDir ?? join(ensureHome(log), 'downloads', processSession),
-      maxBytes: (options.downloadMaxMb ?? 50) * 1024 * 1024,
-      maxCount: options.downloadMaxCount ?? 100,
-      afterActionMs: 5_000,
-    },
-  });
+  const mode = options.mode === 'auto' ? 'isolated' : options.mode;
   // Started by the front end once it is serving (ConsentDesk.start). Its page tokens are secrets: nothing the
   // agent reads may show one; its page's port is tabward's own, which the agent's browser never reaches.
   const consent = options.consent
@@ -85,57 +96,128 @@ export async function assembleGuardedBrowser(
         notify: options.consent.notify,
         humanVerified: options.consent.humanVerified === true,
         secret: { made: (token) => secrets.redactAlso(token), gone: (token) => secrets.forget(token) },
-        ownPort: (port) => network.protectedPorts.add(port),
+        ownPort: (port) => protectedPorts.add(port),
         log,
       })
     : undefined;
   // Refuse to start rather than fail every tool call later on an audit log that cannot be written.
   const auditPath = options.auditLog ?? homeAuditPath(log);
   checkAppendable(auditPath, '--audit-log (or TABWARD_HOME)');
-  const runner = new ToolRunner({
-    tools: toolsFor(categories),
-    context: {
+  const audit = new AuditLog(auditPath);
+  const downloadsRoot = options.outputDir ?? join(ensureHome(log), 'downloads', processSession);
+  const makeWorld = (sessionId: string, sharing: Partial<BrowserConfig>): ClientWorld => {
+    const network = new NetworkGuard(rules, new ActionPasses(), protectedPorts);
+    const session = new BrowserSession({
+      ...browserConfig(mode, options, log),
+      ...sharing,
+      network,
+      // What tabs log and request is recorded only when a tool can read it.
+      ...(categories.includes('devtools') ? { devtools: true } : {}),
+      downloads: {
+        folder: sessionId === processSession ? downloadsRoot : join(downloadsRoot, sessionId),
+        maxBytes: (options.downloadMaxMb ?? 50) * 1024 * 1024,
+        maxCount: options.downloadMaxCount ?? 100,
+        afterActionMs: 5_000,
+      },
+    });
+    const runner = new ToolRunner({
+      tools: toolsFor(categories),
+      context: {
+        session,
+        secrets,
+        timeoutMs: options.timeout,
+        // The agent's save_recipe: this client's session, from the log it writes, into the home's recipes folder.
+        saveRecipe: (name) => saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), sessionId, name),
+      },
+      network,
+      rules,
+      approver: consent?.approver() ?? noApprover,
+      audit: sessionId === processSession ? audit : inSession(audit, sessionId),
+      policy: options.policy,
+      autoSwitch: options.mode === 'auto',
+    });
+    return {
+      sessionId,
       session,
-      secrets,
-      timeoutMs: options.timeout,
-      // The agent's save_recipe: this process's session, from the log it writes, into the home's recipes folder.
-      saveRecipe: (name) =>
-        saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), processSession, name),
-    },
-    network,
-    rules,
-    approver: consent?.approver() ?? noApprover,
-    audit: new AuditLog(auditPath),
-    policy: options.policy,
-    autoSwitch: options.mode === 'auto',
-  });
+      network,
+      runner,
+      close: async () => {
+        // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
+        // from closing. Each step is bounded; a browser still there after its step is killed.
+        await closeBrowserSession(session, log);
+        // Calls the closing browser ended have recorded their end; any other still running is ended on the record.
+        await runner.path.settle(2_000, 'tabward shut down before the call ended');
+      },
+    };
+  };
+  const own = makeWorld(processSession, options.shareContext ? { sharedContext: true } : {});
+  // Isolated clients share one browser process, each in a context of its own; made on the first client.
+  let sharedBrowser: SharedIsolatedBrowser | undefined;
+  const clients = new Set<ClientWorld>();
+  let clientCount = 0;
+  const clientsBrowser = () => {
+    if (mode === 'isolated')
+      sharedBrowser ??= new SharedIsolatedBrowser({
+        ...browserConfig(mode, options, log),
+        network: own.network,
+      });
+    return sharedBrowser;
+  };
+  const openClient = (): ClientWorld => {
+    const shared = clientsBrowser();
+    const world = makeWorld(`${processSession}-${++clientCount}`, shared ? { sharedBrowser: shared } : {});
+    let closing: Promise<void> | undefined;
+    const ours: ClientWorld = {
+      ...world,
+      close: () => {
+        closing ??= world.close().finally(() => clients.delete(ours));
+        return closing;
+      },
+    };
+    clients.add(ours);
+    return ours;
+  };
   // What the inbox itself decides (an answer ignored because its call is gone, a question expired) is audited.
   if (consent)
     consent.record = (line) =>
-      runner.path.recordEvent({
+      own.runner.path.recordEvent({
         tool: '(approval)',
         kind: 'approval',
         frontEnd: 'human',
         args: {},
-        mode: session.mode,
+        mode: own.session.mode,
         decision: 'block',
         reason: line,
         outcome: 'blocked',
         durationMs: 0,
       });
   return {
-    session,
-    network,
-    runner,
+    ...own,
     consent,
     auditPath,
+    openClient,
+    get clients() {
+      return clients.size;
+    },
+    warmUpClients: () => {
+      const shared = options.headless ? clientsBrowser() : undefined;
+      shared?.warmUp();
+      return shared !== undefined;
+    },
     close: async () => {
-      // The browser first: a tab of it on the approval page holds a connection that keeps the page's server
-      // from closing. Each step is bounded; a browser still there after its step is killed.
-      await closeBrowserSession(session, log);
-      // Calls the closing browser ended have recorded their end; any other still running is ended on the record.
-      await runner.path.settle(2_000, 'tabward shut down before the call ended');
+      await Promise.all([...clients].map((world) => world.close()));
+      if (sharedBrowser) {
+        const { pid, profile } = sharedBrowser.status();
+        if (!(await boundedStep('closing the shared browser', sharedBrowser.close(), log)))
+          killLaunchedBrowser(pid, profile, log);
+      }
+      await own.close();
       await boundedStep('stopping the approval inbox', consent?.stop() ?? Promise.resolve(), log);
     },
   };
+}
+
+/** The same log, each record under `session` (one client's calls, saved as one recipe). */
+function inSession(audit: AuditSink, session: string): AuditSink {
+  return { record: (entry) => audit.record({ ...entry, session }) };
 }

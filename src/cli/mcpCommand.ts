@@ -17,6 +17,10 @@ export interface McpFlags extends Omit<GuardedBrowserOptions, 'headless' | 'cons
   /** --human-verified: questions on sensitive pages are approved only with an enrolled passkey. */
   readonly humanVerified?: boolean;
   readonly http?: number;
+  /** With --http: sessions open at once (--max-sessions). */
+  readonly maxSessions: number;
+  /** With --http: seconds after which a session with nothing open is closed (--session-idle). */
+  readonly sessionIdle: number;
   /** False with --no-warm-up: the browser starts on the first call that needs it. */
   readonly warmUp: boolean;
 }
@@ -59,6 +63,22 @@ export function mcpCommand(): Command {
       '--http <port>',
       'serve Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio (0: any free port)',
       portOption('--http'),
+    )
+    .option(
+      '--max-sessions <n>',
+      'with --http: MCP sessions served at once, each in a browser context of its own (more are refused)',
+      secondsOption('--max-sessions', 1, 256),
+      16,
+    )
+    .option(
+      '--session-idle <seconds>',
+      'with --http: a session whose client is gone (no request open this long; a minute once its event stream closed) is closed, its context with it',
+      secondsOption('--session-idle', 1, 7 * 24 * 3_600),
+      1_800,
+    )
+    .option(
+      '--share-context',
+      'with --http: every session shares one browser context (cookies, tabs, taint), as a team sharing one login wants; by default each has its own',
     )
     .action(async (flags: McpFlags) => {
       // Loaded on use: an MCP client waits for the tool list on every start.

@@ -18,6 +18,7 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   const browser = await assembleGuardedBrowser(
     {
       ...flags,
+      shareContext: flags.http !== undefined && flags.shareContext === true,
       headless: !flags.headed,
       consent:
         flags.approval === 'deny'
@@ -40,7 +41,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     warmedUp = true;
     // A browser warmed up is spawned before the library loads (it boots meanwhile): only without one is the library
     // loaded here.
-    if (!(flags.warmUp && browser.session.warmUp())) preloadBrowserLibrary();
+    const warming = flags.warmUp && (perClient ? browser.warmUpClients() : browser.session.warmUp());
+    if (!warming) preloadBrowserLibrary();
     setImmediate(
       () =>
         void browser.consent
@@ -48,15 +50,28 @@ export async function runMcp(flags: McpFlags): Promise<void> {
           .catch((error: unknown) => log(`tabward: the approval inbox could not start: ${String(error)}`)),
     );
   };
-  const makeServer = () =>
+  const serverFor = (runner: typeof browser.runner, onToolsListed: () => void) =>
     createMcpServer({
-      onToolsListed: warmUp,
-      runner: browser.runner,
+      onToolsListed,
+      runner,
       approval: flags.approval,
       ...(browser.consent ? { consent: browser.consent } : {}),
       consentTiming: { humanMs: flags.approvalHumanMs, elicitMs: 5 * 60_000 },
       version,
     });
+  // Over HTTP each session is a client with a world of its own (context, tabs, taint, grants), closed with its
+  // session; --share-context gives every session the process's one world instead.
+  const perClient = flags.http !== undefined && !flags.shareContext;
+  const makeServer = () => {
+    if (!perClient) return serverFor(browser.runner, warmUp);
+    const world = browser.openClient();
+    const server = serverFor(world.runner, () => {
+      warmUp();
+      if (flags.warmUp && !closing) world.session.warmUp();
+    });
+    server.onclose = () => void world.close();
+    return server;
+  };
   // A bug must not take the agent's browser down with it: say so, and keep serving.
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
@@ -85,12 +100,17 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     stdio = await serveStdio(makeServer(), shutdown, log);
   } else {
     const port = flags.http;
-    const served = await serveHttp(makeServer, port, mcpHttpAuth(token)).catch((error: unknown) => {
+    const served = await serveHttp(makeServer, port, mcpHttpAuth(token), '127.0.0.1', {
+      maxSessions: flags.maxSessions,
+      idleMs: flags.sessionIdle * 1000,
+    }).catch((error: unknown) => {
       throw listenError(error, '--http', port);
     });
     // The agent's browser must never reach the server that takes the agent's own calls.
     browser.network.protectedPorts.add(Number(new URL(served.url).port));
-    log(`tabward: MCP over Streamable HTTP at ${served.url}`);
+    log(
+      `tabward: MCP over Streamable HTTP at ${served.url} (${perClient ? `each session in a browser context of its own, up to ${flags.maxSessions}` : 'every session in one shared context (--share-context)'})`,
+    );
     announceMcpToken(token, served.url, log);
   }
   setTimeout(warmUp, 1_000).unref();

@@ -1,5 +1,6 @@
-// Serving the MCP server over stdio (one client) or Streamable HTTP on 127.0.0.1 (a server per session,
-// all sharing one browser and one guard). Over HTTP every request must carry the bearer token (401 says how),
+// Serving the MCP server over stdio (one client) or Streamable HTTP on 127.0.0.1 (a server per session; what
+// each session's server drives, a world of its own or one shared, is the caller's makeServer's choice). Sessions
+// are limited in number, and one whose client is gone is closed (SessionLiveness). Over HTTP every request must carry the bearer token (401 says how),
 // the Host header is checked against DNS rebinding and a web page's Origin is refused (403). A session's server
 // is its own: its elicitation questions go to that session's client only, never to another. A client that hangs
 // up on a running call cancels it. An unknown session id is 404 (the spec's "initialize again": the server
@@ -75,11 +76,24 @@ export interface HttpAuth {
   readonly hint: string;
 }
 
+/** How many sessions may be open at once, and when a session whose client is gone is closed. */
+export interface HttpSessionLimits {
+  /** Sessions open at once; an initialize past it is refused (503) with what to do. */
+  readonly maxSessions: number;
+  /** A session with no request open for this long is closed (its client forgot it). */
+  readonly idleMs: number;
+  /** How often sessions are checked; tests shorten it. */
+  readonly sweepMs?: number;
+}
+
+const defaultLimits: HttpSessionLimits = { maxSessions: 16, idleMs: 30 * 60_000 };
+
 export async function serveHttp(
   makeServer: () => Server,
   port: number,
   auth: HttpAuth,
   host = '127.0.0.1',
+  limits: HttpSessionLimits = defaultLimits,
 ): Promise<HttpHandle> {
   // Loaded here, not with the module: the HTTP transport (and the web server library under it) is about 10 ms of
   // every stdio start, where it is never used.
@@ -87,6 +101,9 @@ export async function serveHttp(
     '@modelcontextprotocol/sdk/server/streamableHttp.js'
   );
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const liveness = new SessionLiveness(limits);
+  // Sessions being initialized: counted against the limit before they have an id.
+  let starting = 0;
   let allowedHosts: string[] = [];
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -109,6 +126,7 @@ export async function serveHttp(
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (sessionId !== undefined && !existing)
       return reply(res, 404, 'No such MCP session (the server restarted or it ended): initialize again');
+    if (existing && typeof sessionId === 'string') liveness.seen(sessionId, req, res);
     if (existing) {
       if (req.method !== 'POST') return existing.handleRequest(req, res);
       const posted = await readJson(req);
@@ -122,18 +140,38 @@ export async function serveHttp(
     if (body === tooLarge) return tooLargeReply(res);
     if (!isInitializeRequest(body))
       return reply(res, 400, 'No such session; start with an initialize request');
+    if (sessions.size + starting >= limits.maxSessions)
+      return reply(
+        res,
+        503,
+        `tabward serves at most ${limits.maxSessions} MCP sessions at once (--max-sessions), each with a browser context of its own, and all are open. End one (a client's DELETE, or closing it) or start tabward with a higher --max-sessions`,
+      );
+    starting++;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
+        liveness.seen(id, req, res);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (!transport.sessionId) return;
+      sessions.delete(transport.sessionId);
+      liveness.forget(transport.sessionId);
     };
-    await makeServer().connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await makeServer().connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      starting--;
+    }
+    // Refused (a bad initialize): no session was made, and its server closes with its transport.
+    if (!transport.sessionId) await transport.close();
   }
+  const sweep = setInterval(() => {
+    for (const id of liveness.gone()) void sessions.get(id)?.close();
+  }, limits.sweepMs ?? 5_000);
+  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -144,11 +182,51 @@ export async function serveHttp(
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
     close: async () => {
+      clearInterval(sweep);
       for (const transport of sessions.values()) await transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Which sessions' clients are gone. Streamable HTTP has no hang-up: a client that quits without its DELETE
+ * leaves its session (and its browser context) open. A session counts as alive while any request of it is open
+ * (the client's event stream, a call running); one with none open is gone after a minute when it had an event
+ * stream (its client kept one open, and that connection closed), else after the idle time.
+ */
+class SessionLiveness {
+  private readonly state = new Map<string, { open: number; lastSeen: number; streamed: boolean }>();
+
+  constructor(private readonly limits: HttpSessionLimits) {}
+
+  seen(id: string, req: IncomingMessage, res: ServerResponse): void {
+    const entry = this.state.get(id) ?? { open: 0, lastSeen: Date.now(), streamed: false };
+    this.state.set(id, entry);
+    entry.open++;
+    if (req.method === 'GET') entry.streamed = true;
+    res.once('close', () => {
+      entry.open--;
+      entry.lastSeen = Date.now();
+    });
+  }
+
+  forget(id: string): void {
+    this.state.delete(id);
+  }
+
+  /** Sessions to close now. */
+  gone(): string[] {
+    const now = Date.now();
+    const streamGoneMs = Math.min(60_000, this.limits.idleMs);
+    return [...this.state]
+      .filter(
+        ([, entry]) =>
+          entry.open <= 0 && now - entry.lastSeen > (entry.streamed ? streamGoneMs : this.limits.idleMs),
+      )
+      .map(([id]) => id);
+  }
 }
 
 /**

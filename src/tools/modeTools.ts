@@ -20,8 +20,11 @@ export const browserStatus = defineTool({
         ? [
             `browser: ${status.browserVersion} at ${status.endpoint}${status.pid ? ` (pid ${status.pid})` : ''}`,
           ]
-        : []),
+        : status.pid
+          ? [`browser: running (pid ${status.pid}); this client's context opens with its first page`]
+          : []),
       ...(status.profile ? [`temporary profile: ${status.profile}`] : []),
+      ...(status.context ? [`context: ${status.context}`] : []),
       `tool categories: core${session.devtools ? ', devtools' : ''} (--tools)`,
       ...status.tabs.map((tab) => `${tab.selected ? '*' : ' '}${tab.id} [${tab.owner}] ${tab.url}`),
     ];

