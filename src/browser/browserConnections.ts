@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
+import type { ClientTabs } from './clientTabs.ts';
 import { type AttachTarget, connectCdp, connectPlaywright, resolveEndpoint } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import type { DownloadLimits } from './downloads.ts';
@@ -42,6 +43,8 @@ export interface BrowserConfig {
    * a context of its own in it, rather than a browser of its own.
    */
   readonly sharedBrowser?: ContextSource;
+  /** The other clients of this process that may attach to the same user's Chrome: their tabs are not this one's. */
+  readonly clientTabs?: ClientTabs;
   /** Every MCP client of this process uses this one session (`--share-context`): browser_status says so. */
   readonly sharedContext?: boolean;
 }

@@ -5,9 +5,10 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
+import type { ClientTabs, TabOwner } from './clientTabs.ts';
 import { TrackedPage } from './pages.ts';
 
-export class PageRegistry {
+export class PageRegistry implements TabOwner {
   private readonly byPage = new Map<Page, TrackedPage>();
   /** Ids no longer in use, and why: a tab of a browser that is gone, or a retired tab. */
   private readonly gone = new Map<string, string>();
@@ -17,6 +18,52 @@ export class PageRegistry {
   /** Told of each popup of an agent tab, once: it is policed like the agent's tabs. */
   private onAgentPopup: ((page: Page) => Promise<void>) | undefined;
   private readonly adopted = new WeakSet<Page>();
+  /** Other clients of this process in the same browser (the user's Chrome): their tabs are not listed here. */
+  private clientTabs: ClientTabs | undefined;
+  /** Each tab's CDP target id, once read (only while sharing the browser with other clients). */
+  private readonly targetIds = new Map<TrackedPage, Promise<string | undefined>>();
+  private readonly knownTargetIds = new Map<TrackedPage, string>();
+
+  /**
+   * From now on, a tab another client of `clientTabs` owns is none of this registry's business: each tab's target
+   * id is read as it is tracked, and until it is known a tab that is not this client's own is not listed.
+   */
+  shareBrowserWith(clientTabs: ClientTabs): () => void {
+    this.clientTabs = clientTabs;
+    for (const tracked of this.byPage.values()) void this.targetIdOf(tracked);
+    return clientTabs.join(this);
+  }
+
+  /** Once the target id of every tab tracked now is read. */
+  async identified(): Promise<void> {
+    await Promise.all([...this.byPage.values()].map((tracked) => this.targetIdOf(tracked)));
+  }
+
+  ownsTarget(targetId: string): boolean {
+    for (const [tracked, id] of this.knownTargetIds)
+      if (id === targetId && tracked.ownedByAgent && !tracked.closed) return true;
+    return false;
+  }
+
+  /** The tab's CDP target id (read once; undefined when the tab is gone before it could be read). */
+  targetIdOf(tracked: TrackedPage): Promise<string | undefined> {
+    let reading = this.targetIds.get(tracked);
+    if (!reading) {
+      reading = readTargetId(tracked.page).then((id) => {
+        if (id) this.knownTargetIds.set(tracked, id);
+        return id;
+      });
+      this.targetIds.set(tracked, reading);
+    }
+    return reading;
+  }
+
+  /** Whether another client of this browser has the tab (or it is not yet known whose it is). */
+  private anotherClients(tracked: TrackedPage): boolean {
+    if (!this.clientTabs || tracked.ownedByAgent) return false;
+    const id = this.knownTargetIds.get(tracked);
+    return id === undefined || this.clientTabs.ownedByAnother(this, id);
+  }
 
   /**
    * Tracks every current and future tab of a context. `ownedByDefault` applies to tabs nobody claimed. A popup is
@@ -61,6 +108,7 @@ export class PageRegistry {
     if (existing) return existing;
     const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
     this.byPage.set(page, tracked);
+    if (this.clientTabs) void this.targetIdOf(tracked);
     tracked.onRetire = () => {
       this.byPage.delete(page);
       if (tracked.retired) this.gone.set(tracked.id, tracked.retired);
@@ -72,6 +120,8 @@ export class PageRegistry {
     });
     page.on('close', () => {
       this.byPage.delete(page);
+      this.targetIds.delete(tracked);
+      this.knownTargetIds.delete(tracked);
       if (this.selected === tracked) this.selected = undefined;
       // Playwright closes every page of a browser that died just before it reports the disconnect: a moment
       // later, the browser says whether this tab was closed on its own or went with its browser.
@@ -84,7 +134,9 @@ export class PageRegistry {
   }
 
   list(): TrackedPage[] {
-    return [...this.byPage.values()].filter((tracked) => !tracked.closed && !tracked.retired);
+    return [...this.byPage.values()].filter(
+      (tracked) => !tracked.closed && !tracked.retired && !this.anotherClients(tracked),
+    );
   }
 
   get(id: string): TrackedPage {
@@ -106,7 +158,25 @@ export class PageRegistry {
   forget(why: string): void {
     for (const tracked of this.list()) this.gone.set(tracked.id, goneWithBrowser(tracked.id, why));
     this.byPage.clear();
+    this.targetIds.clear();
+    this.knownTargetIds.clear();
     this.selected = undefined;
+  }
+}
+
+/** A tab's CDP target id, over a CDP session of its own (closed at once). */
+async function readTargetId(page: Page): Promise<string | undefined> {
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      return targetInfo.targetId;
+    } finally {
+      await cdp.detach().catch(swallow('browser', 'pageRegistry.readTargetId: cdp.detach()'));
+    }
+  } catch (error) {
+    swallow('browser', 'pageRegistry.readTargetId: the tab went before its id was read')(error);
+    return undefined;
   }
 }
 

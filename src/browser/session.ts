@@ -71,6 +71,8 @@ export class BrowserSession {
   private spareTab: TrackedPage | undefined;
   /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
   private replacing: Promise<void> | undefined;
+  /** Stops hiding other clients' tabs of the user's Chrome (set while attached to it beside other clients). */
+  private leaveClientTabs: (() => void) | undefined;
   /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
   private readonly closings = new LaunchedClosings();
 
@@ -258,6 +260,8 @@ export class BrowserSession {
         const tracked = this.pages.track(page, true);
         tracked.ownedByAgent = true;
         this.pages.selected = tracked;
+        // Known as this client's before it is handed out: other clients in the same Chrome do not list it.
+        if (this.leaveClientTabs) await this.pages.targetIdOf(tracked);
         return tracked;
       } catch (error) {
         const failure = translateBrowserError(error, 'Opening a tab');
@@ -367,7 +371,14 @@ export class BrowserSession {
     this.current = connection;
     this.wantedMode = connection.mode;
     this.pages.forget('the browser was replaced');
+    // Other clients of this tabward in the same Chrome: each tab's owner is known before any is listed.
+    if (connection.mode === 'shared' && this.config.clientTabs)
+      this.leaveClientTabs = this.pages.shareBrowserWith(this.config.clientTabs);
     watchConnectionTabs(this.pages, connection, network);
+    if (this.leaveClientTabs)
+      await withDeadline(this.pages.identified(), 10_000, 'Reading the tabs of your Chrome').catch(
+        swallowing('install: reading tab ids; tabs not read stay unlisted'),
+      );
     if (firstTab) {
       const tracked = this.pages.track(firstTab, true);
       tracked.ownedByAgent = true;
@@ -381,6 +392,8 @@ export class BrowserSession {
   }
 
   private dropConnection(why: string): void {
+    this.leaveClientTabs?.();
+    this.leaveClientTabs = undefined;
     this.current = undefined;
     this.spareTab = undefined;
     this.pages.forget(why);

@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { AuditLog, processSession } from '../audit/auditLog.ts';
+import { ClientTabs } from '../browser/clientTabs.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
 import { type BrowserConfig, BrowserSession } from '../browser/session.ts';
 import { SharedIsolatedBrowser } from '../browser/sharedIsolatedBrowser.ts';
@@ -150,6 +151,8 @@ export async function assembleGuardedBrowser(
       },
     };
   };
+  // Clients in the same user's Chrome: each lists and acts in its own tabs and the user's, never another client's.
+  const clientTabs = new ClientTabs();
   const own = makeWorld(processSession, options.shareContext ? { sharedContext: true } : {});
   // Isolated clients share one browser process, each in a context of its own; made on the first client.
   let sharedBrowser: SharedIsolatedBrowser | undefined;
@@ -165,7 +168,10 @@ export async function assembleGuardedBrowser(
   };
   const openClient = (): ClientWorld => {
     const shared = clientsBrowser();
-    const world = makeWorld(`${processSession}-${++clientCount}`, shared ? { sharedBrowser: shared } : {});
+    const world = makeWorld(`${processSession}-${++clientCount}`, {
+      clientTabs,
+      ...(shared ? { sharedBrowser: shared } : {}),
+    });
     let closing: Promise<void> | undefined;
     const ours: ClientWorld = {
       ...world,

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { callThrough } from '../helpers/mcpClient.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
@@ -132,14 +133,9 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
     assert.doesNotMatch(statusB, /\/login|who=client-a/);
 
     // A reads a sensitive page: A's session is tainted, B's is not.
-    assert.match(
-      (
-        await call(a.client, 'navigate_page', {
-          url: site.url('github.com', '/repo'),
-          snapshot: true,
-        })
-      ).text,
-      new RegExp(secret),
+    await call(a.client, 'navigate_page', { url: site.url('github.com', '/repo') });
+    await waitFor('A to see the token on its page', async () =>
+      (await call(a.client, 'take_snapshot')).text.includes(secret),
     );
     const sentBefore = site.seen.filter((seen) => seen.path.startsWith('/collect')).length;
     const fromA = await call(a.client, 'navigate_page', {
@@ -223,5 +219,85 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
     const admitted = await postMcp(mcpUrl, token, initializeBody());
     assert.equal(admitted.status, 200, 'a place is free again');
     await admitted.text();
+  });
+});
+
+describe("several MCP clients in the user's Chrome", { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let chrome: UserChrome;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Client[] = [];
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/mine': (_req, _body, res) => html(res, '<title>Mine</title><p>The user reads this</p>'),
+        '/a': (_req, _body, res) =>
+          html(res, '<title>A</title><p>Client A was here</p><button>Delete</button>'),
+        '/b': (_req, _body, res) => html(res, '<title>B</title><p>Client B was here</p>'),
+      },
+      { tls: true },
+    );
+    chrome = await startUserChrome({
+      chromeArgs: testChromeArgs,
+      openTab: site.url('mine.example', '/mine'),
+    });
+    home = mkdtempSync(join(tmpdir(), 'tabward-clients-chrome-'));
+    tabward = await startTabward(
+      ['mcp', '--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--http', '0', '--approval', 'deny'],
+      /new bearer token for MCP over HTTP.*: \S+\n/,
+      { home },
+    );
+  });
+  after(async () => {
+    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
+    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
+    tabward?.child.kill('SIGTERM');
+    if (tabward?.child.exitCode === null)
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await chrome?.close();
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  const connect = async () => {
+    const output = tabward.output();
+    const client = new Client({ name: 'several-clients-chrome', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(/MCP over Streamable HTTP at (\S+)/.exec(output)?.[1] ?? ''),
+        {
+          requestInit: {
+            headers: {
+              Authorization: `Bearer ${/new bearer token for MCP over HTTP.*: (\S+)\n/.exec(output)?.[1] ?? ''}`,
+            },
+          },
+        },
+      ),
+    );
+    open.push(client);
+    return client;
+  };
+  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    callThrough(client, name, args, 60_000);
+
+  test("each client lists and acts in its own tabs and the user's, never another client's", async () => {
+    const a = await connect();
+    const b = await connect();
+    assert.match((await call(a, 'new_page', { url: site.url('a.example', '/a') })).text, /"A"/);
+    assert.match((await call(b, 'new_page', { url: site.url('b.example', '/b') })).text, /"B"/);
+    const listedA = (await call(a, 'list_pages')).text;
+    const listedB = (await call(b, 'list_pages')).text;
+    assert.match(listedA, /\[user\] \S+\/mine/, "the user's tab is listed to A");
+    assert.match(listedB, /\[user\] \S+\/mine/, "the user's tab is listed to B");
+    assert.match(listedA, /\[agent\] \S+\/a /);
+    assert.doesNotMatch(listedA, /b\.example/, `B's tab is not A's to see:\n${listedA}`);
+    assert.doesNotMatch(listedB, /a\.example/, `A's tab is not B's to see:\n${listedB}`);
+    // No id B can name reaches A's tab: every tab id is tried.
+    for (let n = 1; n <= 6; n++) {
+      const read = await call(b, 'take_snapshot', { pageId: `p${n}` });
+      assert.doesNotMatch(read.text, /Client A was here/, `p${n} from B: ${read.text}`);
+    }
   });
 });
