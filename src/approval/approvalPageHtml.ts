@@ -41,7 +41,9 @@ function card(r) {
   const h = el('h3', {}, r.tool + (r.element ? ' on ' + r.element.role + ' ' : ''));
   if (r.element) h.append(el('code', { className: 'name' }, r.element.name));
   if (r.warning) h.append(el('span', { className: 'tag' }, r.warning.toLowerCase()));
-  c.append(h, el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
+  c.append(h);
+  if (r.client) c.append(el('p', {}, 'Asked by: ' + r.client));
+  c.append(el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
   if (r.destination) c.append(el('p', { className: 'sends' }, 'Sends: ' + r.destination));
   (r.fields || []).forEach((f, i) => c.append(el('p', {}, 'Value ' + (i + 1) + ' goes to: ' + f.field + ' in ' + f.frame)));
   c.append(el('pre', {}, JSON.stringify(r.args, null, 2)));

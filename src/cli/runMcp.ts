@@ -50,9 +50,10 @@ export async function runMcp(flags: McpFlags): Promise<void> {
           .catch((error: unknown) => log(`tabward: the approval inbox could not start: ${String(error)}`)),
     );
   };
-  const serverFor = (runner: typeof browser.runner, onToolsListed: () => void) =>
+  const serverFor = (runner: typeof browser.runner, onToolsListed: () => void, clientSession?: string) =>
     createMcpServer({
       onToolsListed,
+      ...(clientSession ? { clientSession } : {}),
       runner,
       approval: flags.approval,
       ...(browser.consent ? { consent: browser.consent } : {}),
@@ -65,10 +66,14 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   const makeServer = () => {
     if (!perClient) return serverFor(browser.runner, warmUp);
     const world = browser.openClient();
-    const server = serverFor(world.runner, () => {
-      warmUp();
-      if (flags.warmUp && !closing) world.session.warmUp();
-    });
+    const server = serverFor(
+      world.runner,
+      () => {
+        warmUp();
+        if (flags.warmUp && !closing) world.session.warmUp();
+      },
+      world.sessionId,
+    );
     server.onclose = () => void world.close();
     return server;
   };

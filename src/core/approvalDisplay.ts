@@ -36,6 +36,7 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
           },
         }
       : {}),
+    ...(request.client !== undefined ? { client: forDisplay(request.client, limits.name) } : {}),
     args: displayValue(request.args) as Record<string, unknown>,
     ...(request.siteGrant
       ? {
@@ -144,6 +145,7 @@ export function questionLines(request: ApprovalRequest): string[] {
   const note = approveAllNote(request);
   return [
     `tabward: ${shown.tool}${elementPhrase(request)}${warning ? ` — ${warning}` : ''}`,
+    ...(shown.client ? [`Asked by: ${shown.client}`] : []),
     `Page: ${shown.url || '(none)'}`,
     ...whereLines(request),
     `Why asked: ${shown.reason} (rule ${shown.rule})`,

@@ -191,6 +191,7 @@ export class ApprovalRounds {
           ...(look.element ? { element: look.element } : {}),
           args: action.args,
           frontEnd: caller.frontEnd,
+          ...(caller.client ? { client: caller.client } : {}),
           ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
           ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
           bindsTo: look.binding,

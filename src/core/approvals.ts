@@ -23,6 +23,11 @@ export interface ApprovalRequest {
   readonly args: Readonly<Record<string, unknown>>;
   readonly frontEnd: string;
   /**
+   * Which agent asks, when several share one tabward (`mcp --http`): its MCP client's own name (the client chose
+   * it: shown sanitised) and its session.
+   */
+  readonly client?: string;
+  /**
    * Present only when a site grant may be given for this action (an ordinary write, every frame on one origin):
    * "allow writes like this" = this tool on this exact origin, for 15 min or 1 h.
    */

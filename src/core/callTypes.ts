@@ -83,6 +83,8 @@ export interface CallPathOptions {
 
 export interface Caller {
   readonly frontEnd: string;
+  /** Which agent calls, when several share one tabward (see ApprovalRequest.client). */
+  readonly client?: string;
   readonly approver: Approver;
   /** Aborts when the request is cancelled or its client is gone: a late answer never acts. */
   readonly signal: AbortSignal;

@@ -43,6 +43,8 @@ export interface McpServerOptions {
   readonly version: string;
   /** Called once the client has its tool list: heavy start-up work can begin without delaying it. */
   readonly onToolsListed?: () => void;
+  /** The world's audit session, when this server is one of several clients' (`--http`): questions name it. */
+  readonly clientSession?: string;
   /** How often a call waiting for a human reports progress (when its request carries a progressToken). */
   readonly progressIntervalMs?: number;
 }
@@ -81,6 +83,11 @@ export function createMcpServer(options: McpServerOptions): Server {
       // call withdraws its question, and the runner never acts on a late answer.
       const result = await options.runner.call(request.params.name, request.params.arguments ?? {}, {
         frontEnd: 'mcp',
+        ...(options.clientSession
+          ? {
+              client: `${server.getClientVersion()?.name ?? 'an MCP client'} (session ${options.clientSession})`,
+            }
+          : {}),
         approver,
         signal: extra.signal,
       });

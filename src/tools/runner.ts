@@ -39,10 +39,15 @@ export interface RunnerOptions {
 /** Who is calling: the front end's name for the audit log, and the human to ask (default: the runner's). */
 export interface Caller {
   readonly frontEnd: string;
+  /** Which agent calls, when several share one tabward: named in its questions. */
+  readonly client?: string;
   readonly approver?: Approver;
   /** Aborts when the request is cancelled or its client is gone: pending questions are withdrawn. */
   readonly signal?: AbortSignal;
 }
+
+/** A caller with the runner's defaults filled in. */
+type ResolvedCaller = Required<Omit<Caller, 'client'>> & Pick<Caller, 'client'>;
 
 export class ToolRunner {
   readonly path: CallPath;
@@ -86,6 +91,7 @@ export class ToolRunner {
   async call(name: string, rawArgs: unknown, caller: Caller): Promise<ToolResult> {
     const resolved = {
       frontEnd: caller.frontEnd,
+      ...(caller.client ? { client: caller.client } : {}),
       approver: caller.approver ?? this.options.approver,
       signal: caller.signal ?? new AbortController().signal,
     };
@@ -120,7 +126,7 @@ export class ToolRunner {
     tool: Tool,
     parse: () => Args,
     response: CallResponse,
-    caller: Required<Caller>,
+    caller: ResolvedCaller,
     snapshotAlways = false,
   ): GuardedAction<ToolResult> {
     return toolAction(tool, parse, {
@@ -142,11 +148,7 @@ export class ToolRunner {
    * response after the result; one that fails (the tab closed, an open dialog) says why after it, never as the
    * call's error, so that the agent does not repeat what was done.
    */
-  private snapshotOf(
-    tab: TrackedPage,
-    response: CallResponse,
-    caller: Required<Caller>,
-  ): FollowUp | undefined {
+  private snapshotOf(tab: TrackedPage, response: CallResponse, caller: ResolvedCaller): FollowUp | undefined {
     const reader = this.options.tools.find((tool) => tool.snapshotsTab);
     if (!reader) return undefined;
     return {
@@ -187,7 +189,7 @@ export class ToolRunner {
   private async switchOnLoginWall(
     wall: NonNullable<ToolResult['loginWall']>,
     response: CallResponse,
-    caller: Required<Caller>,
+    caller: ResolvedCaller,
   ): Promise<void> {
     // Only a read the call left to the switch: one made inside the call is not made twice.
     const snapshot = response.worked.snapshotDeferred === true;
@@ -229,7 +231,7 @@ export class ToolRunner {
   }
 
   /** Opens the login wall's URL in the user's Chrome with the tool that declares `opensTab`. */
-  private async reopen(url: string, caller: Required<Caller>, snapshot: boolean): Promise<CallResponse> {
+  private async reopen(url: string, caller: ResolvedCaller, snapshot: boolean): Promise<CallResponse> {
     const opener = this.options.tools.find((tool) => tool.opensTab);
     if (!opener) throw new TabwardError('internal', 'No tool opens a tab to reopen the login wall in.');
     const reopened = new CallResponse();
@@ -252,7 +254,7 @@ export class ToolRunner {
   }
 
   /** What the guard holds (grants, taint, policy, who approves), for the tool that reports it (browser_status). */
-  private guardState(caller: Required<Caller>): string[] {
+  private guardState(caller: ResolvedCaller): string[] {
     const { session } = this.options.context;
     return [
       `approve-all grants: ${this.state.approveAllGrants().join(', ') || 'none'}`,

@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { callThrough } from '../helpers/mcpClient.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
@@ -300,4 +301,91 @@ describe("several MCP clients in the user's Chrome", { timeout: 120_000 }, () =>
       assert.doesNotMatch(read.text, /Client A was here/, `p${n} from B: ${read.text}`);
     }
   });
+});
+
+describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Client[] = [];
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/settings/emails': (_req, _body, res) =>
+          html(res, '<title>Emails</title><form method="post"><button>Add email</button></form>'),
+      },
+      { tls: true },
+    );
+    home = mkdtempSync(join(tmpdir(), 'tabward-clients-ask-'));
+    tabward = await startTabward(
+      [
+        'mcp',
+        '--mode',
+        'isolated',
+        '--http',
+        '0',
+        '--approval',
+        'inbox',
+        '--no-notify',
+        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+      ],
+      /new bearer token for MCP over HTTP.*: \S+\n/,
+      { home },
+    );
+  });
+  after(async () => {
+    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
+    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
+    tabward?.child.kill('SIGTERM');
+    if (tabward?.child.exitCode === null)
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  test("each client's question says which agent asks", async () => {
+    const output = tabward.output();
+    const connectAs = async (name: string) => {
+      const client = new Client({ name, version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(
+          new URL(/MCP over Streamable HTTP at (\S+)/.exec(output)?.[1] ?? ''),
+          {
+            requestInit: {
+              headers: {
+                Authorization: `Bearer ${/new bearer token for MCP over HTTP.*: (\S+)\n/.exec(output)?.[1] ?? ''}`,
+              },
+            },
+          },
+        ),
+      );
+      open.push(client);
+      return client;
+    };
+    const human = inboxOf(home);
+    const asked = new Map<string, string>();
+    for (const name of ['agent-one', 'agent-two']) {
+      const client = await connectAs(name);
+      await call(client, 'new_page', { url: site.url('github.com', '/settings/emails') });
+      const snapshot = (await call(client, 'take_snapshot')).text;
+      const ref = /button "Add email"[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? '';
+      const clicking = call(client, 'click', { ref });
+      const question = await waitFor('the question in the inbox', async () =>
+        (await human.questions()).find((each) => each.question.includes(`Asked by: ${name}`)),
+      ).catch(async (error: unknown) => {
+        throw new Error(`${String(error)}: ${JSON.stringify(await human.questions())}`);
+      });
+      asked.set(name, /Asked by: (.*)/.exec(question.question)?.[1] ?? '');
+      await human.answer(question.id, 'reject');
+      assert.equal((await clicking).isError, true);
+    }
+    const [one, two] = [asked.get('agent-one') ?? '', asked.get('agent-two') ?? ''];
+    assert.match(one, /^agent-one \(session \S+-\d+\)$/);
+    assert.match(two, /^agent-two \(session \S+-\d+\)$/);
+    assert.notEqual(/session (\S+)/.exec(one)?.[1], /session (\S+)/.exec(two)?.[1]);
+  });
+
+  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    callThrough(client, name, args, 60_000);
 });
