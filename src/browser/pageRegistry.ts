@@ -45,6 +45,12 @@ export class PageRegistry implements TabOwner {
     return false;
   }
 
+  ownedTargets(): string[] {
+    return [...this.knownTargetIds]
+      .filter(([tracked]) => tracked.ownedByAgent && !tracked.closed)
+      .map(([, id]) => id);
+  }
+
   /** The tab's CDP target id (read once; undefined when the tab is gone before it could be read). */
   targetIdOf(tracked: TrackedPage): Promise<string | undefined> {
     let reading = this.targetIds.get(tracked);
@@ -119,6 +125,8 @@ export class PageRegistry implements TabOwner {
       if (tracked.ownedByAgent) this.adopt(popup);
     });
     page.on('close', () => {
+      const targetId = this.knownTargetIds.get(tracked);
+      if (targetId && this.clientTabs) this.clientTabs.closed(this, targetId);
       this.byPage.delete(page);
       this.targetIds.delete(tracked);
       this.knownTargetIds.delete(tracked);
