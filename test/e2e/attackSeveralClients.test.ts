@@ -152,9 +152,7 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
     await leave(b);
   });
 
-  test("popups a client's page opens by itself (with or without an opener) are never another client's to see", {
-    todo: "B lists A's fresh popups as the user's tabs until A has read their target ids",
-  }, async () => {
+  test("popups a client's page opens by itself (with or without an opener) are never another client's to see", async () => {
     const a = await connect();
     const b = await connect();
     await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
