@@ -182,6 +182,57 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
     await leave(a);
     await leave(b);
   });
+
+  test("no tab id another client can name closes, selects, navigates or reads a client's tab", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(a.client, 'new_page', { url: site.url('a.example', '/a?guess') });
+    await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
+    for (let n = 1; n <= 30; n++) {
+      const pageId = `p${n}`;
+      for (const [tool, args] of [
+        ['select_page', { pageId }],
+        ['take_screenshot', { pageId }],
+        ['navigate_page', { pageId, url: site.url('b.example', '/b?took') }],
+        ['close_page', { pageId }],
+      ] as const) {
+        const done = await call(b.client, tool, args);
+        assert.doesNotMatch(done.text, /a\.example|Client A read/, `${tool} ${pageId} from B: ${done.text}`);
+      }
+      // B may close its own and the user's tabs: open its own again for the next round.
+      if (!(await call(b.client, 'list_pages')).text.includes('b.example'))
+        await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
+    }
+    const listedA = (await call(a.client, 'list_pages')).text;
+    assert.match(listedA, /\[agent\] \S+\/a\?guess/, `A's tab is still there, where it was:\n${listedA}`);
+    assert.doesNotMatch(listedA, /took/);
+    await leave(a);
+    await leave(b);
+  });
+
+  test("a tab a client is opening is never listed to another client as the user's", {
+    todo: "B lists A's tab as [user] between its creation and A's new_page tracking it (openGuardedTab runs before the registry claims the tab)",
+  }, async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
+    const seen: string[] = [];
+    let watchingOn = true;
+    const watching = (async () => {
+      while (watchingOn) {
+        const listed = (await call(b.client, 'list_pages')).text;
+        for (const line of listed.split('\n'))
+          if (line.includes('[user]') && !line.includes('mine.example')) seen.push(line);
+      }
+    })();
+    for (let n = 0; n < 8; n++)
+      await call(a.client, 'new_page', { url: site.url('a.example', `/a?fresh=${n}`) });
+    watchingOn = false;
+    await watching;
+    assert.deepEqual(seen, [], `B saw A's tabs as the user's:\n${seen.join('\n')}`);
+    await leave(a);
+    await leave(b);
+  });
 });
 
 /** The TCP ports a process listens on (Linux: its socket inodes matched in /proc/net/tcp). */
@@ -472,6 +523,32 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
     );
     await leave(a);
     await leave(b);
+  });
+
+  test('a client that ends its session while its first context is still opening leaves nothing behind, and takes no one else down', async () => {
+    const watcher = await connect();
+    await call(watcher.client, 'new_page', { url: site.url('plain.example', '/plain?watcher') });
+    const contexts = async () =>
+      Number(
+        /(\d+) client context\(s\) in this browser/.exec(
+          (await call(watcher.client, 'browser_status')).text,
+        )?.[1] ?? -1,
+      );
+    for (let round = 0; round < 3; round++) {
+      const quitter = await connect();
+      const opening = call(quitter.client, 'new_page', {
+        url: site.url('plain.example', '/plain?quitter'),
+      }).catch(() => undefined);
+      await new Promise((done) => setTimeout(done, 30 * round));
+      await leave(quitter);
+      await opening;
+    }
+    await waitFor('the quitters left no context', async () => (await contexts()) === 1, {
+      timeoutMs: 20_000,
+    });
+    const still = await call(watcher.client, 'take_snapshot');
+    assert.match(still.text, /plain page/, `the watcher's tab is still there: ${still.text}`);
+    await leave(watcher);
   });
 
   test("one client's downloads are not another's to list", async () => {
