@@ -480,10 +480,12 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
       ['/collect?from=b'],
       'nothing of A reached evil.example',
     );
-    const stops = auditOf(home).filter(
-      (record) =>
-        record.outcome === 'blocked' && (record.url ?? record.args?.url ?? '').includes('evil.example'),
-    );
+    const stops = auditOf(home)
+      .slice(auditBefore)
+      .filter(
+        (record) =>
+          record.outcome === 'blocked' && (record.url ?? record.args?.url ?? '').includes('evil.example'),
+      );
     assert.ok(
       stops.some((record) => record.session === sessionA),
       "the attempts are on A's record",
