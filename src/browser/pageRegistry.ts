@@ -23,6 +23,8 @@ export class PageRegistry implements TabOwner {
   /** Each tab's CDP target id, once read (only while sharing the browser with other clients). */
   private readonly targetIds = new Map<TrackedPage, Promise<string | undefined>>();
   private readonly knownTargetIds = new Map<TrackedPage, string>();
+  /** Which tab opened which (target ids), as read with them. */
+  private readonly openers = new Map<string, string>();
 
   /**
    * From now on, a tab another client of `clientTabs` owns is none of this registry's business: each tab's target
@@ -45,24 +47,43 @@ export class PageRegistry implements TabOwner {
     return false;
   }
 
+  ownedTargets(): string[] {
+    return [...this.knownTargetIds]
+      .filter(([tracked]) => tracked.ownedByAgent && !tracked.closed)
+      .map(([, id]) => id);
+  }
+
   /** The tab's CDP target id (read once; undefined when the tab is gone before it could be read). */
   targetIdOf(tracked: TrackedPage): Promise<string | undefined> {
     let reading = this.targetIds.get(tracked);
     if (!reading) {
-      reading = readTargetId(tracked.page).then((id) => {
-        if (id) this.knownTargetIds.set(tracked, id);
-        return id;
+      reading = readTargetId(tracked.page).then((info) => {
+        if (!info) return undefined;
+        this.knownTargetIds.set(tracked, info.targetId);
+        // Chromium names the opener of a popup opened with noopener too.
+        if (info.openerId) this.openers.set(info.targetId, info.openerId);
+        return info.targetId;
       });
       this.targetIds.set(tracked, reading);
     }
     return reading;
   }
 
-  /** Whether another client of this browser has the tab (or it is not yet known whose it is). */
+  /**
+   * Whether another client of this browser has the tab (or it is not yet known whose it is). A popup whose opener
+   * (or its opener's, and so on) another client has is that client's before it has read the popup's id: its page
+   * opened it, and it adopts it.
+   */
   private anotherClients(tracked: TrackedPage): boolean {
-    if (!this.clientTabs || tracked.ownedByAgent) return false;
-    const id = this.knownTargetIds.get(tracked);
-    return id === undefined || this.clientTabs.ownedByAnother(this, id);
+    const { clientTabs } = this;
+    if (!clientTabs || tracked.ownedByAgent) return false;
+    const seen = new Set<string>();
+    for (let id = this.knownTargetIds.get(tracked); ; id = this.openers.get(id)) {
+      if (id === undefined) return seen.size === 0;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      if (clientTabs.ownedByAnother(this, id)) return true;
+    }
   }
 
   /**
@@ -119,9 +140,12 @@ export class PageRegistry implements TabOwner {
       if (tracked.ownedByAgent) this.adopt(popup);
     });
     page.on('close', () => {
+      const targetId = this.knownTargetIds.get(tracked);
+      if (targetId && this.clientTabs) this.clientTabs.closed(this, targetId);
       this.byPage.delete(page);
       this.targetIds.delete(tracked);
       this.knownTargetIds.delete(tracked);
+      if (targetId) this.openers.delete(targetId);
       if (this.selected === tracked) this.selected = undefined;
       // Playwright closes every page of a browser that died just before it reports the disconnect: a moment
       // later, the browser says whether this tab was closed on its own or went with its browser.
@@ -160,17 +184,20 @@ export class PageRegistry implements TabOwner {
     this.byPage.clear();
     this.targetIds.clear();
     this.knownTargetIds.clear();
+    this.openers.clear();
     this.selected = undefined;
   }
 }
 
-/** A tab's CDP target id, over a CDP session of its own (closed at once). */
-async function readTargetId(page: Page): Promise<string | undefined> {
+/** A tab's CDP target id and its opener's, over a CDP session of its own (closed at once). */
+async function readTargetId(page: Page): Promise<{ targetId: string; openerId?: string } | undefined> {
   try {
     const cdp = await page.context().newCDPSession(page);
     try {
-      const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
-      return targetInfo.targetId;
+      const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as {
+        targetInfo: { targetId: string; openerId?: string };
+      };
+      return targetInfo;
     } finally {
       await cdp.detach().catch(swallow('browser', 'pageRegistry.readTargetId: cdp.detach()'));
     }
