@@ -18,6 +18,7 @@ import { type IsolatedBrowser, launchIsolated } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import type { TrackedPage } from './pages.ts';
 import { configuredProxy, hostMapperFrom, verifiesCertificates } from './proxySettings.ts';
+import type { SharedProfileTaint } from './sharedProfileTaint.ts';
 
 export interface BrowserConfig {
   readonly mode: BrowserMode;
@@ -45,6 +46,8 @@ export interface BrowserConfig {
   readonly sharedBrowser?: ContextSource;
   /** The other clients of this process that may attach to the same user's Chrome: their tabs are not this one's. */
   readonly clientTabs?: ClientTabs;
+  /** Their one taint there (one profile: what one client's page reads, another's page of the site can be handed). */
+  readonly profileTaint?: SharedProfileTaint;
   /** Every MCP client of this process uses this one session (`--share-context`): browser_status says so. */
   readonly sharedContext?: boolean;
 }

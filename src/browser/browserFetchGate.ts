@@ -9,7 +9,8 @@
 // judged carries its single-use token (browser/requestTags.ts) and is spent here as at the egress proxy; a request
 // with no token from a frame that was ever part of an agent tab, or from a worker of an origin the agent's tabs
 // loaded, was judged by no hook and is judged here alone (RequestJudge.egressVerdict: no pass and no human reach
-// it). Everything else (the user's tabs, the browser's own traffic) is let go at once, unread.
+// it). Everything else (the user's tabs, the browser's own traffic, and, with several clients of one tabward in
+// this Chrome, the others' tagged requests, which their own gates judge) is let go at once, unread.
 //
 // It learns what is the agent's from the tab and frame hooks (frame trees, frames that send) and, before any hook
 // watches them, from the browser's own target events: a popup whose opener is an agent tab or frame (even one that
@@ -124,7 +125,9 @@ export class BrowserFetchGate {
   private async onPaused(event: PausedEvent): Promise<void> {
     const { method, url, headers } = event.request;
     const tag = headers[tagHeader];
-    if (tag === undefined && !this.isAgents(event.frameId)) {
+    // Another client's tagged request (several clients in one user's Chrome) is its own gate's to judge.
+    const taggedByUs = tag !== undefined && this.judge.tags.ours(tag);
+    if (!taggedByUs && !this.isAgents(event.frameId)) {
       await this.cdp.send('Fetch.continueRequest', { requestId: event.requestId });
       return;
     }

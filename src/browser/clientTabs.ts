@@ -22,6 +22,29 @@ export class ClientTabs {
    */
   private readonly leftBehind = new Set<string>();
 
+  /** Tabs being opened now (the browser asked for one, whose id its client does not know yet), by whom. */
+  private readonly openings = new Map<symbol, TabOwner>();
+
+  /**
+   * A client asks the browser for a tab: until the function it gets back is called (the tab is known as its own,
+   * or the opening failed), a tab another client first sees meanwhile may be this one, and is not listed there.
+   */
+  beginOpening(owner: TabOwner): () => void {
+    const opening = Symbol('opening a tab');
+    this.openings.set(opening, owner);
+    return () => this.openings.delete(opening);
+  }
+
+  /** The openings by clients other than `asking` in progress now. */
+  openingsBesides(asking: TabOwner): symbol[] {
+    return [...this.openings].filter(([, owner]) => owner !== asking).map(([opening]) => opening);
+  }
+
+  /** Whether any of these openings is still in progress. */
+  stillOpening(openings: readonly symbol[]): boolean {
+    return openings.some((opening) => this.openings.has(opening));
+  }
+
   /** A client joins; the function it gets back makes it leave (its tabs stay hidden until they close). */
   join(owner: TabOwner): () => void {
     this.owners.add(owner);

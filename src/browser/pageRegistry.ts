@@ -23,6 +23,8 @@ export class PageRegistry implements TabOwner {
   /** Each tab's CDP target id, once read (only while sharing the browser with other clients). */
   private readonly targetIds = new Map<TrackedPage, Promise<string | undefined>>();
   private readonly knownTargetIds = new Map<TrackedPage, string>();
+  /** For each tab first seen while other clients were opening tabs: those openings (the tab may be one of theirs). */
+  private readonly seenDuring = new Map<TrackedPage, symbol[]>();
   /** Which tab opened which (target ids), as read with them. */
   private readonly openers = new Map<string, string>();
 
@@ -77,6 +79,11 @@ export class PageRegistry implements TabOwner {
   private anotherClients(tracked: TrackedPage): boolean {
     const { clientTabs } = this;
     if (!clientTabs || tracked.ownedByAgent) return false;
+    const during = this.seenDuring.get(tracked);
+    if (during) {
+      if (clientTabs.stillOpening(during)) return true;
+      this.seenDuring.delete(tracked);
+    }
     const seen = new Set<string>();
     for (let id = this.knownTargetIds.get(tracked); ; id = this.openers.get(id)) {
       if (id === undefined) return seen.size === 0;
@@ -129,7 +136,11 @@ export class PageRegistry implements TabOwner {
     if (existing) return existing;
     const tracked = new TrackedPage(`p${this.nextId++}`, page, ownedByAgent);
     this.byPage.set(page, tracked);
-    if (this.clientTabs) void this.targetIdOf(tracked);
+    if (this.clientTabs) {
+      const during = this.clientTabs.openingsBesides(this);
+      if (during.length > 0) this.seenDuring.set(tracked, during);
+      void this.targetIdOf(tracked);
+    }
     tracked.onRetire = () => {
       this.byPage.delete(page);
       if (tracked.retired) this.gone.set(tracked.id, tracked.retired);
@@ -145,6 +156,7 @@ export class PageRegistry implements TabOwner {
       this.byPage.delete(page);
       this.targetIds.delete(tracked);
       this.knownTargetIds.delete(tracked);
+      this.seenDuring.delete(tracked);
       if (targetId) this.openers.delete(targetId);
       if (this.selected === tracked) this.selected = undefined;
       // Playwright closes every page of a browser that died just before it reports the disconnect: a moment
@@ -185,6 +197,7 @@ export class PageRegistry implements TabOwner {
     this.targetIds.clear();
     this.knownTargetIds.clear();
     this.openers.clear();
+    this.seenDuring.clear();
     this.selected = undefined;
   }
 }

@@ -27,6 +27,11 @@ export interface Spent {
 
 export class RequestTags {
   private readonly issued = new Map<string, Issued>();
+  /**
+   * Begins every token this instance issues: several clients attached to one user's Chrome each have a gate that
+   * sees the others' tagged requests, and each judges only its own (the others' gates judge theirs).
+   */
+  private readonly prefix = randomBytes(4).toString('hex');
   /** WebSockets a page's route let through (Playwright's socket route can set no header): method-less keys. */
   private readonly sockets = new Map<string, { until: number; epoch: number }>();
 
@@ -35,9 +40,14 @@ export class RequestTags {
   /** A token for one request a hook let go, judged at the session's taint `epoch`. */
   issue(method: string, url: string, epoch: number): string {
     this.prune();
-    const token = randomBytes(16).toString('hex');
+    const token = `${this.prefix}${randomBytes(16).toString('hex')}`;
     this.issued.set(token, { key: keyOf(method, url), until: this.now() + tokenLifeMs, epoch });
     return token;
+  }
+
+  /** Whether `token` is one this instance issued (live, spent or expired), not another client's. */
+  ours(token: string): boolean {
+    return token.startsWith(this.prefix);
   }
 
   /** A hook's second look at a request another hook already judged (the route, then the tab's CDP session). */

@@ -6,6 +6,7 @@ import type { TaintView, UntiedStop } from '../core/callPath.ts';
 import { type RequestFacts, taintReason } from '../core/networkHolds.ts';
 import type { EgressRequest } from './egressProxy.ts';
 import { RequestLog } from './requestLog.ts';
+import type { SharedProfileTaint, TaintMember } from './sharedProfileTaint.ts';
 
 interface TaintWatcher {
   readonly view: () => TaintView;
@@ -13,7 +14,7 @@ interface TaintWatcher {
   readonly recordUntied: ((stop: UntiedStop) => void) | undefined;
 }
 
-export class TaintTracker extends RequestLog {
+export class TaintTracker extends RequestLog implements TaintMember {
   /**
    * Origins of the agent's pages that hold a secret tabward typed: while one does, requests to other hosts are
    * judged as after a sensitive read (set by the session, which knows its tabs).
@@ -31,6 +32,26 @@ export class TaintTracker extends RequestLog {
    * what each has read and allowed, and where each sensitive read is told as it goes through.
    */
   protected readonly taintWatchers = new Set<TaintWatcher>();
+  /** The other clients in the same user's Chrome, while attached beside them: one taint for all. */
+  private profile: SharedProfileTaint | undefined;
+
+  /** Joins the clients of one user's Chrome (one profile, one taint) until the returned function is called. */
+  shareProfileTaint(profile: SharedProfileTaint): () => void {
+    this.profile = profile;
+    const leave = profile.join(this);
+    return () => {
+      leave();
+      if (this.profile === profile) this.profile = undefined;
+    };
+  }
+
+  ownSecretHolders(): readonly string[] {
+    return this.secretHolders();
+  }
+
+  taintFromPeer(origin: string): void {
+    this.recordRead(origin);
+  }
 
   /**
    * A session's taint, until the returned function is called. A read is told to every session watching: which of
@@ -63,7 +84,7 @@ export class TaintTracker extends RequestLog {
    */
   protected sessionTaint(facts: RequestFacts): string | undefined {
     const { tainted, allowed } = this.taintView();
-    const holders = this.secretHolders();
+    const holders = [...this.secretHolders(), ...(this.profile?.holdersBesides(this) ?? [])];
     return taintReason(facts, {
       tainted: [...tainted, ...holders],
       allowed,
@@ -142,6 +163,11 @@ export class TaintTracker extends RequestLog {
     } catch {
       return; // an unparsable URL matched no rule
     }
+    this.recordRead(origin);
+    this.profile?.read(this, origin);
+  }
+
+  private recordRead(origin: string): void {
     this.reads.push({ seq: ++this.seq, origin });
     if (this.reads.length > 200) this.reads.shift();
     for (const watcher of this.taintWatchers) watcher.recordRead(origin);

@@ -73,6 +73,8 @@ export class BrowserSession {
   private replacing: Promise<void> | undefined;
   /** Stops hiding other clients' tabs of the user's Chrome (set while attached to it beside other clients). */
   private leaveClientTabs: (() => void) | undefined;
+  /** Stops sharing one taint with the other clients in the user's Chrome. */
+  private leaveProfileTaint: (() => void) | undefined;
   /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
   private readonly closings = new LaunchedClosings();
 
@@ -252,6 +254,9 @@ export class BrowserSession {
   private async openTab(only?: Connection): Promise<TrackedPage> {
     for (let attempt = 0; ; attempt++) {
       const connection = only ?? (await this.connect());
+      // Beside other clients in the user's Chrome: the tab is theirs to hide from its creation, not from when it is
+      // known as this client's.
+      const opened = this.leaveClientTabs && this.config.clientTabs?.beginOpening(this.pages);
       try {
         const page = await openGuardedTab(connection, this.config.network);
         // Switched away from meanwhile (browser_connect, shutdown): the tab belongs to a browser that is closing.
@@ -269,6 +274,8 @@ export class BrowserSession {
         // browser this tab was to open in: one switched to meanwhile is left alone, and used by the retry.
         if (only || attempt > 0 || failure.code !== 'page_closed') throw failure;
         if (this.current === connection) await this.closeCurrent();
+      } finally {
+        if (opened) opened();
       }
     }
   }
@@ -328,6 +335,8 @@ export class BrowserSession {
     } catch (error) {
       // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
       if (connection.launched) await this.closings.close(connection.launched);
+      // A context in a browser other clients share: the context goes, never their browser.
+      else if (connection.release) await connection.release();
       else await connection.browser.close().catch(swallowing('open: a connection never installed'));
       throw error;
     } finally {
@@ -374,6 +383,8 @@ export class BrowserSession {
     // Other clients of this tabward in the same Chrome: each tab's owner is known before any is listed.
     if (connection.mode === 'shared' && this.config.clientTabs)
       this.leaveClientTabs = this.pages.shareBrowserWith(this.config.clientTabs);
+    if (connection.mode === 'shared' && this.config.profileTaint && network)
+      this.leaveProfileTaint = network.shareProfileTaint(this.config.profileTaint);
     watchConnectionTabs(this.pages, connection, network);
     if (this.leaveClientTabs)
       await withDeadline(this.pages.identified(), 10_000, 'Reading the tabs of your Chrome').catch(
@@ -394,6 +405,8 @@ export class BrowserSession {
   private dropConnection(why: string): void {
     this.leaveClientTabs?.();
     this.leaveClientTabs = undefined;
+    this.leaveProfileTaint?.();
+    this.leaveProfileTaint = undefined;
     this.current = undefined;
     this.spareTab = undefined;
     this.pages.forget(why);

@@ -7,6 +7,7 @@ import { ClientTabs } from '../browser/clientTabs.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
 import { type BrowserConfig, BrowserSession } from '../browser/session.ts';
 import { SharedIsolatedBrowser } from '../browser/sharedIsolatedBrowser.ts';
+import { SharedProfileTaint } from '../browser/sharedProfileTaint.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import { noApprover } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
@@ -153,6 +154,7 @@ export async function assembleGuardedBrowser(
   };
   // Clients in the same user's Chrome: each lists and acts in its own tabs and the user's, never another client's.
   const clientTabs = new ClientTabs();
+  const profileTaint = new SharedProfileTaint();
   const own = makeWorld(processSession, options.shareContext ? { sharedContext: true } : {});
   // Isolated clients share one browser process, each in a context of its own; made on the first client.
   let sharedBrowser: SharedIsolatedBrowser | undefined;
@@ -170,6 +172,7 @@ export async function assembleGuardedBrowser(
     const shared = clientsBrowser();
     const world = makeWorld(`${processSession}-${++clientCount}`, {
       clientTabs,
+      profileTaint,
       ...(shared ? { sharedBrowser: shared } : {}),
     });
     let closing: Promise<void> | undefined;

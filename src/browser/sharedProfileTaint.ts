@@ -1,0 +1,35 @@
+// One taint for every client of this tabward attached to the user's Chrome (docs/architecture.md "Several clients").
+// Their tabs share one profile: a page of one client's can hand what it read to a page of the same site in another
+// client's tab (a BroadcastChannel, localStorage, a cookie), which that client's guard would otherwise let leave
+// untainted. So a sensitive read by any of them taints them all, and a typed secret held by a tab of one counts
+// for all, as it would in one shared session. Isolated clients have contexts of their own and do not join.
+
+/** A client's guard as the group sees it. */
+export interface TaintMember {
+  /** Another member read a sensitive page of `origin`: taint this one as if it had. */
+  taintFromPeer(origin: string): void;
+  /** Origins of this member's tabs holding a typed secret. */
+  ownSecretHolders(): readonly string[];
+}
+
+export class SharedProfileTaint {
+  private readonly members = new Set<TaintMember>();
+
+  /** A member joins until the returned function is called. */
+  join(member: TaintMember): () => void {
+    this.members.add(member);
+    return () => this.members.delete(member);
+  }
+
+  /** `reader` read a sensitive page of `origin`: every other member is tainted by it too. */
+  read(reader: TaintMember, origin: string): void {
+    for (const member of this.members) if (member !== reader) member.taintFromPeer(origin);
+  }
+
+  /** Origins holding a typed secret in the tabs of members other than `asking`. */
+  holdersBesides(asking: TaintMember): string[] {
+    return [...this.members]
+      .filter((member) => member !== asking)
+      .flatMap((member) => member.ownSecretHolders());
+  }
+}
