@@ -10,52 +10,16 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { callThrough, refOf } from '../helpers/mcpClient.ts';
+import { refOf } from '../helpers/mcpClient.ts';
+import { type Connected, clientsOf, startMcpHttp, stopAll } from '../helpers/mcpHttpClients.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
-import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import type { RunningTabward } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const secret = 'ghp_attackClients_5521';
-
-interface Connected {
-  readonly client: Client;
-  readonly transport: StreamableHTTPClientTransport;
-}
-
-/** Connect and call helpers for one running `tabward mcp --http`. */
-function clientsOf(tabward: () => RunningTabward, open: Connected[]) {
-  const endpoint = () => /MCP over Streamable HTTP at (\S+)/.exec(tabward().output())?.[1] ?? '';
-  const token = () => /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(tabward().output())?.[1] ?? '';
-  const connect = async (): Promise<Connected> => {
-    const client = new Client({ name: 'attack-several-clients', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), {
-      requestInit: { headers: { Authorization: `Bearer ${token()}` } },
-    });
-    await client.connect(transport);
-    const connected = { client, transport };
-    open.push(connected);
-    return connected;
-  };
-  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-    callThrough(client, name, args, 60_000);
-  const leave = async (connected: Connected) => {
-    await connected.transport.terminateSession().catch(() => undefined);
-    await connected.client.close().catch(() => undefined);
-  };
-  return { endpoint, token, connect, call, leave };
-}
-
-async function stop(tabward: RunningTabward | undefined): Promise<void> {
-  if (!tabward) return;
-  const exited = new Promise((resolve) => tabward.child.once('exit', resolve));
-  tabward.child.kill('SIGTERM');
-  if (tabward.child.exitCode === null)
-    await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
-}
 
 interface AuditRecord {
   session?: string;
@@ -118,15 +82,13 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
       openTab: site.url('mine.example', '/mine'),
     });
     home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-chrome-'));
-    tabward = await startTabward(
-      ['mcp', '--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--http', '0', '--approval', 'deny'],
-      /new bearer token for MCP over HTTP.*: \S+\n/,
-      { home },
+    tabward = await startMcpHttp(
+      ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--approval', 'deny'],
+      home,
     );
   });
   after(async () => {
-    await Promise.all(open.map((each) => each.client.close().catch(() => undefined)));
-    await stop(tabward);
+    await stopAll(tabward, open);
     await chrome?.close();
     await site?.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -407,29 +369,14 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
       { tls: true },
     );
     home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-'));
-    tabward = await startTabward(
-      [
-        'mcp',
-        '--mode',
-        'isolated',
-        '--http',
-        '0',
-        '--approval',
-        'deny',
-        '--max-sessions',
-        '4',
-        '--session-idle',
-        '2',
-        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
-      ],
-      /new bearer token for MCP over HTTP.*: \S+\n/,
-      { home },
+    tabward = await startMcpHttp(
+      ['--mode', 'isolated', '--approval', 'deny', '--max-sessions', '4', '--session-idle', '2'],
+      home,
     );
   });
   after(async () => {
     releaseSlow();
-    await Promise.all(open.map((each) => each.client.close().catch(() => undefined)));
-    await stop(tabward);
+    await stopAll(tabward, open);
     await site?.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });

@@ -9,14 +9,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { callThrough } from '../helpers/mcpClient.ts';
+import { type Connected, clientsOf, startMcpHttp, stopAll } from '../helpers/mcpHttpClients.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
-import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import type { RunningTabward } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const secret = 'ghp_clientA_only_7731';
@@ -25,11 +24,10 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
   let site: Fixture;
   let tabward: RunningTabward;
   let home = '';
-  let mcpUrl = '';
-  let token = '';
   /** Released by the test: the slow page's answer. */
   let releaseSlow: () => void = () => undefined;
-  const open: Client[] = [];
+  const open: Connected[] = [];
+  const { endpoint, token, connect, call, leave } = clientsOf(() => tabward, open);
 
   before(async () => {
     site = await startFixture(
@@ -59,49 +57,18 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
       { tls: true },
     );
     home = mkdtempSync(join(tmpdir(), 'tabward-clients-'));
-    tabward = await startTabward(
-      [
-        'mcp',
-        '--mode',
-        'isolated',
-        '--http',
-        '0',
-        '--approval',
-        'deny',
-        '--max-sessions',
-        '3',
-        '--session-idle',
-        '2',
-        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
-      ],
-      /new bearer token for MCP over HTTP.*: \S+\n/,
-      { home },
+    tabward = await startMcpHttp(
+      ['--mode', 'isolated', '--approval', 'deny', '--max-sessions', '3', '--session-idle', '2'],
+      home,
     );
-    mcpUrl = /MCP over Streamable HTTP at (\S+)/.exec(tabward.output())?.[1] ?? '';
-    token = /new bearer token for MCP over HTTP.*: (\S+)\n/.exec(tabward.output())?.[1] ?? '';
   });
   after(async () => {
     releaseSlow();
-    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
-    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
-    tabward?.child.kill('SIGTERM');
-    if (tabward?.child.exitCode === null)
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await stopAll(tabward, open);
     await site?.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
-  const connect = async () => {
-    const client = new Client({ name: 'several-clients-test', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    });
-    await client.connect(transport);
-    open.push(client);
-    return { client, transport };
-  };
-  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-    callThrough(client, name, args, 60_000);
   /** A new tab at `url`, and what it shows. */
   const openAndRead = async (client: Client, url: string) => {
     const opened = await call(client, 'new_page', { url });
@@ -163,10 +130,8 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
     const [sessionB] = [...sessionOf('/collect?t=b')];
     assert.ok(sessionA && sessionB && sessionA !== sessionB, `${sessionA} vs ${sessionB}`);
     assert.deepEqual([...sessionOf('/repo')], [sessionA]);
-    await b.transport.terminateSession();
-    await b.client.close();
-    await a.transport.terminateSession();
-    await a.client.close();
+    await leave(b);
+    await leave(a);
   });
 
   test("a slow page in one client's tab does not hold another client's calls", async () => {
@@ -183,10 +148,8 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
     assert.equal(slowDone, false, "the quick client's calls finished while the slow one still waited");
     releaseSlow();
     assert.match((await slowCall).text, /At last|Slow/);
-    for (const each of [slow, quick]) {
-      await each.transport.terminateSession();
-      await each.client.close();
-    }
+    await leave(slow);
+    await leave(quick);
   });
 
   test('a client that leaves leaves no context behind; past --max-sessions an initialize is refused', async () => {
@@ -199,13 +162,12 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
     await call(third.client, 'new_page', { url: site.url('app.example', '/fast') });
     assert.equal(await contextsSeenBy(watcher.client), 3);
 
-    const refused = await postMcp(mcpUrl, token, initializeBody());
+    const refused = await postMcp(endpoint(), token(), initializeBody());
     assert.equal(refused.status, 503);
     assert.match(await refused.text(), /at most 3 MCP sessions at once \(--max-sessions\)/);
 
     // Ended with a DELETE: its context goes at once.
-    await third.transport.terminateSession();
-    await third.client.close();
+    await leave(third);
     await waitFor(
       'the ended session closed its context',
       async () => (await contextsSeenBy(watcher.client)) === 2,
@@ -217,7 +179,7 @@ describe('several MCP clients, each in a world of its own', { timeout: 240_000 }
       async () => (await contextsSeenBy(watcher.client)) === 1,
       { timeoutMs: 30_000 },
     );
-    const admitted = await postMcp(mcpUrl, token, initializeBody());
+    const admitted = await postMcp(endpoint(), token(), initializeBody());
     assert.equal(admitted.status, 200, 'a place is free again');
     await admitted.text();
   });
@@ -228,7 +190,8 @@ describe("several MCP clients in the user's Chrome", { timeout: 120_000 }, () =>
   let chrome: UserChrome;
   let tabward: RunningTabward;
   let home = '';
-  const open: Client[] = [];
+  const open: Connected[] = [];
+  const { connect, call } = clientsOf(() => tabward, open);
 
   before(async () => {
     site = await startFixture(
@@ -245,47 +208,21 @@ describe("several MCP clients in the user's Chrome", { timeout: 120_000 }, () =>
       openTab: site.url('mine.example', '/mine'),
     });
     home = mkdtempSync(join(tmpdir(), 'tabward-clients-chrome-'));
-    tabward = await startTabward(
-      ['mcp', '--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--http', '0', '--approval', 'deny'],
-      /new bearer token for MCP over HTTP.*: \S+\n/,
-      { home },
+    tabward = await startMcpHttp(
+      ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint, '--approval', 'deny'],
+      home,
     );
   });
   after(async () => {
-    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
-    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
-    tabward?.child.kill('SIGTERM');
-    if (tabward?.child.exitCode === null)
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await stopAll(tabward, open);
     await chrome?.close();
     await site?.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
-  const connect = async () => {
-    const output = tabward.output();
-    const client = new Client({ name: 'several-clients-chrome', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(
-        new URL(/MCP over Streamable HTTP at (\S+)/.exec(output)?.[1] ?? ''),
-        {
-          requestInit: {
-            headers: {
-              Authorization: `Bearer ${/new bearer token for MCP over HTTP.*: (\S+)\n/.exec(output)?.[1] ?? ''}`,
-            },
-          },
-        },
-      ),
-    );
-    open.push(client);
-    return client;
-  };
-  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-    callThrough(client, name, args, 60_000);
-
   test("each client lists and acts in its own tabs and the user's, never another client's", async () => {
-    const a = await connect();
-    const b = await connect();
+    const { client: a } = await connect();
+    const { client: b } = await connect();
     assert.match((await call(a, 'new_page', { url: site.url('a.example', '/a') })).text, /"A"/);
     assert.match((await call(b, 'new_page', { url: site.url('b.example', '/b') })).text, /"B"/);
     const listedA = (await call(a, 'list_pages')).text;
@@ -307,67 +244,37 @@ describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
   let site: Fixture;
   let tabward: RunningTabward;
   let home = '';
-  const open: Client[] = [];
+  const open: Connected[] = [];
+  const { connect, call } = clientsOf(() => tabward, open);
 
   before(async () => {
     site = await startFixture(
       {
-        '/settings/emails': (_req, _body, res) =>
-          html(res, '<title>Emails</title><form method="post"><button>Add email</button></form>'),
+        // Not itself sensitive; its button posts into a sensitive page of another site.
+        '/profile': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Profile</title><form method="post" action="${site.url('github.com', '/settings/emails')}"><button>Add email</button></form>`,
+          ),
+        'POST /settings/emails': (_req, _body, res) => html(res, '<title>Added</title>'),
       },
       { tls: true },
     );
     home = mkdtempSync(join(tmpdir(), 'tabward-clients-ask-'));
-    tabward = await startTabward(
-      [
-        'mcp',
-        '--mode',
-        'isolated',
-        '--http',
-        '0',
-        '--approval',
-        'inbox',
-        '--no-notify',
-        ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg]),
-      ],
-      /new bearer token for MCP over HTTP.*: \S+\n/,
-      { home },
-    );
+    tabward = await startMcpHttp(['--mode', 'isolated', '--approval', 'inbox', '--no-notify'], home);
   });
   after(async () => {
-    await Promise.all(open.map((client) => client.close().catch(() => undefined)));
-    const exited = new Promise((resolve) => tabward?.child.once('exit', resolve));
-    tabward?.child.kill('SIGTERM');
-    if (tabward?.child.exitCode === null)
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
+    await stopAll(tabward, open);
     await site?.close();
     rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   test("each client's question says which agent asks", async () => {
-    const output = tabward.output();
-    const connectAs = async (name: string) => {
-      const client = new Client({ name, version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(
-          new URL(/MCP over Streamable HTTP at (\S+)/.exec(output)?.[1] ?? ''),
-          {
-            requestInit: {
-              headers: {
-                Authorization: `Bearer ${/new bearer token for MCP over HTTP.*: (\S+)\n/.exec(output)?.[1] ?? ''}`,
-              },
-            },
-          },
-        ),
-      );
-      open.push(client);
-      return client;
-    };
     const human = inboxOf(home);
     const asked = new Map<string, string>();
     for (const name of ['agent-one', 'agent-two']) {
-      const client = await connectAs(name);
-      await call(client, 'new_page', { url: site.url('github.com', '/settings/emails') });
+      const { client } = await connect(name);
+      await call(client, 'new_page', { url: site.url('app.example', '/profile') });
       const snapshot = (await call(client, 'take_snapshot')).text;
       const ref = /button "Add email"[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? '';
       const clicking = call(client, 'click', { ref });
@@ -385,7 +292,4 @@ describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
     assert.match(two, /^agent-two \(session \S+-\d+\)$/);
     assert.notEqual(/session (\S+)/.exec(one)?.[1], /session (\S+)/.exec(two)?.[1]);
   });
-
-  const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-    callThrough(client, name, args, 60_000);
 });
