@@ -80,13 +80,17 @@ interface Figures {
 const results = new Map<string, Map<string, Figures>>();
 /** tabward's snapshot budget is lifted here: the peers show the whole page, so tabward is measured on it too. */
 const whole = (server: ServerUnderTest): ServerUnderTest =>
-  server.name === 'tabward' ? { ...server, snapshot: { name: 'take_snapshot', arguments: { maxTokens: 1e9 } } } : server;
+  server.name === 'tabward'
+    ? { ...server, snapshot: { name: 'take_snapshot', arguments: { maxTokens: 1e9 } } }
+    : server;
 
 async function round(server: ServerUnderTest): Promise<void> {
   const { client } = await connectTo(server);
   const call = async (request: { name: string; arguments: Record<string, unknown> }) => {
     const result = await client.callTool(request, undefined, { timeout: 120_000 });
-    const text = (result.content as { type: string; text?: string }[]).map((part) => part.text ?? '').join('\n');
+    const text = (result.content as { type: string; text?: string }[])
+      .map((part) => part.text ?? '')
+      .join('\n');
     if (result.isError) throw new Error(`${server.name} ${request.name}: ${text.slice(0, 300)}`);
     return text;
   };
@@ -107,7 +111,11 @@ async function round(server: ServerUnderTest): Promise<void> {
       const seen = byPage.get(page.name);
       if (seen) seen.latencyMs.push(latencyMs);
       else
-        byPage.set(page.name, { latencyMs: [latencyMs], tokens: tokens(snapshot), ...coverage(snapshot, page, server.ref) });
+        byPage.set(page.name, {
+          latencyMs: [latencyMs],
+          tokens: tokens(snapshot),
+          ...coverage(snapshot, page, server.ref),
+        });
       if (process.env.BENCH_DUMP === server.name) process.stdout.write(`\n===== ${page.name}\n${snapshot}\n`);
     }
   } finally {
@@ -127,12 +135,15 @@ const floors = new Map<string, number>();
 for (const page of pages) floors.set(page.name, await floorTokens(page));
 for (const site of sites) site.close();
 
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const names = under.map((server) => server.name);
 const peers = names.filter((name) => name !== 'tabward');
 const get = (name: string, page: LargePage) => results.get(name)?.get(page.name);
 const lines = [
-  `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${repeats} rounds interleaved, medians, load average ${loadavg().map((n) => n.toFixed(1)).join(' ')}`,
+  `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${repeats} rounds interleaved, medians, load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`,
   '',
   `| page | ${names.map((n) => `${n} ms`).join(' | ')} | ÷ faster peer (≤ 0.8) | ${names.map((n) => `${n} tokens`).join(' | ')} | ÷ leaner peer (≤ 0.6) | floor | ÷ floor (≤ 1.2) | coverage: text, controls (${names.join(', ')}) |`,
   `| --- | ${names.map(() => '---').join(' | ')} | --- | ${names.map(() => '---').join(' | ')} | --- | --- | --- | --- |`,

@@ -25,7 +25,8 @@ function prose(seed: number, count: number): string {
     out.push(vocabulary[(seed * 11 + i * 7 + ((i * i) % 13)) % vocabulary.length] ?? 'word');
   return `${out.join(' ')}.`;
 }
-const icon = '<svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16"><path d="M2 2h12v12H2z"/></svg>';
+const icon =
+  '<svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16"><path d="M2 2h12v12H2z"/></svg>';
 /** Wrapper divs, as component libraries nest them. */
 const wrap = (depth: number, inner: string) =>
   `${'<div class="c">'.repeat(depth)}${inner}${'</div>'.repeat(depth)}`;
@@ -44,7 +45,9 @@ function chrome(texts: string[], controls: string[], site: string): string {
   texts.push(...top, ...foot);
   return `<header>${wrap(2, `<a href="/">${icon}<span>${site}</span></a>`)}<nav>${top
     .map((item) => wrap(1, `<a href="/${item.toLowerCase()}">${item}</a>`))
-    .join('')}</nav>${wrap(1, `<button aria-label="Account menu">${icon}</button>${hiddenMenu('account', 6)}`)}</header>
+    .join(
+      '',
+    )}</nav>${wrap(1, `<button aria-label="Account menu">${icon}</button>${hiddenMenu('account', 6)}`)}</header>
     <footer>${foot.map((item) => wrap(1, `<a href="/${item.toLowerCase().replace(' ', '-')}">${item}</a>`)).join('')}</footer>`;
 }
 
@@ -100,7 +103,10 @@ function longArticle(scale: number): LargePage {
     const paragraphs = Array.from({ length: 3 }, (_, p) => {
       const seed = s * 3 + p;
       const parts = [prose(seed, 25), prose(seed + 100, 25), prose(seed + 200, 25)];
-      const links = [`source ${s + 1}.${p + 1}`, `see ${vocabulary[seed % vocabulary.length]} ${s + 1}.${p + 1}`];
+      const links = [
+        `source ${s + 1}.${p + 1}`,
+        `see ${vocabulary[seed % vocabulary.length]} ${s + 1}.${p + 1}`,
+      ];
       texts.push(...parts);
       controls.push(...links);
       return `<p>${parts[0]} <a href="https://example.org/${seed}">${links[0]}</a> ${parts[1]} <a href="/wiki/${seed}">${links[1]}</a> ${parts[2]}</p>`;
@@ -236,7 +242,10 @@ function embeds(scale: number): LargePage {
         'Video',
         `<div>${wrap(2, `<button>${icon}Play</button><button>${icon}Mute</button>`)}</div>${transcript.map((t) => `<p>${t}</p>`).join('')}`,
       ),
-      ad: frame('Ad', `<p>Sponsored: trail shoes on sale</p><a href="https://shop.example/sale">Shop the sale</a>`),
+      ad: frame(
+        'Ad',
+        `<p>Sponsored: trail shoes on sale</p><a href="https://shop.example/sale">Shop the sale</a>`,
+      ),
     },
   };
 }
@@ -244,5 +253,10 @@ function embeds(scale: number): LargePage {
 export const largeScales = [1, 4, 16] as const;
 
 export function largePages(scales: readonly number[] = largeScales): LargePage[] {
-  return scales.flatMap((scale) => [ordersTable(scale), longArticle(scale), productPage(scale), embeds(scale)]);
+  return scales.flatMap((scale) => [
+    ordersTable(scale),
+    longArticle(scale),
+    productPage(scale),
+    embeds(scale),
+  ]);
 }
