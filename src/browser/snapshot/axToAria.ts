@@ -51,6 +51,11 @@ const renamed: Record<string, string> = {
 };
 /** Containers that add nothing of their own: their children take their place. */
 const flattened = new Set(['RootWebArea', 'MenuListPopup', 'none', 'presentation']);
+/**
+ * Text-level marks inside a line of text (bold, italics, a highlight, a date, code): their words join the text around
+ * them, as a reader sees the line, rather than each cutting it into a line of its own ("strong: word").
+ */
+const inline = new Set(['strong', 'emphasis', 'mark', 'time', 'code', 'subscript', 'superscript']);
 /** Left out with what they hold: a list's bullets, the boxes inside a line of text. */
 const dropped = new Set(['InlineTextBox', 'ListMarker']);
 /** Roles whose value is what the agent reads (and whose text children only repeat it). */
@@ -93,7 +98,7 @@ export function axToAria(nodes: readonly AxNode[], conversion: AxConversion): (A
       out.push(block);
       return;
     }
-    if (flattened.has(chromeRole)) {
+    if (flattened.has(chromeRole) || inline.has(chromeRole)) {
       childrenOf(node, parentName, depth, out);
       return;
     }
