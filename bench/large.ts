@@ -80,7 +80,7 @@ interface Figures {
 const results = new Map<string, Map<string, Figures>>();
 /** tabward's snapshot budget is lifted here: the peers show the whole page, so tabward is measured on it too. */
 const whole = (server: ServerUnderTest): ServerUnderTest =>
-  server.name === 'tabward'
+  server.name.startsWith('tabward')
     ? { ...server, snapshot: { name: 'take_snapshot', arguments: { maxTokens: 1e9 } } }
     : server;
 
@@ -124,6 +124,12 @@ async function round(server: ServerUnderTest): Promise<void> {
 }
 
 const under = servers(chrome)
+  .flatMap((server) => {
+    // BENCH_BASELINE=<a checkout's bin/tabward, built>: that tabward too, as "tabward (baseline)", for before/after.
+    const baseline = process.env.BENCH_BASELINE;
+    if (server.name !== 'tabward' || !baseline) return [server];
+    return [server, { ...server, name: 'tabward (baseline)', args: [baseline, ...server.args.slice(1)] }];
+  })
   .filter((server) => !only || only.has(server.name))
   .map(whole);
 for (let r = 0; r < repeats; r++)
@@ -138,7 +144,7 @@ for (const site of sites) site.close();
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const names = under.map((server) => server.name);
-const peers = names.filter((name) => name !== 'tabward');
+const peers = names.filter((name) => !name.startsWith('tabward'));
 const get = (name: string, page: LargePage) => results.get(name)?.get(page.name);
 const lines = [
   `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${repeats} rounds interleaved, medians, load average ${loadavg()
@@ -157,7 +163,10 @@ for (const page of pages) {
   const ratio = ours ? median(ours.latencyMs) / fastest : Number.NaN;
   const tokenRatio = ours ? ours.tokens / leanest : Number.NaN;
   const floorRatio = ours ? ours.tokens / floor : Number.NaN;
-  const mark = (value: number, target: number) => `${value.toFixed(2)} ${value <= target ? '✓' : '✗'}`;
+  const baseline = get('tabward (baseline)', page);
+  // With a baseline in the run, its ratio follows in brackets: before and after, measured side by side.
+  const mark = (value: number, target: number, before?: number) =>
+    `${value.toFixed(2)} ${value <= target ? '✓' : '✗'}${before === undefined ? '' : ` (baseline ${before.toFixed(2)})`}`;
   const cover = names
     .map((name) => {
       const f = get(name, page);
@@ -165,7 +174,7 @@ for (const page of pages) {
     })
     .join(', ');
   lines.push(
-    `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${mark(ratio, 0.8)} | ${names.map((n) => get(n, page)?.tokens ?? '–').join(' | ')} | ${mark(tokenRatio, 0.6)} | ${floor} | ${mark(floorRatio, 1.2)} | ${cover} |`,
+    `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${mark(ratio, 0.8, baseline && median(baseline.latencyMs) / fastest)} | ${names.map((n) => get(n, page)?.tokens ?? '–').join(' | ')} | ${mark(tokenRatio, 0.6, baseline && baseline.tokens / leanest)} | ${floor} | ${mark(floorRatio, 1.2, baseline && baseline.tokens / floor)} | ${cover} |`,
   );
 }
 const report = lines.join('\n');
