@@ -136,9 +136,18 @@ async function fieldPasswords(
   document: string,
   nodes: readonly AxNode[],
 ): Promise<string[]> {
+  // A drop-down (a select element: its options' popup is its child) is never a password field: its value is not
+  // read, which spares most pages with a form their two round trips.
+  const dropDowns = new Set(
+    nodes.filter((node) => node.role?.value === 'MenuListPopup').map((node) => node.parentId),
+  );
   const ids = nodes
     .filter(
-      (node) => !node.ignored && fieldRoles.has(String(node.role?.value)) && String(node.value?.value ?? ''),
+      (node) =>
+        !node.ignored &&
+        fieldRoles.has(String(node.role?.value)) &&
+        String(node.value?.value ?? '') &&
+        !dropDowns.has(node.nodeId),
     )
     .flatMap((node) => (node.backendDOMNodeId === undefined ? [] : [node.backendDOMNodeId]));
   if (ids.length === 0) return [];
