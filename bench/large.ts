@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { findChrome } from '../src/browser/findChrome.ts';
 import { type LargePage, largePages, largeScales } from './largePages.ts';
 import { connectTo, coverage, tokens } from './measure.ts';
+import { benchPages } from './pages.ts';
 import { writeResultsSection } from './resultsFile.ts';
 import { type ServerUnderTest, servers } from './servers.ts';
 
@@ -18,7 +19,10 @@ const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const scales = process.env.BENCH_SCALES ? process.env.BENCH_SCALES.split(',').map(Number) : largeScales;
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const chrome = findChrome(process.env.TABWARD_CHROME);
-const pages = largePages(scales);
+// BENCH_SMALL=1: the main bench's seven small pages instead (to see that a change for large pages costs them nothing).
+const pages: LargePage[] = process.env.BENCH_SMALL
+  ? benchPages.map((page) => ({ ...page, kind: page.name, scale: 1, frames: {} }))
+  : largePages(scales);
 
 /** The main pages on 127.0.0.1; each frame on a loopback address of its own: another site, another process. */
 const frameHosts: Record<string, string> = {
@@ -178,5 +182,5 @@ for (const page of pages) {
   );
 }
 const report = lines.join('\n');
-if (!only) writeResultsSection('large-pages', report);
+if (!only && !process.env.BENCH_SMALL) writeResultsSection('large-pages', report);
 process.stdout.write(`${report}\n`);
