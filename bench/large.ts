@@ -113,13 +113,16 @@ async function round(server: ServerUnderTest): Promise<void> {
       const byPage = results.get(server.name) ?? new Map<string, Figures>();
       results.set(server.name, byPage);
       const seen = byPage.get(page.name);
-      if (seen) seen.latencyMs.push(latencyMs);
-      else
-        byPage.set(page.name, {
-          latencyMs: [latencyMs],
-          tokens: tokens(snapshot),
-          ...coverage(snapshot, page, server.ref),
-        });
+      const shown = { tokens: tokens(snapshot), ...coverage(snapshot, page, server.ref) };
+      const whole = (f: { textCoverage: number; controlCoverage: number }) =>
+        f.textCoverage + f.controlCoverage;
+      // Tokens are counted on the round that showed the most of the page: a snapshot taken before a frame loaded
+      // is smaller for showing less.
+      if (!seen) byPage.set(page.name, { latencyMs: [latencyMs], ...shown });
+      else {
+        seen.latencyMs.push(latencyMs);
+        if (whole(shown) > whole(seen)) Object.assign(seen, shown);
+      }
       if (process.env.BENCH_DUMP === server.name) process.stdout.write(`\n===== ${page.name}\n${snapshot}\n`);
     }
   } finally {
