@@ -32,7 +32,7 @@ export interface RunFigures {
 export const tokens = (text: string): number => encode(text).length;
 
 /** Starts the server as an MCP client would (stdio) and connects the SDK's client to it. */
-async function connectTo(server: ServerUnderTest) {
+export async function connectTo(server: ServerUnderTest) {
   const transport = new StdioClientTransport({
     command: server.command,
     args: [...server.args],

@@ -32,6 +32,9 @@ const deepValue = 'deep-frame-Pw-2242';
 const casedValue = 'cased-pw-2243';
 const decoyedValue = 'decoyed-Pw-2244';
 const closedAutocompleteValue = 'closed-autocomplete-Pw-2245';
+// Password fields where the snapshot's walk looks for no widget (a hidden subtree, a button, a drawing, a shadow
+// root inside a hidden subtree), each value copied into the page's text.
+const unseenValues = ['in-hidden-Pw-2250', 'in-button-Pw-2251', 'in-svg-Pw-2252', 'in-hidden-shadow-Pw-2253'];
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -99,6 +102,21 @@ before(async () => {
         </script>`,
       ),
     '/lying': (_req, _body, res) => html(res, lying),
+    '/unseen-fields': (_req, _body, res) => {
+      const [hidden, button, svg, shadow] = unseenValues;
+      html(
+        res,
+        `<title>Unseen</title><div hidden><input type="password" value="${hidden}"><div id="host"></div></div>
+        <button>Go <input type="password" value="${button}"></button>
+        <svg><foreignObject width="100" height="40"><input type="password" value="${svg}"></foreignObject></svg>
+        <p id="echo"></p>
+        <script>
+          host.attachShadow({ mode: 'open' }).innerHTML = '<input type="password" value="${shadow}">';
+          echo.textContent = 'Copied: ' + [...document.querySelectorAll('input'), host.shadowRoot.querySelector('input')]
+            .map((input) => input.value).join(' ');
+        </script>`,
+      );
+    },
     // A password field in a closed shadow root (out of reach of any script but its page's), its value echoed
     // beside it in the same root.
     '/closed-root': (_req, _body, res) =>
@@ -265,6 +283,14 @@ test('a password field in a closed shadow root is masked, and so is its value ec
   assert.match(snapshot.text, /Closed password.*@e\d+/);
   assert.match(snapshot.text, /You typed ••••/);
   assert.ok(!snapshot.text.includes(closedValue), `shown:\n${snapshot.text}`);
+});
+
+test('password fields where no widget is looked for (hidden, in a button, in a drawing, in a hidden shadow root) are masked where copied', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/unseen-fields') });
+  const snapshot = await mcp.call('take_snapshot');
+  assert.match(snapshot.text, /Copied: ••••/);
+  for (const value of unseenValues)
+    assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
 });
 
 test('a password of a frame the snapshot does not show (hidden, aria-hidden, too deep) is masked where it is copied', async () => {

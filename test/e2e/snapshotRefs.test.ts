@@ -301,6 +301,21 @@ test('a snapshot narrowed by query or budget hands out only the refs it shows', 
   }
 });
 
+test('refs are numbered from e1 for what the agent can act on; one handed out with allRefs still names its element', async () => {
+  await mcp.call('new_page', { url: site.url('site.test', '/narrowed') });
+  const plain = await mcp.call('take_snapshot');
+  // The page's one control: the boxes around it take no number of their own.
+  assert.match(plain.text, /^button "Delete everything" @e1$/m);
+  const everything = await mcp.call('take_snapshot', { allRefs: true });
+  const words = /^Words @(e\d+)$/m.exec(everything.text)?.[1];
+  assert.ok(words, everything.text);
+  assert.match(everything.text, /^button "Delete everything" @e1$/m);
+  const subtree = await mcp.call('take_snapshot', { ref: words });
+  assert.equal(subtree.isError, false, subtree.text);
+  assert.match(subtree.text, /Words/);
+  assert.doesNotMatch(subtree.text, /Delete everything/);
+});
+
 // Last: reading the sensitive page taints the session, and the human is asked about later pages.
 test("the human is asked about the element as it is, not as the page's own scripts describe it", async () => {
   mcp.human.will({ decision: 'approve' });

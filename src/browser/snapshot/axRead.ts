@@ -6,6 +6,7 @@
 // snapshot, most of which is its script evaluated anew in every document (bench/results.md).
 
 import type { CDPSession, Page } from 'playwright-core';
+import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { settledWithin } from '../deadline.ts';
 import { axToAria } from './axToAria.ts';
@@ -47,8 +48,10 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
   let reserved = 1;
   // A frame that does not answer (a script busy looping) fails the snapshot within this, not at its deadline.
   const frameBudgetMs = Math.max(1_000, Math.floor(timeoutMs / 3));
+  const early = readOutOfProcessEarly(page, finder);
   const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
-    const { nodes, facts } = await readDocument(scope);
+    const started = early.get(scope.frameId);
+    const { nodes, facts } = await (started?.session === scope.session ? started.read : readDocument(scope));
     const read: FrameScope = { ...scope, document: facts.document };
     const frameKey = `${scope.frameId}:${facts.document}`;
     frames.set(frameKey, read);
@@ -82,6 +85,33 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
 }
 
 const iframeRoles = new Set(['Iframe', 'IframePresentational']);
+
+type EarlyReads = ReadonlyMap<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>;
+
+/**
+ * The documents of the tab's out-of-process frames, read while the main document is: each is rendered by a process
+ * of its own, so the reads run side by side rather than one level of frames after another. Filled as the frames'
+ * sessions come (a frame not in it yet when its iframe is reached is read then). A read is used only for the frame
+ * its iframe element names, on the same session; one no iframe shown names is left (its passwords are read with
+ * the unshown frames').
+ */
+function readOutOfProcessEarly(page: Page, finder: FrameFinder): EarlyReads {
+  const reads = new Map<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>();
+  if (page.frames().length === 1) return reads;
+  void finder
+    .outOfProcess()
+    .then((entries) => {
+      // No more than the snapshot shows: a page with hundreds of frames does not have them all read each time.
+      for (const { session, frameId } of entries.slice(0, maxFrames - 1)) {
+        const read = readDocument({ session, frameId, owners: [] });
+        // Awaited by the frame's reader, if an iframe shown names it.
+        read.catch(() => undefined);
+        reads.set(frameId, { session, read });
+      }
+    })
+    .catch(swallow('browser', 'axRead.readOutOfProcessEarly: the frames are read one level after another'));
+  return reads;
+}
 
 /**
  * What an iframe element shows, read within the frame budget. A frame gone meanwhile (removed, its process

@@ -51,6 +51,11 @@ const renamed: Record<string, string> = {
 };
 /** Containers that add nothing of their own: their children take their place. */
 const flattened = new Set(['RootWebArea', 'MenuListPopup', 'none', 'presentation']);
+/**
+ * Text-level marks inside a line of text (bold, italics, a highlight, a date, code): their words join the text around
+ * them, as a reader sees the line, rather than each cutting it into a line of its own ("strong: word").
+ */
+const inline = new Set(['strong', 'emphasis', 'mark', 'time', 'code', 'subscript', 'superscript']);
 /** Left out with what they hold: a list's bullets, the boxes inside a line of text. */
 const dropped = new Set(['InlineTextBox', 'ListMarker']);
 /** Roles whose value is what the agent reads (and whose text children only repeat it). */
@@ -62,30 +67,49 @@ export function axToAria(nodes: readonly AxNode[], conversion: AxConversion): (A
   const byId = new Map(nodes.map((node) => [node.nodeId, node]));
   const root = nodes.find((node) => node.parentId === undefined) ?? nodes[0];
   if (!root) return [];
-  const childrenOf = (node: AxNode, parentName: string, depth: number): Item[] => {
-    const items: Item[] = [];
+  // Each node's items are pushed onto its parent's list: returning and spreading lists would copy a subtree's
+  // items once for every wrapper above it, which on a large page of nested boxes costs more than the rest.
+  const childrenOf = (node: AxNode, parentName: string, depth: number, out: Item[]): Item[] => {
     for (const id of node.childIds ?? []) {
       const child = byId.get(id);
-      if (child) items.push(...convert(child, parentName, depth + 1));
+      if (child) convert(child, parentName, depth + 1, out);
     }
-    return items;
+    return out;
   };
-  const convert = (node: AxNode, parentName: string, depth: number): Item[] => {
+  const convert = (node: AxNode, parentName: string, depth: number, out: Item[]): void => {
     // A tree deeper than any real page is cut rather than allowed to exhaust the stack, and says so.
-    if (depth > maxDepth) return [block, `(nested deeper than ${maxDepth} levels: not shown)`, block];
+    if (depth > maxDepth) {
+      out.push(block, `(nested deeper than ${maxDepth} levels: not shown)`, block);
+      return;
+    }
     const chromeRole = String(node.role?.value ?? '');
-    if (dropped.has(chromeRole)) return [];
-    if (chromeRole === 'StaticText') return node.ignored ? [] : [stringValue(node.name)];
-    if (chromeRole === 'LineBreak') return node.ignored ? [] : [' '];
-    if (node.ignored) return [block, ...childrenOf(node, parentName, depth), block];
-    if (flattened.has(chromeRole)) return childrenOf(node, parentName, depth);
+    if (dropped.has(chromeRole)) return;
+    if (chromeRole === 'StaticText') {
+      if (!node.ignored) out.push(stringValue(node.name));
+      return;
+    }
+    if (chromeRole === 'LineBreak') {
+      if (!node.ignored) out.push(' ');
+      return;
+    }
+    if (node.ignored) {
+      out.push(block);
+      childrenOf(node, parentName, depth, out);
+      out.push(block);
+      return;
+    }
+    if (flattened.has(chromeRole) || inline.has(chromeRole)) {
+      childrenOf(node, parentName, depth, out);
+      return;
+    }
     const name = shownName(node);
     if (chromeRole === 'Legend') {
-      const items = childrenOf(node, name, depth);
+      const items = childrenOf(node, name, depth, []);
       // The group it names already says it.
-      return normalized(joinText(items)) === parentName ? [] : [block, ...items, block];
+      if (normalized(joinText(items)) !== parentName) out.push(block, ...items, block);
+      return;
     }
-    return [elementOf(node, chromeRole, name, depth)];
+    out.push(elementOf(node, chromeRole, name, depth));
   };
   const elementOf = (node: AxNode, chromeRole: string, name: string, depth: number): AriaNode => {
     const role = ariaRole(node, chromeRole, name);
@@ -98,18 +122,18 @@ export function axToAria(nodes: readonly AxNode[], conversion: AxConversion): (A
     Object.assign(element, statesOf(node, role));
     let children: (AriaNode | string)[];
     if (role === 'iframe') children = [...(conversion.frameContent(node.backendDOMNodeId ?? -1) ?? [])];
-    else if (isSelect(node, byId)) children = joinStrings(childrenOf(node, name, depth)).map(withoutRef);
+    else if (isSelect(node, byId)) children = joinStrings(childrenOf(node, name, depth, [])).map(withoutRef);
     else if (valued.has(role)) {
       const value = valueText(node);
       children = value ? [value] : [];
-    } else children = joinStrings(childrenOf(node, name, depth));
+    } else children = joinStrings(childrenOf(node, name, depth, []));
     // A name taken from the element's own text is said once.
     if (children.length === 1 && children[0] === name) children = [];
     if (children.length === 1 && typeof children[0] === 'string') element.text = children[0];
     else if (children.length > 0) element.children = children;
     return element as AriaNode;
   };
-  return joinStrings(childrenOf(root, '', 0));
+  return joinStrings(childrenOf(root, '', 0, []));
 }
 
 const maxDepth = 400;

@@ -1,9 +1,9 @@
 // What a snapshot reads of one document, over the session of its process: Chromium's accessibility tree, and
 // beside it, in tabward's own isolated world of the document, the facts tabward needs for itself (a token naming the
 // document, its title, the values of its password fields to mask, the custom widgets with a pointer cursor). The
-// page cannot reach that world, so it cannot lie to these reads. The token is read before and after the tree, in
-// the order the renderer answers them: a document replaced meanwhile (a frame navigating) fails the read, so a tree
-// is never paired with another document's token or values.
+// page cannot reach that world, so it cannot lie to these reads. The token is read before the tree and again with
+// the facts after it, in the order the renderer answers them: a document replaced meanwhile (a frame navigating)
+// fails the read, so a tree is never paired with another document's token or values.
 
 import type { CDPSession } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
@@ -28,11 +28,12 @@ export interface DocumentFacts {
 export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
   const { session, frameId } = scope;
   const contextId = await worldOf(session, frameId);
-  // Sent together: the renderer answers them in this order.
-  const before = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
+  // Sent together: the renderer answers them in this order. The walk for the facts comes after the tree, so that
+  // the renderer does it while tabward parses the tree (on a large page each takes tens of milliseconds).
+  const before = evaluate<string>(session, contextId, documentToken);
   const tree = session.send('Accessibility.getFullAXTree', { frameId });
-  const after = evaluate<string>(session, contextId, documentToken);
-  const [[document, title, passwords, pointerCount], { nodes }, token] = await Promise.all([
+  const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
+  const [document, { nodes }, [token, title, passwords, pointerCount]] = await Promise.all([
     before.catch(unreadable),
     tree,
     after.catch(unreadable),
@@ -81,22 +82,41 @@ const isPasswordSource = `(input) =>
  * Runs in tabward's isolated world of a document (source text: the Node tsconfig has no DOM types). Returns
  * [token, title, password values, pointer widgets] and keeps the widgets for pointerElements: the outermost elements
  * whose cursor is a pointer that are not controls or elements with a role already. Open shadow roots are walked;
- * what a closed one holds is read through the tree's nodes (fieldPasswords).
+ * what a closed one holds is read through the tree's nodes (fieldPasswords). The walk goes element by element with
+ * its parent's cursor in hand (one style read an element, where asking the parent again doubled them on a large
+ * page), on a stack of its own rather than the call stack, which a deeply nested page could exhaust.
  */
 const readFactsInDocument = `(() => {
   const values = [];
   const widgets = [];
   const controls = 'a[href],button,input,select,textarea,label,summary,option,[role]';
   const isPassword = ${isPasswordSource};
-  const pointing = (el) => el && getComputedStyle(el).cursor === 'pointer';
-  const visit = (root) => {
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) visit(el.shadowRoot);
-      if (isPassword(el)) values.push(String(el.value));
-      if (widgets.length < ${maxWidgets} && pointing(el) && !pointing(el.parentElement) && !el.matches(controls)) widgets.push(el);
-    }
+  // Inside these no widget is looked for (a style read an element is most of the walk's time): a native control's
+  // content is clicked through the control, a drawing's parts through the drawing, a hidden subtree is not shown.
+  // Their password fields are still read.
+  const opaque = 'a[href],button,select,textarea,option,summary,svg,[hidden]';
+  // Elements in document order, each with its parent's cursor (null: not looked at); a shadow root's content
+  // before its host's children.
+  const stack = [];
+  const pushChildren = (root, parentPointing) => {
+    for (let el = root.lastElementChild; el; el = el.previousElementSibling) stack.push(el, parentPointing);
   };
-  visit(document);
+  pushChildren(document, false);
+  while (stack.length > 0) {
+    const parentPointing = stack.pop();
+    const el = stack.pop();
+    if (isPassword(el)) values.push(String(el.value));
+    let pointing = null;
+    if (parentPointing !== null) {
+      const looked = el.localName === 'svg' || !el.matches(opaque);
+      pointing = looked && getComputedStyle(el).cursor === 'pointer';
+      if (pointing && !parentPointing && widgets.length < ${maxWidgets} && !el.matches(controls)) widgets.push(el);
+      if (!looked || el.localName === 'svg') pointing = null;
+    }
+    pushChildren(el, pointing);
+    // An element at the top of a shadow root has no parent element: as before, it is compared with none.
+    if (el.shadowRoot) pushChildren(el.shadowRoot, pointing === null ? null : false);
+  }
   globalThis.__tabwardWidgets = widgets;
   return [${documentToken}, document.title, values, widgets.length];
 })()`;
@@ -116,9 +136,18 @@ async function fieldPasswords(
   document: string,
   nodes: readonly AxNode[],
 ): Promise<string[]> {
+  // A drop-down (a select element: its options' popup is its child) is never a password field: its value is not
+  // read, which spares most pages with a form their two round trips.
+  const dropDowns = new Set(
+    nodes.filter((node) => node.role?.value === 'MenuListPopup').map((node) => node.parentId),
+  );
   const ids = nodes
     .filter(
-      (node) => !node.ignored && fieldRoles.has(String(node.role?.value)) && String(node.value?.value ?? ''),
+      (node) =>
+        !node.ignored &&
+        fieldRoles.has(String(node.role?.value)) &&
+        String(node.value?.value ?? '') &&
+        !dropDowns.has(node.nodeId),
     )
     .flatMap((node) => (node.backendDOMNodeId === undefined ? [] : [node.backendDOMNodeId]));
   if (ids.length === 0) return [];

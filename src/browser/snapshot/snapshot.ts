@@ -13,8 +13,8 @@ import type { TrackedPage } from '../pages.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
 import { DocumentChanged } from './documentReads.ts';
-import type { FrameScope } from './frameScopes.ts';
-import { type AriaNode, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
+import { FrameFinder, type FrameScope } from './frameScopes.ts';
+import { type AriaNode, isActionable, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
   readonly ref?: string;
@@ -49,7 +49,7 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
       tracked.handedOut = new Set();
       tracked.refsDocumentSeq = tracked.documentSeq;
     }
-    const shortTree = shortenRefs(tree, tracked, read.frames);
+    const shortTree = shortenRefs(tree, tracked, read.frames, options.allRefs ?? false);
     const text = renderSnapshot(shortTree, {
       pageUrl: page.url(),
       ...(options.ref ? { ref: options.ref } : {}),
@@ -79,6 +79,7 @@ const maxReads = 3;
 async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promise<TabRead> {
   const { page } = tracked;
   const session = await tracked.cdpSession();
+  await framesLoaded(tracked, timeoutMs);
   for (let attempt = 1; ; attempt++) {
     const navigatedFrames = new Set<Frame>();
     let onNavigated: (frame: Frame) => void = () => undefined;
@@ -126,6 +127,39 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
       ),
     ]);
   }
+}
+
+/** How long the first snapshot of a document waits for its frames still loading (one that never answers). */
+const frameLoadWaitMs = 500;
+/** The document of each tab whose frames were waited for: a frame that never loads costs the wait once. */
+const framesWaitedIn = new WeakMap<TrackedPage, number>();
+
+/**
+ * Waits (bounded, once a document) for the frames of the tab that have not parsed a document yet. A snapshot taken
+ * right after a navigation (which ends when the main document is parsed) otherwise reads while the frames commit
+ * theirs, and each commit interrupts the read: it is read again after a pause (treeWithPasswords), which cost a page
+ * with a few cross-site frames more than the read itself. A frame with no URL yet has not committed its first
+ * document (its load state is its initial empty document's, already reached): it is waited for until it has one.
+ */
+async function framesLoaded(tracked: TrackedPage, timeoutMs: number): Promise<void> {
+  if (framesWaitedIn.get(tracked) === tracked.documentSeq) return;
+  framesWaitedIn.set(tracked, tracked.documentSeq);
+  const { page } = tracked;
+  const deadline = Date.now() + Math.min(frameLoadWaitMs, timeoutMs / 3);
+  const children = () => page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached());
+  if (children().length === 0) return;
+  while (children().some((frame) => frame.url() === '') && Date.now() < deadline) await sleep(15);
+  const left = deadline - Date.now();
+  if (left <= 0) return;
+  // The sessions of the out-of-process frames, which the read opens otherwise, are opened meanwhile (kept per frame).
+  void new FrameFinder(page).outOfProcess();
+  await Promise.all(
+    children().map((frame) =>
+      frame
+        .waitForLoadState('domcontentloaded', { timeout: left })
+        .catch(swallow('browser', 'snapshot.framesLoaded: a frame still loading when the wait ended')),
+    ),
+  );
 }
 
 /** The password values seen in each tab's current document: a field the page turns to type=text keeps its mask. */
@@ -198,25 +232,30 @@ function maskTree(
 }
 
 /**
- * Gives every element with a ref a short one of tabward's own (the keys carry a frame id and a node id that would
- * cost the agent tokens), and remembers where each element is. The same element keeps its short ref across
- * snapshots of one document, so a ref from an earlier snapshot never silently points at another element.
+ * Gives the elements a snapshot can show with a ref a short one of tabward's own (the keys carry a frame id and a
+ * node id that would cost the agent tokens), and remembers where each element is. The same element keeps its short
+ * ref across snapshots of one document, so a ref from an earlier snapshot never silently points at another element.
+ * Only those elements are numbered (the ones an agent acts on; every element with `allRefs`; one numbered before):
+ * numbering every box of a large page made the refs shown long (@e11234) and the map of them large.
  */
 function shortenRefs(
   nodes: readonly (AriaNode | string)[],
   tracked: TrackedPage,
   frames: ReadonlyMap<string, FrameScope>,
+  allRefs: boolean,
 ): (AriaNode | string)[] {
   return nodes.map((node) => {
     if (typeof node === 'string') return node;
     let ref: string | undefined;
-    const target = node.ref ? addressOf(node.ref, frames) : undefined;
-    if (node.ref && target) {
-      ref = tracked.shortRefs.get(node.ref) ?? `e${tracked.shortRefs.size + 1}`;
-      tracked.shortRefs.set(node.ref, ref);
+    const key = node.ref;
+    const numbered = key !== undefined && (allRefs || isActionable(node) || tracked.shortRefs.has(key));
+    const target = key && numbered ? addressOf(key, frames) : undefined;
+    if (key && target) {
+      ref = tracked.shortRefs.get(key) ?? `e${tracked.shortRefs.size + 1}`;
+      tracked.shortRefs.set(key, ref);
       tracked.refs.set(ref, { role: node.role, name: node.name ?? node.text ?? '', target });
     }
-    const children = node.children ? shortenRefs(node.children, tracked, frames) : undefined;
+    const children = node.children ? shortenRefs(node.children, tracked, frames, allRefs) : undefined;
     const { ref: _key, ...rest } = node;
     return { ...rest, ...(ref ? { ref } : {}), ...(children ? { children } : {}) };
   });

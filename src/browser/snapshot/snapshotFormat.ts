@@ -73,6 +73,8 @@ const transparentRoles = new Set([
   'complementary',
   'region',
   'search',
+  // A figure without a name: its image and caption say what it is.
+  'figure',
 ]);
 const indentingRoles = new Set([
   'list',
@@ -280,6 +282,8 @@ export function relativeUrl(url: string, pageUrl: string): string {
     const target = new URL(url, pageUrl);
     const page = new URL(pageUrl);
     if (target.origin !== page.origin) return target.href;
+    // A place in the page itself (a table of contents) is its fragment alone.
+    if (target.hash && target.pathname === page.pathname && target.search === page.search) return target.hash;
     return `${target.pathname}${target.search}${target.hash}`;
   } catch {
     return url;

@@ -263,3 +263,20 @@ test('a tree deeper than any page is cut, not allowed to exhaust the stack', () 
   assert.ok(!shown.includes('bottom'));
   assert.match(shown, /nested deeper than 400 levels: not shown/);
 });
+
+test('bold, italic and highlighted words stay in their line of text', () => {
+  const tree = convert(
+    page({
+      role: 'paragraph',
+      id: 2,
+      children: [
+        text('Pay '),
+        { role: 'strong', id: 3, children: [text('before Friday')] },
+        text(', or '),
+        { role: 'emphasis', id: 4, children: [text('call us')] },
+        text('.'),
+      ],
+    }),
+  );
+  assert.deepEqual(tree, [{ role: 'paragraph', ref: 'F/2', text: 'Pay before Friday, or call us.' }]);
+});

@@ -67,6 +67,21 @@ test('same-origin URLs become relative, others stay absolute', () => {
   assert.ok(text.includes('https://other.test/x'));
 });
 
+test('a link to a place in the page itself shows its fragment alone; an unnamed figure adds no line', () => {
+  const text = renderSnapshot(
+    [
+      { role: 'link', name: 'Pricing', ref: 'e1', url: 'https://shop.test/guide?v=2#pricing' },
+      { role: 'link', name: 'Other page', ref: 'e2', url: 'https://shop.test/faq#pricing' },
+      { role: 'figure', children: [{ role: 'img', name: 'Chart' }, 'Sales by month'] },
+    ],
+    { pageUrl: 'https://shop.test/guide?v=2#top' },
+  );
+  assert.equal(
+    text,
+    'link "Pricing" #pricing @e1\nlink "Other page" /faq#pricing @e2\nimg "Chart"\nSales by month',
+  );
+});
+
 test('tables are compact rows with actionable cells addressable', () => {
   const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/' });
   assert.ok(text.includes('| Id | Total |'));
