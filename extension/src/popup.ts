@@ -23,9 +23,14 @@ async function targetTab(): Promise<number | undefined> {
   return tab?.id;
 }
 
+/**
+ * Sends the popup's request and shows the state it gets back. A user's action replaces the message shown (its
+ * error, or none); the once-a-second refresh only shows an error of its own: a message the user still has to act on
+ * (the command that revokes a browser the relay could not be told of) stays until their next action.
+ */
 async function request(message: PopupRequest): Promise<void> {
   const reply = (await chrome.runtime.sendMessage(message)) as PopupReply;
-  byId('error').textContent = reply.ok ? '' : reply.error;
+  if (message.type !== 'state' || !reply.ok) byId('error').textContent = reply.ok ? '' : reply.error;
   if (reply.ok) render(reply.state);
 }
 
