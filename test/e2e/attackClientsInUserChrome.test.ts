@@ -2,8 +2,9 @@
 // (after each gate began judging only its own tagged requests, ClientTabs.beginOpening and the one profile taint):
 // a taint that does not reach a client (one that joins after the read, one that switches in from the isolated
 // browser, a read shown from the user's own tab), a typed secret held in another client's tab, a popup of a
-// client's cross-site frame, a dialog open in another client's tab, a page forging tabward's request header, and
-// tabward's tokens reaching a site past two gates. The real CLI, real SDK clients, a real Chromium as the user's.
+// client's cross-site frame, a dialog open in another client's tab, a page forging tabward's request header,
+// tabward's tokens reaching a site past two gates, and a retired tab outliving its client. The real CLI, real SDK
+// clients, a real Chromium as the user's.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -146,6 +147,19 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
           html(res, '<title>Echo</title>');
         },
         '/b': (_req, _body, res) => html(res, '<title>B</title><p>Client B was here</p>'),
+        // A page of A's that gets its tab retired (a cross-site frame alerts, the page removes the frame while the
+        // alert is open: tabward stops the tab's scripts and never touches it again), and that posts into a
+        // sensitive page every 150 ms from 3 s after it loaded, if its scripts run then.
+        '/retire-host': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Retiring</title><iframe src="https://c.example:${site.port}/alerting"></iframe><script>const loaded = Date.now(); let n = 0; addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 1000)); setInterval(() => { if (Date.now() - loaded < 3000) return; fetch('https://github.com:' + location.port + '/settings/emails', { method: 'POST', mode: 'no-cors', body: 'email=retired-' + new URLSearchParams(location.search).get('tag') + '-' + ++n + '%40evil.example' }).catch(() => {}); }, 150);</script>`,
+          ),
+        '/alerting': (_req, _body, res) =>
+          html(
+            res,
+            `<p>frame</p><script>parent.postMessage('alerting', '*'); setTimeout(() => alert('from a frame'), 50);</script>`,
+          ),
       },
       { tls: true },
     );
@@ -405,4 +419,53 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     await leave(a);
     await leave(b);
   });
+
+  // Gets through: a retired tab is dropped from the registry (PageRegistry onRetire), so the client leaving
+  // (BrowserSession.closeCurrent, which closes pages.list()) never closes it (closing it would crash Chromium); its
+  // scripts were stopped by Emulation.setScriptExecutionDisabled on the client's own CDP session, which ends with the
+  // client's connection, so they run again, and no gate knows the tab's frames any more.
+  for (const beside of [true, false])
+    test(`a client's retired tab (a dialog of a removed frame) sends nothing into a sensitive page after that client left${beside ? ', another client staying' : ' (one client only)'}`, {
+      todo: "the retired tab is never closed, and its scripts run again ungated once its client's CDP connection ends",
+    }, async () => {
+      const human = humanAnswering(home, () => false);
+      const a = await connect('retiring');
+      const b = beside ? await connect('staying') : undefined;
+      if (b) await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
+      const from = site.seen.length;
+      const opened = await call(a.client, 'new_page', {
+        url: site.url('a.example', `/retire-host?tag=${beside ? 'beside' : 'alone'}`),
+      });
+      const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+      await waitFor(
+        'the tab retired',
+        async () => {
+          const snapshot = await call(a.client, 'take_snapshot', { pageId: tab });
+          if (snapshot.isError && /retired/.test(snapshot.text)) return snapshot.text;
+          throw new Error(`take_snapshot said: ${snapshot.text.slice(0, 300)}`);
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
+      await sleep(3_500);
+      const posts = () =>
+        site.seen
+          .slice(from)
+          .filter(
+            (seen) => seen.method === 'POST' && seen.body.includes(`retired-${beside ? 'beside' : 'alone'}-`),
+          )
+          .map((seen) => seen.body);
+      assert.deepEqual(posts(), [], 'the retired tab posted while its client was here');
+      await leave(a);
+      await sleep(3_000);
+      await human.stop();
+      assert.deepEqual(
+        posts().slice(0, 3),
+        [],
+        'the retired tab posted into a sensitive page once its client left',
+      );
+      if (b) {
+        assert.doesNotMatch((await call(b.client, 'list_pages')).text, /retire-host/);
+        await leave(b);
+      }
+    });
 });
