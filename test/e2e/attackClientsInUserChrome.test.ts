@@ -207,7 +207,7 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
       .filter((seen) => seen.path.startsWith(`/collect?${key}=`))
       .map((seen) => decodeURIComponent(seen.path));
 
-  test('a client that joins after another client read a sensitive page is tainted by that read (the storage outlives it)', async () => {
+  test('a client that joins after another client read a sensitive page (and left) is tainted by that read (the storage outlives both)', async () => {
     const from = site.seen.length;
     const human = humanAnswering(home, () => false);
     const a = await connect('reader');
@@ -215,7 +215,9 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     await waitFor('A to see the token', async () =>
       (await call(a.client, 'take_snapshot')).text.includes(secret),
     );
-    // A newcomer opens a page of the same site, which finds the token in the profile's storage.
+    // The reader goes (its tabs close; the storage stays). A newcomer opens a page of the same site, which finds
+    // the token in the profile's storage.
+    await leave(a);
     const c = await connect('newcomer');
     await call(c.client, 'new_page', { url: site.url('github.com', '/relay?key=k1') });
     await sleep(2_000);
@@ -223,7 +225,6 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     assert.deepEqual(leaked.slice(0, 3), [], "A's read left through a client that joined after it");
     await human.stop();
     await leave(c);
-    await leave(a);
   });
 
   test("a client that switches into the user's Chrome (browser_connect) after another's read is tainted by it", async () => {
