@@ -3,6 +3,8 @@
 // client's tab (a BroadcastChannel, localStorage, a cookie), which that client's guard would otherwise let leave
 // untainted. So a sensitive read by any of them taints them all, and a typed secret held by a tab of one counts
 // for all, as it would in one shared session. Isolated clients have contexts of their own and do not join.
+// What a page kept in the profile outlives the read and the reader: a client that joins later (a new MCP session,
+// one switching in from the isolated browser with browser_connect) is tainted by every read made before it came.
 
 /** A client's guard as the group sees it. */
 export interface TaintMember {
@@ -14,15 +16,19 @@ export interface TaintMember {
 
 export class SharedProfileTaint {
   private readonly members = new Set<TaintMember>();
+  /** Every origin a member read a sensitive page of, for as long as the profile is shared (this process). */
+  private readonly reads = new Set<string>();
 
-  /** A member joins until the returned function is called. */
+  /** A member joins until the returned function is called, tainted at once by every read made before it. */
   join(member: TaintMember): () => void {
     this.members.add(member);
+    for (const origin of this.reads) member.taintFromPeer(origin);
     return () => this.members.delete(member);
   }
 
-  /** `reader` read a sensitive page of `origin`: every other member is tainted by it too. */
+  /** `reader` read a sensitive page of `origin`: every other member is tainted by it too, and every later one. */
   read(reader: TaintMember, origin: string): void {
+    this.reads.add(origin);
     for (const member of this.members) if (member !== reader) member.taintFromPeer(origin);
   }
 

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SharedProfileTaint, type TaintMember } from '../../../src/browser/sharedProfileTaint.ts';
+
+function member(holders: string[] = []): TaintMember & { tainted: string[] } {
+  const tainted: string[] = [];
+  return { tainted, taintFromPeer: (origin) => tainted.push(origin), ownSecretHolders: () => holders };
+}
+
+test('a read taints every other member, and every member that joins later (the profile keeps what was read)', () => {
+  const profile = new SharedProfileTaint();
+  const reader = member();
+  const present = member();
+  const leaveReader = profile.join(reader);
+  profile.join(present);
+  profile.read(reader, 'https://github.com');
+  assert.deepEqual(reader.tainted, []);
+  assert.deepEqual(present.tainted, ['https://github.com']);
+  leaveReader();
+  const later = member();
+  profile.join(later);
+  assert.deepEqual(later.tainted, ['https://github.com']);
+});
+
+test('typed-secret holders count for every member but their own', () => {
+  const profile = new SharedProfileTaint();
+  const typist = member(['https://github.com']);
+  const other = member();
+  profile.join(typist);
+  profile.join(other);
+  assert.deepEqual(profile.holdersBesides(other), ['https://github.com']);
+  assert.deepEqual(profile.holdersBesides(typist), []);
+});
