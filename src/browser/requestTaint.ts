@@ -67,10 +67,18 @@ export class TaintTracker extends RequestLog implements TaintMember {
     return () => this.taintWatchers.delete(watcher);
   }
 
-  /** For a request no action answers for: read by any session, allowed by every one. */
+  ownTainted(): readonly string[] {
+    return [...new Set([...this.taintWatchers].flatMap((watcher) => watcher.view().tainted))];
+  }
+
+  /**
+   * For a request no action answers for: read by any session (or, in the user's Chrome beside other clients, by
+   * any of theirs), allowed by every one.
+   */
   protected taintView(): TaintView {
     const views = [...this.taintWatchers].map((watcher) => watcher.view());
-    const tainted = [...new Set(views.flatMap((view) => view.tainted))];
+    const peers = this.profile?.taintedBesides(this) ?? [];
+    const tainted = [...new Set([...views.flatMap((view) => view.tainted), ...peers])];
     const [first, ...others] = views;
     const allowed = new Set(
       [...(first?.allowed ?? [])].filter((host) => others.every((view) => view.allowed.has(host))),

@@ -5,6 +5,8 @@
 // for all, as it would in one shared session. Isolated clients have contexts of their own and do not join.
 // What a page kept in the profile outlives the read and the reader: a client that joins later (a new MCP session,
 // one switching in from the isolated browser with browser_connect) is tainted by every read made before it came.
+// A read only a result showed (no request of the agent's fetched it) reaches no hook: each member's taint view
+// therefore also asks the others' (taintedBesides), whatever made them tainted.
 
 /** A client's guard as the group sees it. */
 export interface TaintMember {
@@ -12,6 +14,11 @@ export interface TaintMember {
   taintFromPeer(origin: string): void;
   /** Origins of this member's tabs holding a typed secret. */
   ownSecretHolders(): readonly string[];
+  /**
+   * Origins this member's session is tainted by, however it learnt of them: a read its hooks saw, and a read only a
+   * result showed (a snapshot of a sensitive tab already loaded, which no request of the agent's fetched).
+   */
+  ownTainted(): readonly string[];
 }
 
 export class SharedProfileTaint {
@@ -23,7 +30,19 @@ export class SharedProfileTaint {
   join(member: TaintMember): () => void {
     this.members.add(member);
     for (const origin of this.reads) member.taintFromPeer(origin);
-    return () => this.members.delete(member);
+    return () => {
+      if (!this.members.delete(member)) return;
+      // What it read stays in the profile after it leaves.
+      for (const origin of member.ownTainted()) this.reads.add(origin);
+    };
+  }
+
+  /** Every origin the profile is tainted by, but for what `asking` itself knows: the others' taint, and past reads. */
+  taintedBesides(asking: TaintMember): string[] {
+    const tainted = new Set(this.reads);
+    for (const member of this.members)
+      if (member !== asking) for (const origin of member.ownTainted()) tainted.add(origin);
+    return [...tainted];
   }
 
   /** `reader` read a sensitive page of `origin`: every other member is tainted by it too, and every later one. */

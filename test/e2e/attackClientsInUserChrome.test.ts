@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { QuestionView } from '../../src/approval/inboxSocket.ts';
+import { connectCdp } from '../../src/browser/connect.ts';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
@@ -147,6 +148,7 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
           html(res, '<title>Echo</title>');
         },
         '/b': (_req, _body, res) => html(res, '<title>B</title><p>Client B was here</p>'),
+        '/mine': (_req, _body, res) => html(res, '<title>Mine</title><p>The user reads this</p>'),
         // A page of A's that gets its tab retired (a cross-site frame alerts, the page removes the frame while the
         // alert is open: tabward stops the tab's scripts and never touches it again), and that posts into a
         // sensitive page every 150 ms from 3 s after it loaded, if its scripts run then.
@@ -165,8 +167,9 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     );
     chrome = await startUserChrome({
       chromeArgs: [...testChromeArgs, '--disable-popup-blocking'],
-      // The user has the token page open in a tab of their own.
-      openTab: site.url('github.com', '/settings/tokens'),
+      // The user's own tab; the test of a read shown from the user's tab opens their token page beside it (listing
+      // a sensitive tab's title is a read, which in one profile taints every client: the other tests would be too).
+      openTab: site.url('mine.example', '/mine'),
     });
   });
 
@@ -250,15 +253,16 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     await leave(a);
   });
 
-  // Gets through: the one profile taint is told only of reads the network hooks see go (RequestJudge
-  // noteSensitiveRead); a sensitive page a result shows from a tab already loaded (the user's own, read with
-  // take_snapshot) taints the reader's GuardState alone (GuardState.recordReads), and the other clients stay
-  // untainted while the reader stashes what it read in the site's storage.
-  test("a sensitive page one client reads in the user's own tab (shown, not loaded) taints the other clients too", {
-    todo: "a read shown from the user's tab (no request) taints only the reader: another client's same-site page sends it",
-  }, async () => {
+  // Got through before each member's taint view asked the others' (SharedProfileTaint.taintedBesides): the one
+  // profile taint was told only of reads the network hooks see go; a sensitive page a result shows from a tab
+  // already loaded (the user's own, read with take_snapshot) tainted the reader's GuardState alone.
+  test("a sensitive page one client reads in the user's own tab (shown, not loaded) taints the other clients too", async () => {
     const from = site.seen.length;
     const human = humanAnswering(home, () => false);
+    // The user opens their token page in a tab of their own.
+    const user = await connectCdp(chrome.wsEndpoint, 20_000, () => undefined);
+    const tokensTab = await user.contexts()[0]?.newPage();
+    await tokensTab?.goto(site.url('github.com', '/settings/tokens'));
     const a = await connect('reader');
     const b = await connect('relay');
     await call(b.client, 'new_page', { url: site.url('github.com', '/relay?key=k3') });
@@ -282,6 +286,8 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     assert.deepEqual(leaked.slice(0, 3), [], "what A read in the user's tab left through B's tab");
     await leave(b);
     await leave(a);
+    await tokensTab?.close();
+    await user.close();
   });
 
   test("a secret typed into one client's tab does not leave through another client's tab of the site; the stop is the other client's", async () => {

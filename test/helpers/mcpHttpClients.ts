@@ -47,7 +47,10 @@ export function clientsOf(tabward: () => RunningTabward, open: Connected[]) {
 }
 
 /** Closes the clients still open, then stops tabward (SIGTERM), waiting up to 10 s for it to exit. */
-export async function stopAll(tabward: RunningTabward | undefined, open: readonly Connected[]): Promise<void> {
+export async function stopAll(
+  tabward: RunningTabward | undefined,
+  open: readonly Connected[],
+): Promise<void> {
   await Promise.all(open.map(({ client }) => client.close().catch(() => undefined)));
   if (!tabward) return;
   const exited = new Promise((resolve) => tabward.child.once('exit', resolve));

@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SharedProfileTaint, type TaintMember } from '../../../src/browser/sharedProfileTaint.ts';
 
-function member(holders: string[] = []): TaintMember & { tainted: string[] } {
+function member(holders: string[] = [], shown: string[] = []): TaintMember & { tainted: string[] } {
   const tainted: string[] = [];
-  return { tainted, taintFromPeer: (origin) => tainted.push(origin), ownSecretHolders: () => holders };
+  return {
+    tainted,
+    taintFromPeer: (origin) => tainted.push(origin),
+    ownSecretHolders: () => holders,
+    ownTainted: () => [...shown, ...tainted],
+  };
 }
 
 test('a read taints every other member, and every member that joins later (the profile keeps what was read)', () => {
@@ -30,4 +35,19 @@ test('typed-secret holders count for every member but their own', () => {
   profile.join(other);
   assert.deepEqual(profile.holdersBesides(other), ['https://github.com']);
   assert.deepEqual(profile.holdersBesides(typist), []);
+});
+
+test("a read only a result showed (no hook saw it) taints the others' view, and stays once its reader left", () => {
+  const profile = new SharedProfileTaint();
+  const reader = member([], ['https://github.com']);
+  const other = member();
+  const leaveReader = profile.join(reader);
+  profile.join(other);
+  assert.deepEqual(profile.taintedBesides(other), ['https://github.com']);
+  assert.deepEqual(profile.taintedBesides(reader), []);
+  leaveReader();
+  assert.deepEqual(profile.taintedBesides(other), ['https://github.com'], 'kept in the profile');
+  const later = member();
+  profile.join(later);
+  assert.deepEqual(later.tainted, ['https://github.com']);
 });
