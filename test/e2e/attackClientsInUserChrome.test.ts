@@ -431,7 +431,9 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
   // (BrowserSession.closeCurrent, which closes pages.list()) never closes it (closing it would crash Chromium); its
   // scripts were stopped by Emulation.setScriptExecutionDisabled on the client's own CDP session, which ends with the
   // client's connection, so they run again, and no gate knows the tab's frames any more.
-  for (const beside of [true, false])
+  // One client staying beside or none: the same root (the tab outlives tabward's watch); one variant is run while
+  // it is a known residual, the other once it is fixed.
+  for (const beside of [false])
     test(`a client's retired tab (a dialog of a removed frame) sends nothing into a sensitive page after that client left${beside ? ', another client staying' : ' (one client only)'}`, {
       todo: "the retired tab is never closed, and its scripts run again ungated once its client's CDP connection ends",
     }, async () => {
