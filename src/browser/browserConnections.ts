@@ -55,7 +55,6 @@ export interface BrowserConfig {
 /** Hands out a context of one client's own, its traffic judged by that client's guard. */
 export interface ContextSource {
   openContext(network: NetworkGuard): Promise<Connection>;
-  warmUp(): void;
   /** The shared browser's process and profile, once it runs. */
   status(): { pid?: number; profile?: string };
 }

@@ -4,8 +4,9 @@
 // connection, see closeCurrent). A browser tabward launched is removed
 // with its profile however it ends (closed, crashed, killed, or shut down while still starting), and a mode the
 // agent did not choose (the user's Chrome gone, a fallback to isolated) is told to the agent with its next result.
-// Opening and guarding one connection: browser/browserConnections.ts; the agent's tabs in it: browser/agentTabs.ts;
-// what every tracked tab is watched by: browser/tabWatchers.ts; browser_status and notices: browser/sessionStatus.ts.
+// Opening and guarding one connection: browser/browserConnections.ts (the isolated ones: browser/ownBrowsers.ts);
+// the agent's tabs in it: browser/agentTabs.ts; what every tracked tab is watched by: browser/tabWatchers.ts;
+// browser_status and notices: browser/sessionStatus.ts; beside other clients in the user's Chrome: otherClients.ts.
 
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
@@ -16,8 +17,6 @@ import {
   type Connection,
   closeAttached,
   guardConnection,
-  LaunchedClosings,
-  openIsolated,
   openRemote,
   openShared,
   shuttingDown,
@@ -27,7 +26,8 @@ import type { AttachTarget } from './connect.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { DevtoolsRecorder } from './devtoolsLog.ts';
 import { DownloadKeeper } from './downloads.ts';
-import type { IsolatedBrowser } from './launchIsolated.ts';
+import { OtherClients } from './otherClients.ts';
+import { OwnBrowsers } from './ownBrowsers.ts';
 import { PageRegistry } from './pageRegistry.ts';
 import type { TrackedPage } from './pages.ts';
 import { openRunPage, type RecipePage } from './recipePage.ts';
@@ -53,12 +53,8 @@ export class BrowserSession {
   private readonly modeListeners: ((mode: BrowserMode) => void)[] = [];
   /** Aborted by close(): a browser start in flight stops, and no new one begins. */
   private readonly stopping = new AbortController();
-  /** Browsers launched whose connection is not installed yet. */
-  private readonly launching = new Set<IsolatedBrowser>();
   /** What changed under the agent since it was last told (see takeNotices). */
   private notices: string[] = [];
-  /** Said once per session: a proxy the user set keeps the WebSocket gate off. */
-  private proxyNoticeGiven = false;
   /** What each tab logged and requested (devtools tools on), else undefined. */
   readonly devtools: DevtoolsRecorder | undefined;
   /** What the agent's actions downloaded, when this session keeps downloads. */
@@ -71,14 +67,14 @@ export class BrowserSession {
   private spareTab: TrackedPage | undefined;
   /** A switch of browser in progress (attachShared, detach): a call meanwhile waits for it, see replaceCurrent. */
   private replacing: Promise<void> | undefined;
-  /** Stops hiding other clients' tabs of the user's Chrome (set while attached to it beside other clients). */
-  private leaveClientTabs: (() => void) | undefined;
-  /** Stops sharing one taint with the other clients in the user's Chrome. */
-  private leaveProfileTaint: (() => void) | undefined;
-  /** Launched browsers still closing (the unused warm one, a crashed one's leftovers): close() waits for them. */
-  private readonly closings = new LaunchedClosings();
+  /** The other clients of this tabward in the same user's Chrome, while attached to it. */
+  private readonly others: OtherClients;
+  /** The isolated browsers this session launches, and those still starting or closing: close() waits for them. */
+  private readonly own: OwnBrowsers;
 
   constructor(readonly config: BrowserConfig) {
+    this.others = new OtherClients(config);
+    this.own = new OwnBrowsers(config, this.stopping.signal);
     this.wantedMode = config.mode;
     const { network } = config;
     if (config.devtools) this.devtools = new DevtoolsRecorder();
@@ -111,11 +107,6 @@ export class BrowserSession {
   warmUp(idleMs = unusedWarmBrowserMs): boolean {
     if (this.used || this.current || this.starting || this.wantedMode !== 'isolated' || !this.config.headless)
       return false;
-    // A browser shared with other clients: it starts; this client's context opens with its first call.
-    if (this.config.sharedBrowser) {
-      this.config.sharedBrowser.warmUp();
-      return true;
-    }
     const opening = this.connect().then(async (connection) => {
       // A call that came meanwhile waits for this tab (target, newPage) rather than opening its own. Only in this
       // browser: one the agent switched to meanwhile (the user's Chrome) gets no tab of tabward's choosing.
@@ -212,19 +203,17 @@ export class BrowserSession {
   /** Closes the browser, a start in flight included: that one is stopped and awaited, never left running. */
   async close(): Promise<void> {
     this.stopping.abort();
-    for (const launched of this.launching) void this.closings.close(launched);
+    this.own.closeStarting();
     await this.starting?.catch(swallowing('close: a start in flight failed'));
     await this.replacing;
     await this.closeCurrent();
     // tabward exits once this resolves: a close begun earlier must not leave a browser or its profile behind.
-    await this.closings.settled();
+    await this.own.settled();
   }
 
   /** What changed under the agent since it was last told: the user's Chrome gone, a fallback, a restart. */
   takeNotices(): string[] {
-    const taken = this.notices;
-    this.notices = [];
-    return taken;
+    return this.notices.splice(0);
   }
 
   async newPage(): Promise<TrackedPage> {
@@ -254,9 +243,8 @@ export class BrowserSession {
   private async openTab(only?: Connection): Promise<TrackedPage> {
     for (let attempt = 0; ; attempt++) {
       const connection = only ?? (await this.connect());
-      // Beside other clients in the user's Chrome: the tab is theirs to hide from its creation, not from when it is
-      // known as this client's.
-      const opened = this.leaveClientTabs && this.config.clientTabs?.beginOpening(this.pages);
+      // Beside other clients in the user's Chrome: hidden from them from its creation, not once known as this one's.
+      const opened = this.others.opening(this.pages);
       try {
         const page = await openGuardedTab(connection, this.config.network);
         // Switched away from meanwhile (browser_connect, shutdown): the tab belongs to a browser that is closing.
@@ -266,7 +254,7 @@ export class BrowserSession {
         tracked.ownedByAgent = true;
         this.pages.selected = tracked;
         // Known as this client's before it is handed out: other clients in the same Chrome do not list it.
-        if (this.leaveClientTabs) await this.pages.targetIdOf(tracked);
+        if (this.others.joined) await this.pages.targetIdOf(tracked);
         return tracked;
       } catch (error) {
         const failure = translateBrowserError(error, 'Opening a tab');
@@ -275,7 +263,7 @@ export class BrowserSession {
         if (only || attempt > 0 || failure.code !== 'page_closed') throw failure;
         if (this.current === connection) await this.closeCurrent();
       } finally {
-        if (opened) opened();
+        opened?.();
       }
     }
   }
@@ -309,18 +297,8 @@ export class BrowserSession {
   }
 
   status(): SessionStatus {
-    const launched = this.current?.launched ?? [...this.launching][0];
-    const status = sessionStatus(
-      this.mode,
-      this.current,
-      launched,
-      this.lastAttachError,
-      this.pages,
-      this.config.sharedContext === true,
-    );
-    // Before this client's first page: the browser it will get a context in, when it runs already.
-    const shared = this.current ? {} : this.config.sharedBrowser?.status();
-    return { ...status, ...shared };
+    const launched = this.current?.launched ?? this.own.starting();
+    return sessionStatus(this.mode, this.current, launched, this.lastAttachError, this.pages, this.config);
   }
 
   private async open(mode: BrowserMode): Promise<Connection> {
@@ -329,18 +307,14 @@ export class BrowserSession {
         ? await this.openSharedOrIsolated()
         : mode === 'remote'
           ? await openRemote(this.config)
-          : await this.openIsolated();
+          : await this.own.open();
     try {
       await this.install(connection);
     } catch (error) {
-      // Never installed, so nothing else would close it: a browser tabward launched goes now, not at exit.
-      if (connection.launched) await this.closings.close(connection.launched);
-      // A context in a browser other clients share: the context goes, never their browser.
-      else if (connection.release) await connection.release();
-      else await connection.browser.close().catch(swallowing('open: a connection never installed'));
+      await this.own.discard(connection);
       throw error;
     } finally {
-      if (connection.launched) this.launching.delete(connection.launched);
+      this.own.installed(connection);
     }
     // Shut down while starting: close() closes what was installed once this start has settled.
     if (this.stopping.signal.aborted) throw shuttingDown();
@@ -355,22 +329,8 @@ export class BrowserSession {
       this.lastAttachError = error instanceof TabwardError ? error.describe() : String(error);
       this.config.notify(`tabward: could not use your Chrome, continuing isolated. ${this.lastAttachError}`);
       this.notices.push(fallbackNotice(this.lastAttachError));
-      return this.openIsolated();
+      return this.own.open();
     }
-  }
-
-  private openIsolated(): Promise<Connection> {
-    const { sharedBrowser, network } = this.config;
-    if (sharedBrowser && network) return sharedBrowser.openContext(network);
-    return openIsolated(this.config, {
-      signal: this.stopping.signal,
-      firstProxyNotice: () => {
-        if (this.proxyNoticeGiven) return false;
-        this.proxyNoticeGiven = true;
-        return true;
-      },
-      onLaunched: (launched) => this.launching.add(launched),
-    });
   }
 
   private async install(connection: Connection): Promise<void> {
@@ -381,15 +341,9 @@ export class BrowserSession {
     this.wantedMode = connection.mode;
     this.pages.forget('the browser was replaced');
     // Other clients of this tabward in the same Chrome: each tab's owner is known before any is listed.
-    if (connection.mode === 'shared' && this.config.clientTabs)
-      this.leaveClientTabs = this.pages.shareBrowserWith(this.config.clientTabs);
-    if (connection.mode === 'shared' && this.config.profileTaint && network)
-      this.leaveProfileTaint = network.shareProfileTaint(this.config.profileTaint);
+    const joining = this.others.join(connection, this.pages, network);
     watchConnectionTabs(this.pages, connection, network);
-    if (this.leaveClientTabs)
-      await withDeadline(this.pages.identified(), 10_000, 'Reading the tabs of your Chrome').catch(
-        swallowing('install: reading tab ids; tabs not read stay unlisted'),
-      );
+    await joining;
     if (firstTab) {
       const tracked = this.pages.track(firstTab, true);
       tracked.ownedByAgent = true;
@@ -403,10 +357,7 @@ export class BrowserSession {
   }
 
   private dropConnection(why: string): void {
-    this.leaveClientTabs?.();
-    this.leaveClientTabs = undefined;
-    this.leaveProfileTaint?.();
-    this.leaveProfileTaint = undefined;
+    this.others.leave();
     this.current = undefined;
     this.spareTab = undefined;
     this.pages.forget(why);
@@ -420,7 +371,7 @@ export class BrowserSession {
     void this.config.network?.releaseBrowser(connection.browser, 0);
     // What is left of a browser we launched (helper processes, its profile) goes with it; of a context in a shared
     // browser, its proxy.
-    if (connection.launched) void this.closings.close(connection.launched);
+    if (connection.launched) void this.own.close(connection.launched);
     void connection.release?.();
     // A browser warmed up that no call has used yet: nothing the agent knew of changed.
     if (!this.used) return;
@@ -436,7 +387,7 @@ export class BrowserSession {
     if (connection.release) return connection.release();
     // A browser tabward launched: CDP Browser.close first (Chromium quits as for a user, removing its own temp
     // files), then its process group and profile.
-    if (connection.launched) return this.closings.close(connection.launched);
+    if (connection.launched) return this.own.close(connection.launched);
     await closeAttached(connection, agentTabs, this.config.network);
   }
 

@@ -2,7 +2,7 @@
 // failure to attach to the user's Chrome, its tabs with their owners), and the notice when its browser is lost.
 
 import type { BrowserMode } from '../core/kinds.ts';
-import type { Connection } from './browserConnections.ts';
+import type { BrowserConfig, Connection } from './browserConnections.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
 import type { PageRegistry } from './pageRegistry.ts';
 
@@ -26,16 +26,19 @@ export function sessionStatus(
   launched: IsolatedBrowser | undefined,
   lastAttachError: string | undefined,
   pages: PageRegistry,
-  sharedContext = false,
+  config: Pick<BrowserConfig, 'sharedContext' | 'sharedBrowser'> = {},
 ): SessionStatus {
   const clients = connection?.sharedBy?.clients();
   const context =
     clients !== undefined
       ? `this client's own (cookies, tabs, taint); ${clients} client context(s) in this browser`
-      : sharedContext
+      : config.sharedContext
         ? 'shared by every client of this tabward (--share-context): cookies, tabs and taint are common'
         : undefined;
+  // Before this client's first page: the browser it will get a context in, when it runs already.
+  const sharedBrowser = connection ? {} : config.sharedBrowser?.status();
   return {
+    ...sharedBrowser,
     mode,
     started: connection !== undefined,
     ...(connection ? { browserVersion: connection.browser.version(), endpoint: connection.endpoint } : {}),

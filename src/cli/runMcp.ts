@@ -66,14 +66,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   const makeServer = () => {
     if (!perClient) return serverFor(browser.runner, warmUp);
     const world = browser.openClient();
-    const server = serverFor(
-      world.runner,
-      () => {
-        warmUp();
-        if (flags.warmUp && !closing) world.session.warmUp();
-      },
-      world.sessionId,
-    );
+    // The shared browser warms up with the first client (warmUp); each client's context opens with its first call.
+    const server = serverFor(world.runner, warmUp, world.sessionId);
     server.onclose = () => void world.close();
     return server;
   };
