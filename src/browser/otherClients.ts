@@ -20,17 +20,21 @@ export class OtherClients {
   }
 
   /**
-   * Joins them for a connection just installed (the user's Chrome only: elsewhere each client has its own context).
-   * Resolves once the owner of every tab open now is known: a tab not yet identified is not listed.
+   * Joins them for a connection being installed (the user's Chrome only: elsewhere each client has its own
+   * context), before its tabs are tracked: each is then identified as it is tracked (see identified).
    */
-  async join(connection: Connection, pages: PageRegistry, network: NetworkGuard | undefined): Promise<void> {
+  join(connection: Connection, pages: PageRegistry, network: NetworkGuard | undefined): void {
     if (connection.mode !== 'shared') return;
     const { clientTabs, profileTaint } = this.config;
     if (profileTaint && network) this.leaving.push(network.shareProfileTaint(profileTaint));
-    if (!clientTabs) return;
-    this.leaving.push(pages.shareBrowserWith(clientTabs));
+    if (clientTabs) this.leaving.push(pages.shareBrowserWith(clientTabs));
+  }
+
+  /** Once the owner of every tab tracked now is known (a tab not yet identified is not listed); bounded. */
+  async identified(pages: PageRegistry): Promise<void> {
+    if (!this.joined) return;
     await withDeadline(pages.identified(), 10_000, 'Reading the tabs of your Chrome').catch(
-      swallow('browser', 'otherClients.join: reading tab ids; tabs not read stay unlisted'),
+      swallow('browser', 'otherClients.identified: reading tab ids; tabs not read stay unlisted'),
     );
   }
 

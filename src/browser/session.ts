@@ -341,9 +341,9 @@ export class BrowserSession {
     this.wantedMode = connection.mode;
     this.pages.forget('the browser was replaced');
     // Other clients of this tabward in the same Chrome: each tab's owner is known before any is listed.
-    const joining = this.others.join(connection, this.pages, network);
+    this.others.join(connection, this.pages, network);
     watchConnectionTabs(this.pages, connection, network);
-    await joining;
+    await this.others.identified(this.pages);
     if (firstTab) {
       const tracked = this.pages.track(firstTab, true);
       tracked.ownedByAgent = true;

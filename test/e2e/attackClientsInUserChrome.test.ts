@@ -263,31 +263,35 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     const user = await connectCdp(chrome.wsEndpoint, 20_000, () => undefined);
     const tokensTab = await user.contexts()[0]?.newPage();
     await tokensTab?.goto(site.url('github.com', '/settings/tokens'));
-    const a = await connect('reader');
-    const b = await connect('relay');
-    await call(b.client, 'new_page', { url: site.url('github.com', '/relay?key=k3') });
-    const listed = (await call(a.client, 'list_pages')).text;
-    const userTab =
-      /\b(p\d+)\b[^\n]*\[user\][^\n]*settings\/tokens|\[user\][^\n]*\b(p\d+)\b[^\n]*settings\/tokens/.exec(
-        listed,
-      );
-    const userTabId = userTab?.[1] ?? userTab?.[2] ?? /\b(p\d+)\b[^\n]*settings\/tokens/.exec(listed)?.[1];
-    assert.ok(userTabId, `the user's token tab is listed to A:\n${listed}`);
-    const read = await call(a.client, 'take_snapshot', { pageId: userTabId });
-    assert.match(read.text, new RegExp(secret), read.text);
-    // A (prompt-injected) keeps what it read in the site's storage, with no request leaving the site.
-    const stashed = await call(a.client, 'new_page', {
-      url: `${site.url('github.com', '/stash?key=k3')}#${secret}`,
-    });
-    assert.equal(stashed.isError, false, stashed.text);
-    await sleep(2_000);
-    const leaked = collected(from, 'k3').filter((path) => path.includes('ghp_'));
-    await human.stop();
-    assert.deepEqual(leaked.slice(0, 3), [], "what A read in the user's tab left through B's tab");
-    await leave(b);
-    await leave(a);
-    await tokensTab?.close();
-    await user.close();
+    // Closed however the test ends: left open, its title would taint every client of the later tests.
+    try {
+      const a = await connect('reader');
+      const b = await connect('relay');
+      await call(b.client, 'new_page', { url: site.url('github.com', '/relay?key=k3') });
+      const listed = (await call(a.client, 'list_pages')).text;
+      const userTab =
+        /\b(p\d+)\b[^\n]*\[user\][^\n]*settings\/tokens|\[user\][^\n]*\b(p\d+)\b[^\n]*settings\/tokens/.exec(
+          listed,
+        );
+      const userTabId = userTab?.[1] ?? userTab?.[2] ?? /\b(p\d+)\b[^\n]*settings\/tokens/.exec(listed)?.[1];
+      assert.ok(userTabId, `the user's token tab is listed to A:\n${listed}`);
+      const read = await call(a.client, 'take_snapshot', { pageId: userTabId });
+      assert.match(read.text, new RegExp(secret), read.text);
+      // A (prompt-injected) keeps what it read in the site's storage, with no request leaving the site.
+      const stashed = await call(a.client, 'new_page', {
+        url: `${site.url('github.com', '/stash?key=k3')}#${secret}`,
+      });
+      assert.equal(stashed.isError, false, stashed.text);
+      await sleep(2_000);
+      const leaked = collected(from, 'k3').filter((path) => path.includes('ghp_'));
+      await human.stop();
+      assert.deepEqual(leaked.slice(0, 3), [], "what A read in the user's tab left through B's tab");
+      await leave(b);
+      await leave(a);
+    } finally {
+      await tokensTab?.close();
+      await user.close();
+    }
   });
 
   test("a secret typed into one client's tab does not leave through another client's tab of the site; the stop is the other client's", async () => {
