@@ -3,7 +3,13 @@
 // and closing them however the session ends (a start in flight, an unused warm browser, a crashed one's leftovers).
 
 import { swallow } from '../core/debug.ts';
-import { type BrowserConfig, type Connection, LaunchedClosings, openIsolated } from './browserConnections.ts';
+import {
+  type BrowserConfig,
+  type Connection,
+  type IsolatedHooks,
+  LaunchedClosings,
+  openIsolated,
+} from './browserConnections.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
 
 export class OwnBrowsers {
@@ -14,9 +20,11 @@ export class OwnBrowsers {
   /** Said once per session: a proxy the user set keeps the WebSocket gate off. */
   private proxyNoticeGiven = false;
 
+  /** `launch`: what judges the browser's own profile and the key its proxies share (sharedIsolatedBrowser.ts). */
   constructor(
     private readonly config: BrowserConfig,
     private readonly signal: AbortSignal,
+    private readonly launch: Pick<IsolatedHooks, 'egressPolicy' | 'certificates'> = {},
   ) {}
 
   /** An isolated browser of the session's own, or a context of its own in the browser clients share. */
@@ -31,6 +39,7 @@ export class OwnBrowsers {
         return true;
       },
       onLaunched: (launched) => this.launching.add(launched),
+      ...this.launch,
     });
   }
 

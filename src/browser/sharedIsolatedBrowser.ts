@@ -12,8 +12,6 @@ import {
   type BrowserConfig,
   type Connection,
   type ContextSource,
-  LaunchedClosings,
-  openIsolated,
   shuttingDown,
   startGuardedEgress,
 } from './browserConnections.ts';
@@ -22,6 +20,7 @@ import type { EgressPolicy } from './egressProxy.ts';
 import { makeHostCertificates } from './hostCertificates.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
+import { OwnBrowsers } from './ownBrowsers.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `sharedIsolatedBrowser.${why}`);
@@ -42,11 +41,16 @@ export class SharedIsolatedBrowser implements ContextSource {
   private starting: Promise<Connection> | undefined;
   private readonly contexts = new Set<BrowserContext>();
   private readonly stopping = new AbortController();
-  private readonly closings = new LaunchedClosings();
-  private proxyNoticeGiven = false;
+  /** Launching the browser (once, or again after it crashed) and closing it however it ends. */
+  private readonly own: OwnBrowsers;
 
   /** `config.network` protects tabward's own ports; it judges none of the clients' traffic. */
-  constructor(private readonly config: BrowserConfig & { readonly network: NetworkGuard }) {}
+  constructor(private readonly config: BrowserConfig & { readonly network: NetworkGuard }) {
+    this.own = new OwnBrowsers(config, this.stopping.signal, {
+      egressPolicy: noClientsTraffic,
+      certificates: this.certificates,
+    });
+  }
 
   /** How many clients have a context in the browser now. */
   get clients(): number {
@@ -114,31 +118,16 @@ export class SharedIsolatedBrowser implements ContextSource {
   }
 
   private async launch(): Promise<Connection> {
-    let launched: IsolatedBrowser | undefined;
-    const connection = await openIsolated(this.config, {
-      signal: this.stopping.signal,
-      firstProxyNotice: () => {
-        if (this.proxyNoticeGiven) return false;
-        this.proxyNoticeGiven = true;
-        return true;
-      },
-      onLaunched: (started) => {
-        launched = started;
-      },
-      egressPolicy: noClientsTraffic,
-      certificates: this.certificates,
-    }).catch(async (error: unknown) => {
-      if (launched) await this.closings.close(launched);
-      throw error;
-    });
+    const connection = await this.own.open();
+    this.own.installed(connection);
     const started = connection.launched as IsolatedBrowser;
     connection.browser.on('disconnected', () => {
       if (this.current === connection) this.current = undefined;
       // What is left of it (helper processes, its profile) goes with it.
-      void this.closings.close(started);
+      void this.own.close(started);
     });
     if (this.stopping.signal.aborted) {
-      await this.closings.close(started);
+      await this.own.close(started);
       throw shuttingDown();
     }
     // The blank tab of the browser's own profile would only hold memory: no client uses that profile. A headed
@@ -154,11 +143,12 @@ export class SharedIsolatedBrowser implements ContextSource {
   /** Closes the browser (the clients' sessions closed their contexts first), a start in flight included. */
   async close(): Promise<void> {
     this.stopping.abort();
+    this.own.closeStarting();
     await this.starting?.catch(swallowing('close: a start in flight failed'));
     const launched = this.current?.launched;
     this.current = undefined;
-    if (launched) await this.closings.close(launched);
-    await this.closings.settled();
+    if (launched) await this.own.close(launched);
+    await this.own.settled();
   }
 
   /** The browser's process and profile, for a shutdown that must kill it when closing takes too long. */
