@@ -9,6 +9,8 @@ import type { CDPSession } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
+import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
+import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
 import type { FrameScope } from './frameScopes.ts';
 
 /** The world tabward reads in (isolatedReads.ts and focusedElement.ts read there too: one world a document). */
@@ -28,19 +30,51 @@ export interface DocumentFacts {
 export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
   const { session, frameId } = scope;
   const contextId = await worldOf(session, frameId);
-  // Sent together: the renderer answers them in this order. The walk for the facts comes after the tree, so that
-  // the renderer does it while tabward parses the tree (on a large page each takes tens of milliseconds).
-  const before = evaluate<string>(session, contextId, documentToken);
-  const tree = session.send('Accessibility.getFullAXTree', { frameId });
+  // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
+  // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
+  // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
+  const [document, elements] = await evaluate<[string, number]>(
+    session,
+    contextId,
+    `[${documentToken}, document.getElementsByTagName('*').length]`,
+  ).catch(unreadable);
+  const tree = treeOf(session, frameId, elements);
   const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
-  const [document, { nodes }, [token, title, passwords, pointerCount]] = await Promise.all([
-    before.catch(unreadable),
+  const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
     tree,
     after.catch(unreadable),
   ]);
-  if (token !== document) throw new DocumentChanged('the document changed while it was read');
+  const last = late ? await evaluate<string>(session, contextId, documentToken).catch(unreadable) : token;
+  if (token !== document || last !== document)
+    throw new DocumentChanged('the document changed while it was read');
   const fields = await fieldPasswords(session, contextId, document, nodes);
   return { nodes, facts: { document, title, passwords: [...passwords, ...fields], pointerCount } };
+}
+
+/**
+ * The document's accessibility tree: Chromium's own, or for a large document the one tabward builds from the DOM
+ * snapshot (domSnapshotTree.ts), several times cheaper there; Chromium's again when that cannot stand for it.
+ */
+async function treeOf(
+  session: CDPSession,
+  frameId: string,
+  elements: number,
+): Promise<{ nodes: AxNode[]; late?: true }> {
+  // TABWARD_SNAPSHOT_TREE=ax|dom forces one source (the tests and benches compare them).
+  const forced = process.env.TABWARD_SNAPSHOT_TREE;
+  const fromDom = forced ? forced === 'dom' : elements >= domSnapshotMinElements;
+  if (fromDom) {
+    const captured = (await session.send('DOMSnapshot.captureSnapshot', {
+      computedStyles: [...capturedStyles],
+      includeDOMRects: false,
+    })) as unknown as { documents: DocumentSnapshot[]; strings: string[] };
+    const document = captured.documents.find((each) => captured.strings[each.frameId] === frameId);
+    const nodes = document && treeFromDomSnapshot({ document, strings: captured.strings });
+    if (nodes) return { nodes };
+  }
+  const { nodes } = await session.send('Accessibility.getFullAXTree', { frameId });
+  // Asked after the facts' read: the token is read again after it.
+  return fromDom ? { nodes: nodes as AxNode[], late: true } : { nodes: nodes as AxNode[] };
 }
 
 function unreadable(error: unknown): never {

@@ -1,0 +1,401 @@
+// The accessibility tree of a document built by tabward from the browser's DOM snapshot (CDP
+// DOMSnapshot.captureSnapshot), in the shape of Chromium's own tree (axToAria.ts's AxNode), so that the conversion,
+// the refs (backend node ids) and the masking stay the ones of every snapshot. Why: Chromium's tree costs about a
+// millisecond per thirty nodes, most of a snapshot on a large page (a 48,000-word article: 450-780 ms against 90-120
+// ms for the DOM snapshot, which carries every node's rendered text, computed styles and field state;
+// bench/results.md "large-pages"). Roles, names, states and visibility are computed here as Chromium 156 computes
+// them for what pages use (HTML-AAM, accname; test/e2e/snapshotSources.test.ts reads pages of them both ways and
+// compares). A document this cannot stand for (a shadow root: the DOM snapshot does not give its content's place
+// among the host's children) is read from Chromium's tree instead (documentReads.ts decides). Pure: the capture is
+// in documentReads.ts.
+
+import type { AxNode, AxValue } from './axToAria.ts';
+import { type CapturedDocument, CapturedNodes } from './domSnapshotNodes.ts';
+
+/**
+ * A document with at least this many elements is read through the DOM snapshot (documentReads.ts). Below it
+ * Chromium's tree costs 10-30 ms and the DOM snapshot saves at most a few: the browser's own tree is kept there.
+ */
+export const domSnapshotMinElements = 200;
+
+/** Elements whose content is never shown. */
+const skippedElements = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE', 'META', 'LINK']);
+/** Roles whose name is taken from their content when nothing names them (accname's "name from content"). */
+const nameFromContent = new Set([
+  'button',
+  'link',
+  'heading',
+  'cell',
+  'gridcell',
+  'columnheader',
+  'rowheader',
+  'option',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'checkbox',
+  'radio',
+  'switch',
+  'tooltip',
+  'DisclosureTriangle',
+  'Legend',
+  'Caption',
+  'term',
+]);
+/** Form fields that take their name from a label element. */
+const labelable = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'METER', 'PROGRESS', 'OUTPUT']);
+const sectioning = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
+const tagRoles: Record<string, string> = {
+  ARTICLE: 'article',
+  ASIDE: 'complementary',
+  NAV: 'navigation',
+  MAIN: 'main',
+  SEARCH: 'search',
+  FORM: 'form',
+  BUTTON: 'button',
+  SUMMARY: 'DisclosureTriangle',
+  DETAILS: 'group',
+  FIELDSET: 'group',
+  OPTGROUP: 'group',
+  LEGEND: 'Legend',
+  P: 'paragraph',
+  BLOCKQUOTE: 'blockquote',
+  HR: 'separator',
+  UL: 'list',
+  OL: 'list',
+  MENU: 'list',
+  LI: 'listitem',
+  TABLE: 'table',
+  CAPTION: 'Caption',
+  THEAD: 'rowgroup',
+  TBODY: 'rowgroup',
+  TFOOT: 'rowgroup',
+  TR: 'row',
+  TD: 'cell',
+  FIGURE: 'figure',
+  DL: 'list',
+  DT: 'term',
+  DD: 'definition',
+  TEXTAREA: 'textbox',
+  OPTION: 'option',
+  PROGRESS: 'progressbar',
+  METER: 'meter',
+  OUTPUT: 'status',
+  DIALOG: 'dialog',
+  IFRAME: 'Iframe',
+  FRAME: 'Iframe',
+  BR: 'LineBreak',
+  STRONG: 'strong',
+  B: 'strong',
+  EM: 'emphasis',
+  I: 'emphasis',
+  MARK: 'mark',
+  TIME: 'time',
+  CODE: 'code',
+  SUB: 'subscript',
+  SUP: 'superscript',
+};
+const inputRoles: Record<string, string> = {
+  button: 'button',
+  submit: 'button',
+  reset: 'button',
+  image: 'button',
+  file: 'button',
+  color: 'button',
+  checkbox: 'checkbox',
+  radio: 'radio',
+  range: 'slider',
+  number: 'spinbutton',
+  search: 'searchbox',
+};
+const defaultButtonNames: Record<string, string> = { submit: 'Submit', reset: 'Reset' };
+/** ARIA roles an author may give (role="…"), as Chromium names them. */
+const authorRoles = new Set(
+  (
+    'alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox ' +
+    'complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid ' +
+    'gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem ' +
+    'menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio ' +
+    'radiogroup region row rowgroup rowheader scrollbar search searchbox sectionfooter sectionheader separator slider spinbutton status strong ' +
+    'subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem'
+  ).split(' '),
+);
+
+/**
+ * The tree of one captured document, rooted at a RootWebArea node, or undefined when the DOM snapshot cannot stand
+ * for Chromium's tree here (a shadow root: its content's order among the host's children is not in the snapshot).
+ */
+export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | undefined {
+  const dom = new CapturedNodes(captured);
+  if (dom.hasShadowRoots()) return undefined;
+  const out: MutableNode[] = [];
+  const root: MutableNode = { nodeId: '0', ignored: false, role: { value: 'RootWebArea' }, childIds: [] };
+  out.push(root);
+  const add = (parent: MutableNode, node: Omit<MutableNode, 'nodeId' | 'parentId'>): MutableNode => {
+    const made: MutableNode = { ...node, nodeId: String(out.length), parentId: parent.nodeId };
+    out.push(made);
+    parent.childIds.push(made.nodeId);
+    return made;
+  };
+  // Depth-first on a stack of its own: a deeply nested page would exhaust the call stack.
+  const stack: { index: number; parent: MutableNode }[] = [];
+  const pushChildren = (index: number, parent: MutableNode) => {
+    const children = dom.children(index);
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ index: children[i] as number, parent });
+  };
+  pushChildren(0, root);
+  while (stack.length > 0) {
+    const { index, parent } = stack.pop() as { index: number; parent: MutableNode };
+    if (dom.isText(index) || dom.isPseudo(index)) {
+      const text = dom.shownText(index);
+      if (!text) continue;
+      // Generated content (::before, ::after) is a box of its own in Chromium's tree: its text on a line apart.
+      const holder = dom.isPseudo(index)
+        ? add(parent, { ignored: false, role: { value: 'generic', type: 'role' }, childIds: [] })
+        : parent;
+      add(holder, { ignored: false, role: { value: 'StaticText' }, name: { value: text }, childIds: [] });
+      continue;
+    }
+    if (!dom.isElement(index)) continue;
+    const tag = dom.tag(index);
+    if (
+      skippedElements.has(tag) ||
+      dom.attribute(index, 'aria-hidden') === 'true' ||
+      dom.hasAttribute(index, 'inert')
+    )
+      continue;
+    const role = roleOf(dom, index);
+    // An element with no box (display: none, or contents) shows only what its children show.
+    const shown = dom.rendered(index) && dom.visible(index);
+    if (!shown || role === undefined) {
+      if (tag !== 'SELECT' && tag !== 'IFRAME' && tag !== 'FRAME' && !dom.contentHidden(index))
+        pushChildren(index, parent);
+      continue;
+    }
+    const node = add(parent, {
+      ignored: false,
+      role: { value: role, type: authorRoles.has(role) ? 'role' : 'internalRole' },
+      childIds: [],
+      backendDOMNodeId: dom.backendNodeId(index),
+    });
+    const name = nameOf(dom, index, role);
+    if (name) node.name = { value: name };
+    const properties = propertiesOf(dom, index, role);
+    if (properties.length > 0) node.properties = properties;
+    if (tag === 'SELECT') {
+      addOptions(dom, index, role, node, add);
+      continue;
+    }
+    const value = fieldValueOf(dom, index, role);
+    if (value !== undefined) {
+      node.value = { value };
+      continue;
+    }
+    if (role === 'Iframe' || role === 'separator' || dom.contentHidden(index)) continue;
+    // A closed disclosure shows its summary alone.
+    if (tag === 'DETAILS' && !dom.hasAttribute(index, 'open')) {
+      const summary = dom.children(index).find((child) => dom.tag(child) === 'SUMMARY');
+      if (summary !== undefined) stack.push({ index: summary, parent: node });
+      continue;
+    }
+    pushChildren(index, node);
+  }
+  return out;
+}
+
+interface MutableNode extends AxNode {
+  name?: AxValue;
+  value?: AxValue;
+  properties?: readonly { readonly name: string; readonly value: AxValue }[];
+  childIds: string[];
+}
+
+/** A drop-down's options, under the popup node Chromium gives them (axToAria takes its value from the chosen one). */
+function addOptions(
+  dom: CapturedNodes,
+  select: number,
+  role: string,
+  node: MutableNode,
+  add: (parent: MutableNode, node: Omit<MutableNode, 'nodeId' | 'parentId'>) => MutableNode,
+): void {
+  const options = dom.descendants(select).filter((index) => dom.tag(index) === 'OPTION');
+  const holder =
+    role === 'combobox'
+      ? add(node, { ignored: false, role: { value: 'MenuListPopup' }, childIds: [] })
+      : node;
+  let chosen: string | undefined;
+  for (const option of options) {
+    const name = dom.textContent(option);
+    const selected = dom.optionSelected(option);
+    if (selected && chosen === undefined) chosen = name;
+    add(holder, {
+      ignored: false,
+      role: { value: 'option', type: 'role' },
+      name: { value: name },
+      childIds: [],
+      backendDOMNodeId: dom.backendNodeId(option),
+      ...(selected ? { properties: [{ name: 'selected', value: { value: true } }] } : {}),
+    });
+  }
+  if (role === 'combobox')
+    node.value = { value: chosen ?? (options[0] !== undefined ? dom.textContent(options[0]) : '') };
+}
+
+/** The element's role as Chromium's tree names it; undefined for a box that is not in the tree (inline, unnamed). */
+function roleOf(dom: CapturedNodes, index: number): string | undefined {
+  const tag = dom.tag(index);
+  const explicit = (dom.attribute(index, 'role') ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  if (explicit === 'none' || explicit === 'presentation') return undefined;
+  if (explicit === 'img') return 'image';
+  if (authorRoles.has(explicit)) return explicit;
+  const implicit = implicitRole(dom, index, tag);
+  if (implicit) return implicit;
+  // Any other element: a box of its own keeps the text on either side apart; an inline one is part of its line,
+  // unless it has a title (a tooltip: Chromium gives it a node and a name) or names another (aria-labelledby).
+  if (
+    dom.display(index) !== 'inline' ||
+    dom.hasAttribute(index, 'title') ||
+    dom.attribute(index, 'aria-label')?.trim() ||
+    dom.isReferenced(index)
+  )
+    return 'generic';
+  return undefined;
+}
+
+function implicitRole(dom: CapturedNodes, index: number, tag: string): string | undefined {
+  if (/^H[1-6]$/.test(tag)) return 'heading';
+  if (tag === 'A' || tag === 'AREA') return dom.hasAttribute(index, 'href') ? 'link' : undefined;
+  if (tag === 'INPUT') {
+    const type = (dom.attribute(index, 'type') ?? 'text').toLowerCase();
+    if (type === 'hidden') return undefined;
+    if (dom.hasAttribute(index, 'list') && !inputRoles[type]) return 'combobox';
+    return inputRoles[type] ?? 'textbox';
+  }
+  if (tag === 'SELECT') {
+    const size = Number(dom.attribute(index, 'size') ?? '0');
+    return dom.hasAttribute(index, 'multiple') || size > 1 ? 'listbox' : 'combobox';
+  }
+  if (tag === 'IMG') {
+    const alt = dom.attribute(index, 'alt');
+    return alt === '' && !dom.hasAttribute(index, 'title') ? undefined : 'image';
+  }
+  // A drawing is an image (named by aria-label or its own <title>).
+  if (tag === 'SVG') return 'image';
+  if (tag === 'TH') return dom.attribute(index, 'scope') === 'row' ? 'rowheader' : 'columnheader';
+  if (tag === 'SECTION')
+    return dom.hasAttribute(index, 'aria-label') || dom.hasAttribute(index, 'aria-labelledby')
+      ? 'region'
+      : 'generic';
+  if (tag === 'HEADER' || tag === 'FOOTER') {
+    // Inside an article, aside, main, nav or section: that section's header or footer (ARIA 1.3, as Chromium 156).
+    for (let up = dom.parent(index); up > 0; up = dom.parent(up))
+      if (sectioning.has(dom.tag(up))) return tag === 'HEADER' ? 'sectionheader' : 'sectionfooter';
+    return tag === 'HEADER' ? 'banner' : 'contentinfo';
+  }
+  return tagRoles[tag];
+}
+
+/** accname, for what a page shows: aria-labelledby, aria-label, the native label, then the content, then a title. */
+function nameOf(dom: CapturedNodes, index: number, role: string): string {
+  const labelledBy = dom.attribute(index, 'aria-labelledby');
+  if (labelledBy) {
+    const named = labelledBy
+      .split(/\s+/)
+      .map((id) => dom.byId(id))
+      .filter((target): target is number => target !== undefined)
+      .map((target) => dom.textContent(target))
+      .join(' ')
+      .trim();
+    if (named) return named;
+  }
+  const label = dom.attribute(index, 'aria-label')?.trim();
+  if (label) return label;
+  const tag = dom.tag(index);
+  const native = nativeName(dom, index, tag);
+  if (native) return native;
+  if (nameFromContent.has(role)) {
+    const content = dom.shownContent(index).trim();
+    if (content) return content;
+  }
+  const title = dom.attribute(index, 'title')?.trim();
+  if (title) return title;
+  if (tag === 'INPUT' || tag === 'TEXTAREA') return dom.attribute(index, 'placeholder')?.trim() ?? '';
+  return '';
+}
+
+function nativeName(dom: CapturedNodes, index: number, tag: string): string {
+  if (tag === 'IMG' || tag === 'AREA') return dom.attribute(index, 'alt')?.trim() ?? '';
+  if (tag === 'INPUT') {
+    const type = (dom.attribute(index, 'type') ?? 'text').toLowerCase();
+    if (type === 'image') return dom.attribute(index, 'alt')?.trim() ?? '';
+    if (type === 'button' || type === 'submit' || type === 'reset')
+      return dom.attribute(index, 'value')?.trim() || (defaultButtonNames[type] ?? '');
+  }
+  if (labelable.has(tag)) {
+    const labels = dom.labelsOf(index);
+    const text = labels
+      .map((label) => dom.textContent(label, index))
+      .join(' ')
+      .trim();
+    if (text) return text;
+  }
+  if (tag === 'SVG') {
+    const title = dom.children(index).find((child) => dom.tag(child) === 'TITLE');
+    if (title !== undefined) return dom.textContent(title).trim();
+  }
+  if (tag === 'FIELDSET') {
+    const legend = dom.children(index).find((child) => dom.tag(child) === 'LEGEND');
+    if (legend !== undefined) return dom.textContent(legend).trim();
+  }
+  if (tag === 'TABLE') {
+    const caption = dom.children(index).find((child) => dom.tag(child) === 'CAPTION');
+    if (caption !== undefined) return dom.textContent(caption).trim();
+  }
+  return '';
+}
+
+type Property = { name: string; value: { value: unknown } };
+
+function propertiesOf(dom: CapturedNodes, index: number, role: string): Property[] {
+  const properties: Property[] = [];
+  const tag = dom.tag(index);
+  const aria = (name: string) => dom.attribute(index, `aria-${name}`);
+  if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
+    const checked = tag === 'INPUT' ? dom.inputChecked(index) : undefined;
+    const stated = aria('checked');
+    if (checked === true || stated === 'true') properties.push({ name: 'checked', value: { value: 'true' } });
+    else if (stated === 'mixed') properties.push({ name: 'checked', value: { value: 'mixed' } });
+  }
+  const pressed = aria('pressed');
+  if (pressed === 'true' || pressed === 'mixed')
+    properties.push({ name: 'pressed', value: { value: pressed === 'true' ? 'true' : 'mixed' } });
+  if (
+    aria('disabled') === 'true' ||
+    (dom.hasAttribute(index, 'disabled') && (labelable.has(tag) || tag === 'OPTION'))
+  )
+    properties.push({ name: 'disabled', value: { value: true } });
+  if (aria('expanded') === 'true' || (tag === 'SUMMARY' && dom.hasAttribute(dom.parent(index), 'open')))
+    properties.push({ name: 'expanded', value: { value: true } });
+  if (aria('selected') === 'true') properties.push({ name: 'selected', value: { value: true } });
+  if (role === 'heading') {
+    const level = Number(aria('level') ?? /^H([1-6])$/.exec(tag)?.[1] ?? '2');
+    properties.push({ name: 'level', value: { value: Number.isInteger(level) ? level : 2 } });
+  }
+  const href = dom.attribute(index, 'href');
+  if (role === 'link' && href !== undefined) {
+    const url = dom.url(href);
+    if (url) properties.push({ name: 'url', value: { value: url } });
+  }
+  return properties;
+}
+
+/** What a field holds, as Chromium's tree shows it (a password as bullets); undefined for what is not a field. */
+function fieldValueOf(dom: CapturedNodes, index: number, role: string): string | undefined {
+  if (!['textbox', 'searchbox', 'spinbutton', 'slider', 'combobox'].includes(role)) return undefined;
+  const tag = dom.tag(index);
+  if (tag === 'INPUT' || tag === 'TEXTAREA') return dom.fieldText(index);
+  // A box the page calls a text field (role="textbox"): what it shows is its value.
+  return role === 'textbox' || role === 'searchbox' ? dom.shownContent(index) : undefined;
+}

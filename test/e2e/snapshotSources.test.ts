@@ -1,0 +1,183 @@
+// The two sources of a snapshot's tree agree: Chromium's accessibility tree and the one tabward builds from the DOM
+// snapshot for documents past a size (src/browser/snapshot/domSnapshotTree.ts). Each page below holds constructs
+// whose role, name, state, value or visibility the DOM snapshot's tree must compute as Chromium does; each is read
+// both ways in real Chromium and rendered as take_snapshot renders it (refs aside: their numbers differ by design).
+// A page the DOM snapshot cannot stand for (a shadow root) is read from Chromium's tree: the same text either way.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { findChrome } from '../../src/browser/findChrome.ts';
+import { readTab } from '../../src/browser/snapshot/axRead.ts';
+import type { AriaNode } from '../../src/browser/snapshot/snapshotFormat.ts';
+import { renderSnapshot } from '../../src/browser/snapshot/snapshotFormat.ts';
+import { type Fixture, startFixture } from '../helpers/fixtureServer.ts';
+
+const pages: Record<string, string> = {
+  names: `<h1>Names</h1>
+    <label for="a">First name</label><input id="a" value="Ada">
+    <label>Wrapped <input name="w" value="x"></label>
+    <span id="l1">Labelled</span><span id="l2">twice</span><input aria-labelledby="l1 l2">
+    <input aria-label="Search the site" type="search">
+    <input placeholder="Only a placeholder">
+    <input title="Only a title">
+    <textarea aria-label="Notes">Some notes</textarea>
+    <button>Plain</button><button aria-label="Labelled button">X</button><button title="Titled"></button>
+    <input type="submit"><input type="reset"><input type="button" value="Valued">
+    <a href="/one">One <img alt="with image" src="data:,"></a>
+    <a href="https://other.example/x">Away</a><a>No href</a>
+    <a href="#part">In page</a>
+    <img alt="A chart" src="data:,"><img alt="" src="data:,"><img src="data:," title="Titled image">
+    <span role="img" aria-label="5 stars">*****</span>
+    <svg aria-hidden="true"><path d="M0 0h1v1z"/></svg>
+    <abbr title="HyperText">HTML</abbr> text`,
+  states: `<h2>States</h2>
+    <input type="checkbox" id="c1" checked><label for="c1">Checked box</label>
+    <input type="checkbox" id="c2"><label for="c2">Unchecked box</label>
+    <label><input type="radio" name="r" checked> Radio on</label><label><input type="radio" name="r"> Radio off</label>
+    <div role="checkbox" aria-checked="mixed" tabindex="0">Mixed</div>
+    <div role="switch" aria-checked="true" tabindex="0">Wifi</div>
+    <button aria-pressed="true">Bold</button><button aria-expanded="true">Menu</button><button disabled>Off</button>
+    <button aria-disabled="true">Aria off</button>
+    <div role="tablist"><div role="tab" aria-selected="true">First tab</div><div role="tab">Second tab</div></div>
+    <div role="tabpanel">Panel text</div>
+    <select aria-label="Size"><option>S</option><option selected>M</option><option>L</option></select>
+    <select aria-label="Plain"><option>Only</option><option>Two</option></select>
+    <select multiple aria-label="Many"><option selected>A</option><option>B</option></select>
+    <input type="number" aria-label="Qty" value="3"><input type="range" aria-label="Volume" value="40">
+    <input type="password" aria-label="Secret" value="hunter22"><input type="email" aria-label="Mail" value="a@b.c">
+    <fieldset><legend>Shipping</legend><label><input type="radio" name="s"> Fast</label></fieldset>
+    <details open><summary>Opened</summary><p>Shown detail</p></details>
+    <details><summary>Closed</summary><p>Hidden detail</p></details>`,
+  hidden: `<h2>Hidden</h2>
+    <p>Shown</p><p style="display:none">display none</p><p hidden>hidden attr</p>
+    <p style="visibility:hidden">visibility hidden <span style="visibility:visible">but this is visible</span></p>
+    <div aria-hidden="true">aria hidden <button>Hidden button</button></div>
+    <div inert>inert text</div>
+    <div hidden="until-found">until found</div>
+    <div style="content-visibility:hidden">content hidden</div>
+    <div style="display:contents"><button>In contents</button></div>
+    <div style="opacity:0">transparent text</div>
+    <div style="position:absolute;left:-9999px">off screen</div>
+    <script>document.write('')</script><noscript>no script</noscript><template><p>template</p></template>`,
+  structure: `<header><a href="/">Home</a></header>
+    <nav aria-label="Main"><ul><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul></nav>
+    <main><article><header>Article header</header><h2>Title</h2>
+    <p>Text with <b>bold</b>, <em>emphasis</em>, <code>code</code>, <mark>mark</mark> and <time>today</time> inline.</p>
+    <p>Line one<br>line two</p>
+    <ol><li>First <ul><li>Nested</li></ul></li><li>Second</li></ol>
+    <dl><dt>Term</dt><dd>Definition</dd></dl>
+    <blockquote>Quoted</blockquote><pre>pre  formatted</pre><hr>
+    <figure><img alt="Fig" src="data:,"><figcaption>Caption words</figcaption></figure>
+    <table><caption>Orders</caption><thead><tr><th>Id</th><th>Total</th></tr></thead>
+    <tbody><tr><th scope="row">1</th><td>€5</td></tr><tr><td>2</td><td><a href="/o/2">€7</a></td></tr></tbody></table>
+    <section aria-label="Named section"><p>In a region</p></section><section><p>Unnamed section</p></section>
+    <form aria-label="Signup"><input aria-label="Email"></form><form><input aria-label="Other"></form>
+    </article><aside>Aside</aside></main><footer>Footer text</footer>
+    <p style="text-transform:uppercase">shouted words</p>
+    <p class="before">after the generated text</p><style>.before::before{content:"Note: "}</style>
+    <div role="presentation"><p>In presentation</p></div>
+    <div role="dialog" aria-label="Dialog"><p>Dialog text</p></div>
+    <progress value="3" max="10" aria-label="Progress"></progress><meter value="0.5" aria-label="Meter"></meter>
+    <div onclick="void 0" style="cursor:pointer">Clickable div</div>
+    <p>Soft&shy;hyphen and zero&#8203;width</p>`,
+  widgets: `<div role="button" tabindex="0">Div button</div><span role="link" tabindex="0">Span link</span>
+    <div role="heading" aria-level="3">Aria heading</div>
+    <div role="combobox" aria-expanded="true" aria-label="Pick" tabindex="0"></div>
+    <ul role="listbox" aria-label="Fruit"><li role="option" aria-selected="true">Apple</li><li role="option">Pear</li></ul>
+    <ul role="menu"><li role="menuitem">Open</li><li role="menuitemcheckbox" aria-checked="true">Wrap</li></ul>
+    <ul role="tree"><li role="treeitem" aria-expanded="false">Folder</li></ul>
+    <div role="grid"><div role="row"><div role="gridcell">G1</div><div role="gridcell">G2</div></div></div>
+    <div role="list"><div role="listitem">Div item</div></div>
+    <span role="none" tabindex="0">Focusable none</span>
+    <div contenteditable="true">Editable text</div>
+    <input list="dl" aria-label="With list"><datalist id="dl"><option value="One"></option></datalist>
+    <input type="date" aria-label="When" value="2026-12-03"><input type="file" aria-label="Upload">
+    <input type="color" aria-label="Colour" value="#ff0000"><input type="checkbox" aria-label="Agree">
+    <label>Alone label</label><output>Out 42</output>
+    <svg role="img" aria-label="Logo"><title>Logo title</title></svg>
+    <svg width="10" height="10"><circle r="4"/></svg>
+    <canvas aria-label="Drawing"></canvas>
+    <a href="/card"><div><h4>Card title</h4><p>Card text</p></div></a>
+    <button><svg aria-hidden="true"></svg><span>Icon</span> <span>label</span></button>
+    <button><img alt="Trash"></button>
+    <div aria-label="Named div">Named div text</div>
+    <p aria-hidden="false">Not hidden</p>
+    <nav><a href="/x" aria-current="page">Current</a></nav>
+    <div role="alert">Alert text</div><div role="status">Status text</div>
+    <div role="toolbar" aria-label="Tools"><button>Cut</button></div>
+    <div role="radiogroup" aria-label="Choice"><div role="radio" aria-checked="true" tabindex="0">Yes</div></div>
+    <div role="slider" aria-label="Level" aria-valuenow="5" aria-valuetext="five" tabindex="0"></div>
+    <div role="spinbutton" aria-label="Count" aria-valuenow="2" tabindex="0">2</div>
+    <div role="textbox" aria-label="Aria box" tabindex="0">typed</div>
+    <a href="/t" title="Link title"></a>
+    <p>Mixed <a href="/in">inline link</a> text <button>inline button</button> end.</p>`,
+  frames: `<p>Main text</p><iframe title="Same" srcdoc="<p>Inside a frame</p><button>Framed</button>"></iframe>
+    <iframe title="Other site" src="http://frame.test:PORT/inner"></iframe>`,
+  shadow: `<p>Light</p><div id="h"></div>
+    <script>h.attachShadow({ mode: 'closed' }).innerHTML = '<p>In a closed root</p><button>Shadow button</button>';</script>`,
+};
+
+let fixture: Fixture;
+let browser: Browser;
+let page: Page;
+
+before(async () => {
+  fixture = await startFixture({
+    '/inner': (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h3>Other</h3><a href="/x">Out</a>');
+    },
+    ...Object.fromEntries(
+      Object.entries(pages).map(([name, html]) => [
+        `/${name}`,
+        (_req, _body, res) => {
+          res
+            .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+            .end(`<!doctype html><title>${name}</title><body>${html.replace('PORT', String(fixture.port))}`);
+        },
+      ]),
+    ),
+  });
+  browser = await chromium.launch({
+    executablePath: findChrome(),
+    args: ['--no-sandbox', '--host-resolver-rules=MAP * 127.0.0.1', '--site-per-process'],
+  });
+  page = await browser.newPage();
+});
+
+after(async () => {
+  await browser?.close();
+  await fixture?.close();
+});
+
+/** The page's snapshot text with its tree read from `source`; refs shown as `@ref` (their numbers differ). */
+async function rendered(source: 'ax' | 'dom'): Promise<string> {
+  const previous = process.env.TABWARD_SNAPSHOT_TREE;
+  process.env.TABWARD_SNAPSHOT_TREE = source;
+  try {
+    const session = await page.context().newCDPSession(page);
+    const read = await readTab(page, session, 15_000);
+    await session.detach();
+    const refless = (node: AriaNode | string): AriaNode | string =>
+      typeof node === 'string'
+        ? node
+        : {
+            ...node,
+            ...(node.ref ? { ref: 'ref' } : {}),
+            ...(node.children ? { children: node.children.map(refless) } : {}),
+          };
+    return renderSnapshot(read.tree.map(refless), { pageUrl: page.url() });
+  } finally {
+    if (previous === undefined) delete process.env.TABWARD_SNAPSHOT_TREE;
+    else process.env.TABWARD_SNAPSHOT_TREE = previous;
+  }
+}
+
+for (const name of Object.keys(pages))
+  test(`the DOM snapshot's tree renders as Chromium's: ${name}`, async () => {
+    await page.goto(fixture.url('site.test', `/${name}`), { waitUntil: 'load' });
+    const chromium = await rendered('ax');
+    const ours = await rendered('dom');
+    assert.ok(chromium.split('\n').length > 2, chromium);
+    assert.equal(ours, chromium);
+  });
