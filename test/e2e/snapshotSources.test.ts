@@ -114,6 +114,43 @@ const pages: Record<string, string> = {
     <p>Mixed <a href="/in">inline link</a> text <button>inline button</button> end.</p>`,
   frames: `<p>Main text</p><iframe title="Same" srcdoc="<p>Inside a frame</p><button>Framed</button>"></iframe>
     <iframe title="Other site" src="http://frame.test:PORT/inner"></iframe>`,
+  // Attacks of a hostile page on the DOM snapshot's reading. An attribute set with a namespace of the page's own
+  // (setAttributeNS) carries the same name in the snapshot as the real one: whichever comes first was read, and a
+  // link showed another address than it goes to, a password field its value in clear, hidden text, another name.
+  spoofedAttributes: `<a id="l">Pay</a><div id="d">hidden from the tree</div><button id="b">Real</button>
+    <script>
+    l.setAttributeNS('urn:x', 'href', 'https://good.example/'); l.setAttributeNS(null, 'href', 'https://evil.example/');
+    d.setAttributeNS('urn:x', 'aria-hidden', 'false'); d.setAttributeNS(null, 'aria-hidden', 'true');
+    b.setAttributeNS('urn:x', 'aria-label', 'Cancel');
+    const i = document.createElement('input');
+    i.setAttributeNS('urn:x', 'type', 'text'); i.setAttributeNS(null, 'type', 'password');
+    i.value = 'spoofed-pass'; i.setAttribute('aria-label', 'Password'); document.body.append(i);
+    </script>`,
+  // Nesting deeper than the call stack, where a name reads a subtree whole (a hidden labelledby target, a drop-down).
+  deepNames: `<span id="L" style="display:none">Deep</span><button aria-labelledby="L">b</button>
+    <select id="S" aria-label="Deep select"><option>o</option></select>
+    <script>
+    let s = L; for (let i = 0; i < 9000; i++) { const n = document.createElement('span'); s.append(n); s = n; } s.append('end');
+    s = document.createElement('div'); S.append(s);
+    for (let i = 0; i < 9000; i++) { const n = document.createElement('div'); s.append(n); s = n; }
+    </script>`,
+  // A label names the control its for names (the first element of that id) or, without a for, the first control
+  // inside it: not every field inside it, nor a field of a duplicated id.
+  labelTargets: `<label for="other">Email <input id="inner" value="v1"></label><input id="other">
+    <input id="dup" value="first"><input id="dup" value="second"><label for="dup">Dup label</label>
+    <label>Username <input value="typed-user"> <input aria-label=""></label>`,
+  // ARIA's true is any case, and a role attribute's first role Chromium knows is the role.
+  ariaTokens: `<div aria-hidden="TRUE">upper aria hidden</div><button aria-disabled="True">upper disabled</button>
+    <a href="/x" role="bogus button">Multi role</a><div role="checkbox" aria-checked="TRUE" tabindex="0">Upper checked</div>`,
+  // An option shows its label attribute when it has one.
+  optionLabels: `<select aria-label="S"><option label="Shown label">Text content</option><option>B</option></select>`,
+  // Text a labelledby target hides is not in the name when the target itself is shown.
+  hiddenInNames: `<span id="lb">Pay <span hidden>to attacker</span><span style="display:none">now</span><span aria-hidden="true">!</span></span>
+    <button aria-labelledby="lb">b</button><span id="gone" hidden>Hidden <b>whole</b></span><button aria-labelledby="gone">c</button>`,
+  // An XHTML document: CDATA sections are text, processing instructions and comments are not.
+  xhtml: `<?xml version="1.0"?><?pi stuff?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>xhtml</title></head>
+    <body><p><![CDATA[cdata text]]> and text</p><!-- comment --><input type="password" value="xh-pass" aria-label="P"/>
+    <a href="/x">link</a></body></html>`,
   shadow: `<p>Light</p><div id="h"></div>
     <script>h.attachShadow({ mode: 'closed' }).innerHTML = '<p>In a closed root</p><button>Shadow button</button>';</script>`,
 };
@@ -131,9 +168,11 @@ before(async () => {
       Object.entries(pages).map(([name, html]) => [
         `/${name}`,
         (_req, _body, res) => {
-          res
-            .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-            .end(`<!doctype html><title>${name}</title><body>${html.replace('PORT', String(fixture.port))}`);
+          if (html.startsWith('<?xml')) res.writeHead(200, { 'content-type': 'application/xhtml+xml' }).end(html);
+          else
+            res
+              .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+              .end(`<!doctype html><title>${name}</title><body>${html.replace('PORT', String(fixture.port))}`);
         },
       ]),
     ),
