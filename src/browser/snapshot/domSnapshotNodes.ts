@@ -46,6 +46,15 @@ export interface CapturedDocument {
 
 const elementNode = 1;
 const textNode = 3;
+/** An XHTML document's CDATA section: text, laid out as a text node is. */
+const cdataNode = 4;
+/** Form fields that take their name from a label element (input type=hidden aside). */
+export const labelable = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'METER', 'PROGRESS', 'OUTPUT']);
+
+/** An ARIA true or false state is any case in Chromium. */
+export function isTrue(value: string | undefined): boolean {
+  return value?.toLowerCase() === 'true';
+}
 
 export class CapturedNodes {
   private readonly nodes: DocumentSnapshot['nodes'];
@@ -62,6 +71,7 @@ export class CapturedNodes {
   private readonly selected: Set<number>;
   private readonly pseudo: Set<number>;
   private readonly baseUrl: string;
+  private duplicated = false;
 
   constructor(private readonly captured: CapturedDocument) {
     const { document, strings } = captured;
@@ -84,6 +94,7 @@ export class CapturedNodes {
     this.baseUrl = strings[document.baseURL] ?? '';
     for (let index = 0; index < count; index++) {
       if (this.nodes.nodeType[index] !== elementNode) continue;
+      if (hasDuplicateNames(this.nodes.attributes[index] ?? [])) this.duplicated = true;
       const id = this.attribute(index, 'id');
       if (id && !this.ids.has(id)) this.ids.set(id, index);
       for (const name of ['aria-labelledby', 'aria-describedby'])
@@ -95,6 +106,15 @@ export class CapturedNodes {
 
   hasShadowRoots(): boolean {
     return (this.nodes.shadowRootType?.index.length ?? 0) > 0;
+  }
+
+  /**
+   * An element carries two attributes of one name: one the page set in a namespace of its own (setAttributeNS), which
+   * the snapshot names as the real one. Which one the element uses (its href, its type, its aria-hidden) is not in
+   * the snapshot: read first, the page's decoy showed a link's address, a password field's type, a name otherwise.
+   */
+  hasDuplicateAttributes(): boolean {
+    return this.duplicated;
   }
 
   children(index: number): readonly number[] {
@@ -110,7 +130,8 @@ export class CapturedNodes {
   }
 
   isText(index: number): boolean {
-    return this.nodes.nodeType[index] === textNode;
+    const type = this.nodes.nodeType[index];
+    return type === textNode || type === cdataNode;
   }
 
   /** A ::before or ::after box: its generated text is in its layout (a list's marker is left out, as Chromium does). */
@@ -163,19 +184,48 @@ export class CapturedNodes {
     return laid >= 0 ? (this.strings[laid] ?? '') : this.isText(index) ? this.nodeValue(index) : '';
   }
 
-  /** All the text under a node, shown or not (accname reads a label or a labelledby target whole); `except` left out. */
-  textContent(index: number, except?: number): string {
+  /**
+   * All the text under a node (an option's), or with `shownOnly`, as accname reads a label or a labelledby target:
+   * when the node itself is shown, only what is shown under it (a hidden part of it is left out, as Chromium does);
+   * when it is hidden, all of it. `except` left out. On a stack of its own: a deeply nested page would exhaust the
+   * call stack.
+   */
+  textContent(index: number, except?: number, shownOnly = false): string {
     const parts: string[] = [];
-    const walk = (at: number) => {
-      if (at === except) return;
-      if (this.isText(at)) parts.push(this.nodeValue(at));
-      else if (this.isElement(at) && ['INPUT', 'TEXTAREA', 'SELECT'].includes(this.tag(at)))
-        parts.push(` ${this.fieldText(at)} `);
-      else if (!['SCRIPT', 'STYLE', 'TEMPLATE'].includes(this.tag(at)))
-        for (const child of this.children(at)) walk(child);
-    };
-    walk(index);
+    const whole = !shownOnly || !this.shownNode(index);
+    const stack = [index];
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      if (at === except) continue;
+      if (this.isText(at)) {
+        if (whole || at === index) parts.push(this.nodeValue(at));
+        else if (this.rendered(at) && this.visible(at)) parts.push(this.shownText(at));
+        continue;
+      }
+      if (!this.isElement(at)) continue;
+      if (!whole && at !== index && isTrue(this.attribute(at, 'aria-hidden'))) continue;
+      const tag = this.tag(at);
+      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(tag)) {
+        if (whole || this.rendered(at)) parts.push(` ${this.fieldText(at)} `);
+      } else if (!['SCRIPT', 'STYLE', 'TEMPLATE'].includes(tag)) {
+        const children = this.children(at);
+        for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as number);
+      }
+    }
     return parts.join('').replace(/\s+/g, ' ').trim();
+  }
+
+  /** The node, or the text under it, is shown: it has a box and is visible, or has none but shows its children. */
+  private shownNode(index: number): boolean {
+    if (this.rendered(index)) return this.visible(index);
+    // display: contents has no box of its own: shown when a text under it is (display: none leaves none any box).
+    const stack = [...this.children(index)];
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      if (this.rendered(at)) return true;
+      stack.push(...this.children(at));
+    }
+    return false;
   }
 
   /** The text an element shows (accname's name from content): shown text, images' alternative text, boxes apart. */
@@ -188,7 +238,7 @@ export class CapturedNodes {
         parts.push(this.shownText(at));
         continue;
       }
-      if (!this.isElement(at) || this.attribute(at, 'aria-hidden') === 'true') continue;
+      if (!this.isElement(at) || isTrue(this.attribute(at, 'aria-hidden'))) continue;
       const tag = this.tag(at);
       if (tag === 'IMG' && this.rendered(at))
         parts.push(` ${this.attribute(at, 'aria-label') ?? this.attribute(at, 'alt') ?? ''} `);
@@ -209,16 +259,29 @@ export class CapturedNodes {
     return this.ids.get(id);
   }
 
-  /** The label elements of a field: those naming its id, and the one around it. */
+  /**
+   * The label elements of a field: those whose for names its id (when it is the first element of that id), and the
+   * one around it when that label has no for and the field is the first control inside it (HTML's labeled control).
+   */
   labelsOf(index: number): number[] {
     const id = this.attribute(index, 'id');
-    const labels = id ? [...(this.labelsFor.get(id) ?? [])] : [];
+    const labels = id && this.byId(id) === index ? [...(this.labelsFor.get(id) ?? [])] : [];
     for (let up = this.parent(index); up >= 0; up = this.parent(up))
       if (this.tag(up) === 'LABEL') {
-        if (!labels.includes(up)) labels.push(up);
+        if (!labels.includes(up) && !this.hasAttribute(up, 'for') && this.firstControl(up) === index)
+          labels.push(up);
         break;
       }
     return labels;
+  }
+
+  private firstControl(label: number): number | undefined {
+    return this.descendants(label).find(
+      (at) =>
+        this.isElement(at) &&
+        labelable.has(this.tag(at)) &&
+        !(this.tag(at) === 'INPUT' && (this.attribute(at, 'type') ?? '').toLowerCase() === 'hidden'),
+    );
   }
 
   /** What a field inside a name reads as (accname's embedded control): its value, a password as bullets. */
@@ -246,15 +309,16 @@ export class CapturedNodes {
     return this.selected.has(index);
   }
 
+  /** The nodes under a node, in document order (on a stack of its own: a deeply nested page would exhaust the call stack). */
   descendants(index: number): number[] {
     const out: number[] = [];
-    const walk = (at: number) => {
-      for (const child of this.children(at)) {
-        out.push(child);
-        walk(child);
-      }
-    };
-    walk(index);
+    const stack = [...this.children(index)].reverse();
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      out.push(at);
+      const children = this.children(at);
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as number);
+    }
     return out;
   }
 
@@ -285,4 +349,10 @@ function rareStrings(data: RareStrings | undefined, strings: readonly string[]):
     map.set(node, strings[data.value[at] ?? -1] ?? '');
   });
   return map;
+}
+
+function hasDuplicateNames(pairs: readonly number[]): boolean {
+  for (let at = 2; at + 1 < pairs.length; at += 2)
+    for (let before = 0; before < at; before += 2) if (pairs[before] === pairs[at]) return true;
+  return false;
 }

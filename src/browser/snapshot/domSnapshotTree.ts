@@ -10,7 +10,7 @@
 // in documentReads.ts.
 
 import type { AxNode, AxValue } from './axToAria.ts';
-import { type CapturedDocument, CapturedNodes } from './domSnapshotNodes.ts';
+import { type CapturedDocument, CapturedNodes, isTrue, labelable } from './domSnapshotNodes.ts';
 
 /**
  * A document with at least this many elements is read through the DOM snapshot (documentReads.ts). Below it
@@ -44,8 +44,6 @@ const nameFromContent = new Set([
   'Caption',
   'term',
 ]);
-/** Form fields that take their name from a label element. */
-const labelable = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'METER', 'PROGRESS', 'OUTPUT']);
 const sectioning = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
 const tagRoles: Record<string, string> = {
   ARTICLE: 'article',
@@ -129,7 +127,7 @@ const authorRoles = new Set(
  */
 export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | undefined {
   const dom = new CapturedNodes(captured);
-  if (dom.hasShadowRoots()) return undefined;
+  if (dom.hasShadowRoots() || dom.hasDuplicateAttributes()) return undefined;
   const out: MutableNode[] = [];
   const root: MutableNode = { nodeId: '0', ignored: false, role: { value: 'RootWebArea' }, childIds: [] };
   out.push(root);
@@ -162,13 +160,18 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     const tag = dom.tag(index);
     if (
       skippedElements.has(tag) ||
-      dom.attribute(index, 'aria-hidden') === 'true' ||
+      isTrue(dom.attribute(index, 'aria-hidden')) ||
       dom.hasAttribute(index, 'inert')
     )
       continue;
     const role = roleOf(dom, index);
     // An element with no box (display: none, or contents) shows only what its children show.
     const shown = dom.rendered(index) && dom.visible(index);
+    // A label is a node of Chromium's tree, ignored: its text is kept apart from the text around it.
+    if (shown && role === undefined && tag === 'LABEL') {
+      pushChildren(index, add(parent, { ignored: true, role: { value: 'LabelText' }, childIds: [] }));
+      continue;
+    }
     if (!shown || role === undefined) {
       if (tag !== 'SELECT' && tag !== 'IFRAME' && tag !== 'FRAME' && !dom.contentHidden(index))
         pushChildren(index, parent);
@@ -227,7 +230,8 @@ function addOptions(
       : node;
   let chosen: string | undefined;
   for (const option of options) {
-    const name = dom.textContent(option);
+    // An option shows its label attribute when it has one.
+    const name = dom.attribute(option, 'label')?.trim() || dom.textContent(option);
     const selected = dom.optionSelected(option);
     if (selected && chosen === undefined) chosen = name;
     add(holder, {
@@ -239,17 +243,24 @@ function addOptions(
       ...(selected ? { properties: [{ name: 'selected', value: { value: true } }] } : {}),
     });
   }
+  const first = options[0];
   if (role === 'combobox')
-    node.value = { value: chosen ?? (options[0] !== undefined ? dom.textContent(options[0]) : '') };
+    node.value = {
+      value:
+        chosen ??
+        (first !== undefined ? dom.attribute(first, 'label')?.trim() || dom.textContent(first) : ''),
+    };
 }
 
 /** The element's role as Chromium's tree names it; undefined for a box that is not in the tree (inline, unnamed). */
 function roleOf(dom: CapturedNodes, index: number): string | undefined {
   const tag = dom.tag(index);
-  const explicit = (dom.attribute(index, 'role') ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-  if (explicit === 'none' || explicit === 'presentation') return undefined;
-  if (explicit === 'img') return 'image';
-  if (authorRoles.has(explicit)) return explicit;
+  // The first of its roles that Chromium knows (role="bogus button" is a button).
+  for (const token of (dom.attribute(index, 'role') ?? '').toLowerCase().split(/\s+/)) {
+    if (token === 'none' || token === 'presentation') return undefined;
+    if (token === 'img') return 'image';
+    if (authorRoles.has(token)) return token;
+  }
   const implicit = implicitRole(dom, index, tag);
   if (implicit) return implicit;
   // Any other element: a box of its own keeps the text on either side apart; an inline one is part of its line,
@@ -305,7 +316,7 @@ function nameOf(dom: CapturedNodes, index: number, role: string): string {
       .split(/\s+/)
       .map((id) => dom.byId(id))
       .filter((target): target is number => target !== undefined)
-      .map((target) => dom.textContent(target))
+      .map((target) => dom.textContent(target, undefined, true))
       .join(' ')
       .trim();
     if (named) return named;
@@ -336,7 +347,7 @@ function nativeName(dom: CapturedNodes, index: number, tag: string): string {
   if (labelable.has(tag)) {
     const labels = dom.labelsOf(index);
     const text = labels
-      .map((label) => dom.textContent(label, index))
+      .map((label) => dom.textContent(label, index, true))
       .join(' ')
       .trim();
     if (text) return text;
@@ -364,21 +375,21 @@ function propertiesOf(dom: CapturedNodes, index: number, role: string): Property
   const aria = (name: string) => dom.attribute(index, `aria-${name}`);
   if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
     const checked = tag === 'INPUT' ? dom.inputChecked(index) : undefined;
-    const stated = aria('checked');
+    const stated = aria('checked')?.toLowerCase();
     if (checked === true || stated === 'true') properties.push({ name: 'checked', value: { value: 'true' } });
     else if (stated === 'mixed') properties.push({ name: 'checked', value: { value: 'mixed' } });
   }
-  const pressed = aria('pressed');
+  const pressed = aria('pressed')?.toLowerCase();
   if (pressed === 'true' || pressed === 'mixed')
     properties.push({ name: 'pressed', value: { value: pressed === 'true' ? 'true' : 'mixed' } });
   if (
-    aria('disabled') === 'true' ||
+    isTrue(aria('disabled')) ||
     (dom.hasAttribute(index, 'disabled') && (labelable.has(tag) || tag === 'OPTION'))
   )
     properties.push({ name: 'disabled', value: { value: true } });
-  if (aria('expanded') === 'true' || (tag === 'SUMMARY' && dom.hasAttribute(dom.parent(index), 'open')))
+  if (isTrue(aria('expanded')) || (tag === 'SUMMARY' && dom.hasAttribute(dom.parent(index), 'open')))
     properties.push({ name: 'expanded', value: { value: true } });
-  if (aria('selected') === 'true') properties.push({ name: 'selected', value: { value: true } });
+  if (isTrue(aria('selected'))) properties.push({ name: 'selected', value: { value: true } });
   if (role === 'heading') {
     const level = Number(aria('level') ?? /^H([1-6])$/.exec(tag)?.[1] ?? '2');
     properties.push({ name: 'level', value: { value: Number.isInteger(level) ? level : 2 } });
