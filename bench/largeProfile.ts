@@ -1,8 +1,9 @@
 // `node --import tsx bench/largeProfile.ts` (BENCH_SCALES=1,4,16): where tabward's navigate+snapshot time goes on
 // the large pages, in one process with the backstop on, stage by stage on the same document: the navigation
 // (navigate_page: goto, the login-wall read), the whole take_snapshot, then each part of a snapshot alone:
-// Chromium's accessibility tree (and its size), tabward's facts read in its isolated world, the conversion and
-// the rendering. Medians of a few rounds; the parts are timed one after the other, not inside a snapshot.
+// Chromium's accessibility tree (and its size), the tree tabward builds from the DOM snapshot instead (documents of
+// 200 elements or more), tabward's facts read in its isolated world, the conversion and the rendering. Medians of a
+// few rounds; the parts are timed one after the other, not inside a snapshot.
 // BENCH_WRITE=1 writes the table to the `large-pages-profile` section of bench/results.md.
 
 import { createServer } from 'node:http';
@@ -13,6 +14,8 @@ import { collectLoginFacts } from '../src/browser/loginFacts.ts';
 import { readTab } from '../src/browser/snapshot/axRead.ts';
 import { type AxNode, axToAria } from '../src/browser/snapshot/axToAria.ts';
 import { passwordsIn } from '../src/browser/snapshot/documentReads.ts';
+import { capturedStyles, type DocumentSnapshot } from '../src/browser/snapshot/domSnapshotNodes.ts';
+import { treeFromDomSnapshot } from '../src/browser/snapshot/domSnapshotTree.ts';
 import { mainScope } from '../src/browser/snapshot/frameScopes.ts';
 import { renderSnapshot } from '../src/browser/snapshot/snapshotFormat.ts';
 import { median, rig } from './backstopOverhead.ts';
@@ -51,6 +54,7 @@ try {
       snapshot: [] as number[],
       loginFacts: [] as number[],
       tree: [] as number[],
+      domTree: [] as number[],
       facts: [] as number[],
       readTab: [] as number[],
       convert: [] as number[],
@@ -71,6 +75,15 @@ try {
         cdp.send('Accessibility.getFullAXTree', { frameId: scope.frameId }),
       )) as { nodes: AxNode[] };
       treeKb = JSON.stringify(nodes).length / 1024;
+      // The same document's tree as tabward builds it from the DOM snapshot (documents of 200 elements or more).
+      await timed(t.domTree, async () => {
+        const captured = (await cdp.send('DOMSnapshot.captureSnapshot', {
+          computedStyles: [...capturedStyles],
+          includeDOMRects: false,
+        })) as unknown as { documents: DocumentSnapshot[]; strings: string[] };
+        const document = captured.documents.find((each) => captured.strings[each.frameId] === scope.frameId);
+        if (document) treeFromDomSnapshot({ document, strings: captured.strings });
+      });
       axNodes = nodes.length;
       await timed(t.facts, () => passwordsIn(cdp, scope.frameId));
       await timed(t.readTab, () => readTab(tab.page, cdp, 15_000));
@@ -81,7 +94,7 @@ try {
     }
     const m = (values: number[]) => median(values).toFixed(1);
     rows.push(
-      `| ${page.name} | ${m(t.goto)} | ${m(t.navigate)} | ${m(t.snapshot)} | ${m(t.loginFacts)} | ${m(t.tree)} (${axNodes} nodes, ${treeKb.toFixed(0)} KB) | ${m(t.facts)} | ${m(t.readTab)} | ${m(t.convert)} | ${m(t.render)} |`,
+      `| ${page.name} | ${m(t.goto)} | ${m(t.navigate)} | ${m(t.snapshot)} | ${m(t.loginFacts)} | ${m(t.tree)} (${axNodes} nodes, ${treeKb.toFixed(0)} KB) | ${m(t.domTree)} | ${m(t.facts)} | ${m(t.readTab)} | ${m(t.convert)} | ${m(t.render)} |`,
     );
     process.stderr.write(`${rows.at(-1)}\n`);
   }
@@ -90,8 +103,8 @@ try {
   site.close();
 }
 const header = [
-  '| page | browser navigation (bare goto) | navigate_page | take_snapshot | login-wall read | AX tree (getFullAXTree) | facts read (isolated world) | whole read (readTab) | conversion | rendering |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| page | browser navigation (bare goto) | navigate_page | take_snapshot | login-wall read | AX tree (getFullAXTree) | DOM snapshot tree (capture + build) | facts read (isolated world) | whole read (readTab) | conversion | rendering |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 const report = [
   `In process, backstop on, medians of ${rounds} rounds, ms; load average ${loadavg()

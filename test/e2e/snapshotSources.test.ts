@@ -143,6 +143,23 @@ const pages: Record<string, string> = {
   xhtml: `<?xml version="1.0"?><?pi stuff?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>xhtml</title></head>
     <body><p><![CDATA[cdata text]]> and text</p><!-- comment --><input type="password" value="xh-pass" aria-label="P"/>
     <a href="/x">link</a></body></html>`,
+  // What Chromium's tree shows here depends on what the DOM snapshot does not carry: read from Chromium's tree.
+  // An element of another namespace, or an HTML one named in capitals, is not the control its name says.
+  namespacedDecoys: `<h2>Decoys</h2><p>Below, nothing is a control</p><div id="box"></div>
+    <script>
+    for (const [ns, name, text] of [['urn:x', 'button', 'Fake button'], ['urn:x', 'a', 'Fake link'], ['http://www.w3.org/1999/xhtml', 'BUTTON', 'Capital button']]) {
+      const el = document.createElementNS(ns, name); el.textContent = text; el.setAttribute('href', '/fake'); box.append(el);
+    }
+    </script>`,
+  // A modal dialog leaves the rest of the page out of Chromium's tree.
+  modal: `<h2>Behind the dialog</h2><button>Behind</button><dialog id="m"><p>In the dialog</p><button>Close</button></dialog>
+    <script>m.showModal()</script>`,
+  // aria-owns shows a node under another parent (and in its name).
+  ariaOwns: `<h2>Owns</h2><p>Some text</p><button aria-owns="o">Cancel</button><span id="o"> and pay</span>`,
+  // Generated text of a labelledby target is in the name; an optgroup is a group of its options.
+  generatedAndGroups: `<h2>Generated</h2><style>#t::before{content:"Confirm "}</style><span id="t">Cancel</span>
+    <button aria-labelledby="t">x</button>
+    <select aria-label="Grouped"><optgroup label="First"><option>One</option></optgroup><option>Two</option></select>`,
   shadow: `<p>Light</p><div id="h"></div>
     <script>h.attachShadow({ mode: 'closed' }).innerHTML = '<p>In a closed root</p><button>Shadow button</button>';</script>`,
 };

@@ -33,12 +33,12 @@ export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]
   // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
-  const [document, elements] = await evaluate<[string, number]>(
+  const [document, elements, domFits] = await evaluate<[string, number, boolean]>(
     session,
     contextId,
-    `[${documentToken}, document.getElementsByTagName('*').length]`,
+    sizeAndFit,
   ).catch(unreadable);
-  const tree = treeOf(session, frameId, elements);
+  const tree = treeOf(session, frameId, elements, domFits);
   const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
   const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
     tree,
@@ -59,10 +59,11 @@ async function treeOf(
   session: CDPSession,
   frameId: string,
   elements: number,
+  domFits: boolean,
 ): Promise<{ nodes: AxNode[]; late?: true }> {
-  // TABWARD_SNAPSHOT_TREE=ax|dom forces one source (the tests and benches compare them).
+  // TABWARD_SNAPSHOT_TREE=ax|dom forces one source where both can serve (the tests and benches compare them).
   const forced = process.env.TABWARD_SNAPSHOT_TREE;
-  const fromDom = forced ? forced === 'dom' : elements >= domSnapshotMinElements;
+  const fromDom = domFits && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
   if (fromDom) {
     const captured = (await session.send('DOMSnapshot.captureSnapshot', {
       computedStyles: [...capturedStyles],
@@ -102,6 +103,25 @@ async function evaluate<T>(session: CDPSession, contextId: number, expression: s
 
 /** Runs in tabward's world: the document's token, made on the first read (random: the page cannot know it). */
 const documentToken = `(globalThis.__tabwardDocument ??= Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join(''))`;
+
+/**
+ * Runs in tabward's world: [token, elements, whether the DOM snapshot's tree can stand for Chromium's here]. It
+ * cannot where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
+ * rest of the page is out of the tree), aria-owns (a node shown under another parent), an element whose namespace
+ * or case makes it another element than its name says (createElementNS('urn:x', 'button'), an XHTML <INPUT>: not
+ * a control to Chromium, and the snapshot gives names only).
+ */
+const sizeAndFit = `(() => {
+  const elements = document.getElementsByTagName('*');
+  const html = 'http://www.w3.org/1999/xhtml';
+  let fits = !document.querySelector(':modal, [aria-owns]');
+  for (let i = 0; fits && i < elements.length; i++) {
+    const el = elements[i];
+    const ns = el.namespaceURI;
+    if (ns === html ? el.localName !== el.localName.toLowerCase() : ns !== 'http://www.w3.org/2000/svg' && ns !== 'http://www.w3.org/1998/Math/MathML') fits = false;
+  }
+  return [${documentToken}, elements.length, fits];
+})()`;
 
 /** Widgets marked at most: each costs a round trip, and the mark is only a hint for the agent. */
 const maxWidgets = 100;

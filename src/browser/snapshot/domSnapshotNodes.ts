@@ -197,6 +197,11 @@ export class CapturedNodes {
     while (stack.length > 0) {
       const at = stack.pop() as number;
       if (at === except) continue;
+      // Generated text (::before, ::after) is part of a name, as it is of what the page shows.
+      if (this.isPseudo(at)) {
+        parts.push(this.shownText(at));
+        continue;
+      }
       if (this.isText(at)) {
         if (whole || at === index) parts.push(this.nodeValue(at));
         else if (this.rendered(at) && this.visible(at)) parts.push(this.shownText(at));
