@@ -7,6 +7,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ConnectOverCDPTransport } from 'playwright-core';
 
+/** The largest message read from the browser (bytes); a larger one fails its command (see keep). */
+export const maxMessageBytes = 256 * 2 ** 20;
+
 export class PipeTransport implements ConnectOverCDPTransport {
   onmessage?: (message: object) => void;
   onclose?: (reason?: string) => void;
@@ -15,6 +18,9 @@ export class PipeTransport implements ConnectOverCDPTransport {
   private ended = false;
   /** The bytes of a message still arriving (a screenshot spans many chunks): joined once, when its NUL comes. */
   private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** A message past `maxMessageBytes`: only its head and tail are kept, to answer its command with an error. */
+  private oversize: { head: Buffer; tail: Buffer; bytes: number } | undefined;
 
   constructor(
     private readonly toBrowser: Writable,
@@ -41,15 +47,66 @@ export class PipeTransport implements ConnectOverCDPTransport {
   private received(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
-      this.partial.push(chunk.subarray(start, end));
-      const text = Buffer.concat(this.partial).toString('utf8');
+      this.keep(chunk.subarray(start, end));
+      const oversize = this.oversize;
+      const text = oversize ? undefined : Buffer.concat(this.partial).toString('utf8');
       this.partial = [];
+      this.partialBytes = 0;
+      this.oversize = undefined;
       start = end + 1;
       // One message per task, as Playwright's own transports deliver them: what a message's handlers await settles
       // before the next message is seen.
-      setImmediate(() => this.deliver(text));
+      if (text !== undefined) setImmediate(() => this.deliver(text));
+      else if (oversize) setImmediate(() => this.refuse(oversize));
     }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+    if (start < chunk.length) this.keep(chunk.subarray(start));
+  }
+
+  /**
+   * Adds bytes to the message arriving. Past `maxMessageBytes` (a page can make an answer as large as it likes: a
+   * DOM snapshot carries every attribute) the bytes are no longer kept: decoded, they would pass the longest string
+   * V8 makes (an exception thrown in this stream's handler: the process down) or take gigabytes to parse.
+   */
+  private keep(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    if (!this.oversize && this.partialBytes + bytes.length <= maxMessageBytes) {
+      this.partial.push(bytes);
+      this.partialBytes += bytes.length;
+      return;
+    }
+    if (!this.oversize) {
+      const joined = Buffer.concat(this.partial);
+      this.oversize = {
+        head: Buffer.from(joined.subarray(0, 64)),
+        tail: Buffer.alloc(0),
+        bytes: joined.length,
+      };
+      this.partial = [];
+      this.partialBytes = 0;
+    }
+    const oversize = this.oversize;
+    oversize.bytes += bytes.length;
+    const tail = Buffer.concat([oversize.tail, bytes]);
+    oversize.tail = Buffer.from(tail.subarray(Math.max(0, tail.length - 256)));
+  }
+
+  /**
+   * A message too large to read: the answer to a command (its id leads it, its session's id ends it) is given as
+   * the command's error, so that its caller fails rather than wait; an event that large is dropped.
+   */
+  private refuse(oversize: { head: Buffer; tail: Buffer; bytes: number }): void {
+    if (this.closedByPlaywright) return;
+    const id = /^\{"id":(\d+),/.exec(oversize.head.toString('latin1'))?.[1];
+    if (id === undefined) return;
+    const sessionId = /"sessionId":"([^"\\]+)"\}\s*$/.exec(oversize.tail.toString('latin1'))?.[1];
+    this.onmessage?.({
+      id: Number(id),
+      ...(sessionId ? { sessionId } : {}),
+      error: {
+        code: -32000,
+        message: `the browser's answer was too large to read (${Math.round(oversize.bytes / 2 ** 20)} MB, ${maxMessageBytes / 2 ** 20} MB at most)`,
+      },
+    });
   }
 
   private deliver(text: string): void {

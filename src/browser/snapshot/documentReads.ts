@@ -11,7 +11,7 @@ import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
 import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
-import type { FrameScope } from './frameScopes.ts';
+import { type FrameScope, mainFrameId } from './frameScopes.ts';
 
 /** The world tabward reads in (isolatedReads.ts and focusedElement.ts read there too: one world a document). */
 export const readsWorld = 'tabward-reads';
@@ -29,7 +29,13 @@ export interface DocumentFacts {
 
 export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
   const { session, frameId } = scope;
-  const contextId = await worldOf(session, frameId);
+  // The DOM snapshot holds every document of the session's process: a frame below the session's own is read from
+  // Chromium's tree, or each such frame's read would capture them all again (forty same-process frames of 3,000
+  // elements: a minute of captures, where Chromium's trees took ten seconds).
+  const [contextId, rootOfSession] = await Promise.all([
+    worldOf(session, frameId),
+    mainFrameId(session).then((id) => id === frameId),
+  ]);
   // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
@@ -38,7 +44,7 @@ export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]
     contextId,
     sizeAndFit,
   ).catch(unreadable);
-  const tree = treeOf(session, frameId, elements, domFits);
+  const tree = treeOf(session, frameId, elements, domFits && rootOfSession);
   const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
   const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
     tree,
@@ -65,12 +71,13 @@ async function treeOf(
   const forced = process.env.TABWARD_SNAPSHOT_TREE;
   const fromDom = domFits && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
   if (fromDom) {
-    const captured = (await session.send('DOMSnapshot.captureSnapshot', {
-      computedStyles: [...capturedStyles],
-      includeDOMRects: false,
-    })) as unknown as { documents: DocumentSnapshot[]; strings: string[] };
-    const document = captured.documents.find((each) => captured.strings[each.frameId] === frameId);
-    const nodes = document && treeFromDomSnapshot({ document, strings: captured.strings });
+    // A capture that fails (one too large to read: it carries every attribute, which a page can make hundreds of
+    // megabytes where Chromium's tree carries none of them; pipeTransport.ts) gives way to Chromium's tree.
+    const captured = (await session
+      .send('DOMSnapshot.captureSnapshot', { computedStyles: [...capturedStyles], includeDOMRects: false })
+      .catch(() => undefined)) as unknown as { documents: DocumentSnapshot[]; strings: string[] } | undefined;
+    const document = captured?.documents.find((each) => captured.strings[each.frameId] === frameId);
+    const nodes = captured && document && treeFromDomSnapshot({ document, strings: captured.strings });
     if (nodes) return { nodes };
   }
   const { nodes } = await session.send('Accessibility.getFullAXTree', { frameId });
@@ -105,20 +112,31 @@ async function evaluate<T>(session: CDPSession, contextId: number, expression: s
 const documentToken = `(globalThis.__tabwardDocument ??= Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join(''))`;
 
 /**
+ * Attributes past this (characters, all elements') make the document's tree Chromium's: the DOM snapshot carries
+ * every attribute (Chromium's tree none but those it names with), and a page can make them hundreds of megabytes
+ * (inline data: images, or a script's doing), a capture that takes seconds or more than a message can hold.
+ */
+const maxAttributeChars = 16 * 2 ** 20;
+
+/**
  * Runs in tabward's world: [token, elements, whether the DOM snapshot's tree can stand for Chromium's here]. It
  * cannot where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
  * rest of the page is out of the tree), aria-owns (a node shown under another parent), an element whose namespace
  * or case makes it another element than its name says (createElementNS('urn:x', 'button'), an XHTML <INPUT>: not
- * a control to Chromium, and the snapshot gives names only).
+ * a control to Chromium, and the snapshot gives names only), attributes past maxAttributeChars.
  */
 const sizeAndFit = `(() => {
   const elements = document.getElementsByTagName('*');
   const html = 'http://www.w3.org/1999/xhtml';
   let fits = !document.querySelector(':modal, [aria-owns]');
+  let attributeChars = 0;
   for (let i = 0; fits && i < elements.length; i++) {
     const el = elements[i];
     const ns = el.namespaceURI;
     if (ns === html ? el.localName !== el.localName.toLowerCase() : ns !== 'http://www.w3.org/2000/svg' && ns !== 'http://www.w3.org/1998/Math/MathML') fits = false;
+    const attributes = el.attributes;
+    for (let a = 0; a < attributes.length; a++) attributeChars += attributes[a].value.length;
+    if (attributeChars > ${maxAttributeChars}) fits = false;
   }
   return [${documentToken}, elements.length, fits];
 })()`;

@@ -29,7 +29,7 @@ export async function mainScope(session: CDPSession): Promise<FrameScope> {
 const mainFrameIds = new WeakMap<CDPSession, Promise<string>>();
 
 /** The main frame of a session's target: for a tab, its target id, which does not change while the tab lives. */
-function mainFrameId(session: CDPSession): Promise<string> {
+export function mainFrameId(session: CDPSession): Promise<string> {
   let id = mainFrameIds.get(session);
   if (!id) {
     id = session.send('Page.getFrameTree').then(({ frameTree }) => frameTree.frame.id);

@@ -1,0 +1,67 @@
+// What a page can make a DOM snapshot cost (src/browser/snapshot/documentReads.ts): it carries every attribute and
+// every document of the process, where Chromium's tree carries neither. A page's attributes of hundreds of megabytes
+// took the capture seconds and, past V8's longest string, threw in the pipe's handler (tabward's process down);
+// same-process frames each captured all the documents again (forty: the snapshot failed past its deadline).
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+
+const filler = (n: number) => Array.from({ length: n }, (_, i) => `<span>w${i}</span>`).join('');
+const secret = 'frame-secret-9931';
+
+let site: Fixture;
+let tw: InProcessBrowser;
+let mcp: InProcessMcp;
+
+before(async () => {
+  site = await startFixture({
+    // 600 attributes of a megabyte each, made by the page's script (its HTML is small).
+    '/attributes': (_q, _b, res) =>
+      html(
+        res,
+        `<title>Attributes</title><h1>Big</h1><input type="password" aria-label="Pass" value="${secret}">${filler(300)}
+        <script>const big = 'x'.repeat(1e6);
+        for (let i = 0; i < 600; i++) { const d = document.createElement('div'); d.setAttribute('data-x', i + big); document.body.append(d); }</script>`,
+      ),
+    '/frames': (_q, _b, res) =>
+      html(
+        res,
+        `<title>Frames</title><h1>Frames</h1>${Array.from({ length: 20 }, (_, i) => `<iframe src="/inner?i=${i}"></iframe>`).join('')}`,
+      ),
+    '/inner': (_q, _b, res) =>
+      html(
+        res,
+        `<title>Inner</title><input type="password" aria-label="Pass" value="${secret}">${filler(3000)}`,
+      ),
+  });
+  tw = await startInProcess({ timeoutMs: 30_000 });
+  mcp = await tw.connect();
+});
+
+after(async () => {
+  await mcp?.close();
+  await tw?.close();
+  await site?.close();
+});
+
+test('a page of hundreds of megabytes of attributes is read as fast as Chromium reads it, its password masked', async () => {
+  const opened = await mcp.call('new_page', { url: site.url('shop.test', '/attributes') });
+  assert.equal(opened.isError, false, opened.text);
+  const started = Date.now();
+  const snapshot = await mcp.call('take_snapshot', { maxTokens: 2000 });
+  assert.equal(snapshot.isError, false, snapshot.text);
+  assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+  assert.match(snapshot.text, /textbox "Pass" ="••••"/);
+  assert.ok(!snapshot.text.includes(secret));
+});
+
+test('twenty large same-process frames are each captured once, within the deadline, their passwords masked', async () => {
+  const opened = await mcp.call('new_page', { url: site.url('shop.test', '/frames') });
+  assert.equal(opened.isError, false, opened.text);
+  const snapshot = await mcp.call('take_snapshot', { maxTokens: 1e9 });
+  assert.equal(snapshot.isError, false, snapshot.text);
+  assert.equal(snapshot.text.match(/textbox "Pass" ="••••"/g)?.length, 20);
+  assert.ok(!snapshot.text.includes(secret));
+});
