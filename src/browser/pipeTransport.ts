@@ -75,12 +75,9 @@ export class PipeTransport implements ConnectOverCDPTransport {
       return;
     }
     if (!this.oversize) {
-      const joined = Buffer.concat(this.partial);
-      this.oversize = {
-        head: Buffer.from(joined.subarray(0, 64)),
-        tail: Buffer.alloc(0),
-        bytes: joined.length,
-      };
+      // The message's first bytes (its id) are in what was kept, or in this chunk when it is the first.
+      const head = Buffer.concat([...this.partial, bytes.subarray(0, 64)]).subarray(0, 64);
+      this.oversize = { head: Buffer.from(head), tail: Buffer.alloc(0), bytes: this.partialBytes };
       this.partial = [];
       this.partialBytes = 0;
     }

@@ -160,6 +160,24 @@ const pages: Record<string, string> = {
   generatedAndGroups: `<h2>Generated</h2><style>#t::before{content:"Confirm "}</style><span id="t">Cancel</span>
     <button aria-labelledby="t">x</button>
     <select aria-label="Grouped"><optgroup label="First"><option>One</option></optgroup><option>Two</option></select>`,
+  // A review's cases: disabled inherited (a disabled fieldset, aria-disabled above, a disabled optgroup or option).
+  disabledInherited: `<h2>Disabled</h2><fieldset disabled><legend>Legend <button>In the legend</button></legend>
+    <button>In disabled fieldset</button><input aria-label="Field in disabled"></fieldset>
+    <div aria-disabled="true"><button>Child of aria disabled</button></div>
+    <select multiple aria-label="G"><optgroup label="Grp" disabled><option>Opt in disabled group</option></optgroup><option disabled>Disabled opt</option></select>`,
+  // role="none" on what can take the focus is ignored; a focusable span is a box of its own; native checkboxes
+  // ignore aria-checked, and an indeterminate one is mixed.
+  focusAndChecks: `<h2>Focus</h2><button role="presentation">Presentational button</button><a href="/p" role="none">None link</a>
+    <input role="none" aria-label="None input"><p>Text <span tabindex="0">Focusable span</span> more</p>
+    <input type="checkbox" aria-checked="true" aria-label="Native unchecked"><input type="checkbox" aria-label="Indeterminate" id="ind">
+    <script>ind.indeterminate = true</script>`,
+  // A header in role=main is that section's; a heading's aria-level that is not a level; a control's value inside
+  // a name taken from content; MathML holding HTML names is no control.
+  levelsAndNames: `<h2>Levels</h2><div role="main"><header>In role main</header></div>
+    <div role="region" aria-label="R"><footer>In region</footer></div>
+    <h1 aria-level="x">Bad level h1</h1><h4 aria-level="0">Zero level h4</h4>
+    <button>Pay <select><option>EUR</option></select></button><a href="/q">Qty <input value="3"> items</a>
+    <math><button href="/fake">Math fake button</button><a href="/fake">Math fake link</a></math>`,
   shadow: `<p>Light</p><div id="h"></div>
     <script>h.attachShadow({ mode: 'closed' }).innerHTML = '<p>In a closed root</p><button>Shadow button</button>';</script>`,
 };

@@ -23,3 +23,16 @@ test("an oversize answer is its command's error, and the messages after it still
   assert.match(first?.error?.message ?? '', /too large/);
   assert.deepEqual(second, { id: 8, result: {} });
 });
+
+test('an oversize answer arriving as one chunk, its id in that chunk, is its command error too', async () => {
+  const transport = new PipeTransport(new PassThrough(), new PassThrough());
+  const messages: object[] = [];
+  transport.onmessage = (message) => messages.push(message);
+  const head = Buffer.from('{"id":9,"result":{"x":"');
+  transport['received'](Buffer.concat([head, Buffer.alloc(maxMessageBytes + 1, 'a')]));
+  transport['received'](Buffer.from('"}}\0'));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const [first] = messages as { id: number; error?: { message: string } }[];
+  assert.equal(first?.id, 9);
+  assert.match(first?.error?.message ?? '', /too large/);
+});

@@ -1,15 +1,18 @@
-// What a snapshot reads of one document, over the session of its process: Chromium's accessibility tree, and
-// beside it, in tabward's own isolated world of the document, the facts tabward needs for itself (a token naming the
-// document, its title, the values of its password fields to mask, the custom widgets with a pointer cursor). The
-// page cannot reach that world, so it cannot lie to these reads. The token is read before the tree and again with
-// the facts after it, in the order the renderer answers them: a document replaced meanwhile (a frame navigating)
-// fails the read, so a tree is never paired with another document's token or values.
+// What a snapshot reads of one document, over the session of its process: its tree (Chromium's accessibility
+// tree, or for a larger document the same tree built from the DOM snapshot: "A snapshot's tree" in
+// docs/architecture.md), and beside it, in tabward's own isolated world of the document, the facts tabward needs for
+// itself (a token naming the document, its title, the values of its password fields to mask, the custom widgets with
+// a pointer cursor). The page cannot reach that world, so it cannot lie to these reads. The token is read before the
+// tree and again with the facts after it, in the order the renderer answers them (a tree read from Chromium after a
+// capture that could not serve is followed by a third read of the token): a document replaced meanwhile (a frame
+// navigating) fails the read, so a tree is never paired with another document's token or values.
 
 import type { CDPSession } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
+import { htmlNamesWithRoles } from './domSnapshotRoles.ts';
 import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
 import { type FrameScope, mainFrameId } from './frameScopes.ts';
 
@@ -39,12 +42,12 @@ export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]
   // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
-  const [document, elements, domFits] = await evaluate<[string, number, boolean]>(
+  const [document, elements, domCanServe] = await evaluate<[string, number, boolean]>(
     session,
     contextId,
     sizeAndFit,
   ).catch(unreadable);
-  const tree = treeOf(session, frameId, elements, domFits && rootOfSession);
+  const tree = treeOf(session, frameId, elements, domCanServe && rootOfSession);
   const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
   const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
     tree,
@@ -65,17 +68,25 @@ async function treeOf(
   session: CDPSession,
   frameId: string,
   elements: number,
-  domFits: boolean,
+  domCanServe: boolean,
 ): Promise<{ nodes: AxNode[]; late?: true }> {
   // TABWARD_SNAPSHOT_TREE=ax|dom forces one source where both can serve (the tests and benches compare them).
   const forced = process.env.TABWARD_SNAPSHOT_TREE;
-  const fromDom = domFits && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
+  if (forced && forced !== 'ax' && forced !== 'dom')
+    throw new TabwardError(
+      'bad_input',
+      `TABWARD_SNAPSHOT_TREE is "${forced}": it takes ax (Chromium's accessibility tree) or dom (the DOM snapshot).`,
+      'Set it to ax or dom, or unset it (the DOM snapshot for documents of 200 elements or more).',
+    );
+  const fromDom = domCanServe && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
   if (fromDom) {
     // A capture that fails (one too large to read: it carries every attribute, which a page can make hundreds of
     // megabytes where Chromium's tree carries none of them; pipeTransport.ts) gives way to Chromium's tree.
     const captured = (await session
       .send('DOMSnapshot.captureSnapshot', { computedStyles: [...capturedStyles], includeDOMRects: false })
-      .catch(() => undefined)) as unknown as { documents: DocumentSnapshot[]; strings: string[] } | undefined;
+      .catch(
+        swallow('browser', 'documentReads.treeOf: a DOM capture that failed (Chromium tree instead)'),
+      )) as unknown as { documents: DocumentSnapshot[]; strings: string[] } | undefined;
     const document = captured?.documents.find((each) => captured.strings[each.frameId] === frameId);
     const nodes = captured && document && treeFromDomSnapshot({ document, strings: captured.strings });
     if (nodes) return { nodes };
@@ -113,29 +124,43 @@ const documentToken = `(globalThis.__tabwardDocument ??= Array.from(crypto.getRa
 
 /**
  * Attributes past this (characters, all elements') make the document's tree Chromium's: the DOM snapshot carries
- * every attribute (Chromium's tree none but those it names with), and a page can make them hundreds of megabytes
- * (inline data: images, or a script's doing), a capture that takes seconds or more than a message can hold.
+ * every attribute, names and values (Chromium's tree none but those it names with), and a page can make them
+ * hundreds of megabytes (inline data: images, or a script's doing), a capture that takes seconds or more than a
+ * message can hold.
  */
 const maxAttributeChars = 16 * 2 ** 20;
+
+/** Elements with more attributes than this make the document's tree Chromium's (reading each is not free). */
+const maxAttributesOfOne = 256;
 
 /**
  * Runs in tabward's world: [token, elements, whether the DOM snapshot's tree can stand for Chromium's here]. It
  * cannot where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
- * rest of the page is out of the tree), aria-owns (a node shown under another parent), an element whose namespace
- * or case makes it another element than its name says (createElementNS('urn:x', 'button'), an XHTML <INPUT>: not
- * a control to Chromium, and the snapshot gives names only), attributes past maxAttributeChars.
+ * rest of the page is out of the tree), aria-owns (a node shown under another parent), an indeterminate checkbox,
+ * an element whose namespace or case makes it another element than its name says (createElementNS('urn:x',
+ * 'button'), an XHTML <INPUT>, a <button> inside <math>: not a control to Chromium, and the snapshot gives names
+ * only), two attributes of one name (a namespaced decoy: which one counts is not in the snapshot), attributes past
+ * maxAttributeChars or maxAttributesOfOne.
  */
 const sizeAndFit = `(() => {
   const elements = document.getElementsByTagName('*');
   const html = 'http://www.w3.org/1999/xhtml';
+  const svg = 'http://www.w3.org/2000/svg';
+  const math = 'http://www.w3.org/1998/Math/MathML';
+  // The names that are HTML elements with roles (SVG's own svg and a aside): in another namespace, no control.
+  const roleNames = new Set(${JSON.stringify(htmlNamesWithRoles())});
   let fits = !document.querySelector(':modal, [aria-owns]');
   let attributeChars = 0;
   for (let i = 0; fits && i < elements.length; i++) {
     const el = elements[i];
     const ns = el.namespaceURI;
-    if (ns === html ? el.localName !== el.localName.toLowerCase() : ns !== 'http://www.w3.org/2000/svg' && ns !== 'http://www.w3.org/1998/Math/MathML') fits = false;
-    const attributes = el.attributes;
-    for (let a = 0; a < attributes.length; a++) attributeChars += attributes[a].value.length;
+    const name = el.localName;
+    if (ns === html) fits = name === name.toLowerCase() && !(name === 'input' && el.indeterminate);
+    else if (ns === svg || ns === math) fits = !roleNames.has(name.toLowerCase()) || (ns === svg && (name === 'a' || name === 'svg'));
+    else fits = false;
+    const names = el.getAttributeNames();
+    if (names.length > ${maxAttributesOfOne} || (names.length > 1 && new Set(names).size !== names.length)) fits = false;
+    for (let a = 0; fits && a < names.length; a++) attributeChars += names[a].length + (el.getAttribute(names[a]) || '').length;
     if (attributeChars > ${maxAttributeChars}) fits = false;
   }
   return [${documentToken}, elements.length, fits];

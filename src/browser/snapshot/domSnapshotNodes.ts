@@ -100,7 +100,11 @@ export class CapturedNodes {
       for (const name of ['aria-labelledby', 'aria-describedby'])
         for (const id of (this.attribute(index, name) ?? '').split(/\s+/)) if (id) this.referencedIds.add(id);
       const target = this.tag(index) === 'LABEL' ? this.attribute(index, 'for') : undefined;
-      if (target) this.labelsFor.set(target, [...(this.labelsFor.get(target) ?? []), index]);
+      if (target) {
+        const labels = this.labelsFor.get(target);
+        if (labels) labels.push(index);
+        else this.labelsFor.set(target, [index]);
+      }
     }
   }
 
@@ -247,6 +251,11 @@ export class CapturedNodes {
       const tag = this.tag(at);
       if (tag === 'IMG' && this.rendered(at))
         parts.push(` ${this.attribute(at, 'aria-label') ?? this.attribute(at, 'alt') ?? ''} `);
+      // A field inside is read as its value (accname's embedded control: "Pay EUR", "Qty 3 items").
+      if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag)) {
+        if (this.rendered(at)) parts.push(` ${this.fieldText(at)} `);
+        continue;
+      }
       const block = this.rendered(at) && this.display(at) !== 'inline';
       if (block) parts.push(' ');
       for (const child of [...this.children(at)].reverse()) stack.push(child);
@@ -281,7 +290,8 @@ export class CapturedNodes {
   }
 
   private firstControl(label: number): number | undefined {
-    return this.descendants(label).find(
+    return this.firstUnder(
+      label,
       (at) =>
         this.isElement(at) &&
         labelable.has(this.tag(at)) &&
@@ -289,11 +299,23 @@ export class CapturedNodes {
     );
   }
 
+  /** The first node under a node, in document order, that `is` (the walk stops there). */
+  private firstUnder(index: number, is: (at: number) => boolean): number | undefined {
+    const stack = [...this.children(index)].reverse();
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      if (is(at)) return at;
+      const children = this.children(at);
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as number);
+    }
+    return undefined;
+  }
+
   /** What a field inside a name reads as (accname's embedded control): its value, a password as bullets. */
   fieldText(index: number): string {
     const tag = this.tag(index);
     if (tag === 'SELECT') {
-      const chosen = this.descendants(index).find((at) => this.tag(at) === 'OPTION' && this.selected.has(at));
+      const chosen = this.firstUnder(index, (at) => this.tag(at) === 'OPTION' && this.selected.has(at));
       return chosen === undefined ? '' : this.textContent(chosen);
     }
     const type = (this.attribute(index, 'type') ?? '').toLowerCase();
@@ -357,7 +379,10 @@ function rareStrings(data: RareStrings | undefined, strings: readonly string[]):
 }
 
 function hasDuplicateNames(pairs: readonly number[]): boolean {
-  for (let at = 2; at + 1 < pairs.length; at += 2)
-    for (let before = 0; before < at; before += 2) if (pairs[before] === pairs[at]) return true;
+  const names = new Set<number>();
+  for (let at = 0; at + 1 < pairs.length; at += 2) {
+    if (names.has(pairs[at] as number)) return true;
+    names.add(pairs[at] as number);
+  }
   return false;
 }

@@ -5,6 +5,7 @@
 import type { CapturedNodes } from './domSnapshotNodes.ts';
 
 const sectioning = new Set(['ARTICLE', 'ASIDE', 'MAIN', 'NAV', 'SECTION']);
+const sectioningRoles = new Set(['article', 'complementary', 'main', 'navigation']);
 const tagRoles: Record<string, string> = {
   ARTICLE: 'article',
   ASIDE: 'complementary',
@@ -82,9 +83,13 @@ export const authorRoles = new Set(
 /** The element's role as Chromium's tree names it; undefined for a box that is not in the tree (inline, unnamed). */
 export function roleOf(dom: CapturedNodes, index: number): string | undefined {
   const tag = dom.tag(index);
-  // The first of its roles that Chromium knows (role="bogus button" is a button).
+  // The first of its roles that Chromium knows (role="bogus button" is a button). None and presentation do not
+  // apply to what can take the focus (a control stays one).
   for (const token of (dom.attribute(index, 'role') ?? '').toLowerCase().split(/\s+/)) {
-    if (token === 'none' || token === 'presentation') return undefined;
+    if (token === 'none' || token === 'presentation') {
+      if (focusable(dom, index, tag)) continue;
+      return undefined;
+    }
     if (token === 'img') return 'image';
     if (authorRoles.has(token)) return token;
   }
@@ -95,11 +100,24 @@ export function roleOf(dom: CapturedNodes, index: number): string | undefined {
   if (
     dom.display(index) !== 'inline' ||
     dom.hasAttribute(index, 'title') ||
+    dom.hasAttribute(index, 'tabindex') ||
     dom.attribute(index, 'aria-label')?.trim() ||
     dom.isReferenced(index)
   )
     return 'generic';
   return undefined;
+}
+
+const focusableTags = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'IFRAME']);
+
+/** Can take the focus: a control, a link, an element with a tabindex or one the user can edit. */
+function focusable(dom: CapturedNodes, index: number, tag: string): boolean {
+  return (
+    focusableTags.has(tag) ||
+    ((tag === 'A' || tag === 'AREA') && dom.hasAttribute(index, 'href')) ||
+    dom.hasAttribute(index, 'tabindex') ||
+    (dom.attribute(index, 'contenteditable') ?? 'false').toLowerCase() !== 'false'
+  );
 }
 
 function implicitRole(dom: CapturedNodes, index: number, tag: string): string | undefined {
@@ -127,10 +145,38 @@ function implicitRole(dom: CapturedNodes, index: number, tag: string): string | 
       ? 'region'
       : 'generic';
   if (tag === 'HEADER' || tag === 'FOOTER') {
-    // Inside an article, aside, main, nav or section: that section's header or footer (ARIA 1.3, as Chromium 156).
+    // Inside an article, aside, main, nav or section (or an element given one of the first four's roles): that
+    // section's header or footer (ARIA 1.3, as Chromium 156 measured: role=region does not count).
     for (let up = dom.parent(index); up > 0; up = dom.parent(up))
-      if (sectioning.has(dom.tag(up))) return tag === 'HEADER' ? 'sectionheader' : 'sectionfooter';
+      if (
+        sectioning.has(dom.tag(up)) ||
+        sectioningRoles.has((dom.attribute(up, 'role') ?? '').trim().toLowerCase())
+      )
+        return tag === 'HEADER' ? 'sectionheader' : 'sectionfooter';
     return tag === 'HEADER' ? 'banner' : 'contentinfo';
   }
   return tagRoles[tag];
+}
+
+/** The (lowercase) names of the HTML elements this file gives a role. */
+export function htmlNamesWithRoles(): string[] {
+  const implicit = [
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'a',
+    'area',
+    'input',
+    'select',
+    'img',
+    'th',
+    'section',
+    'header',
+    'footer',
+    'svg',
+  ];
+  return [...new Set([...Object.keys(tagRoles).map((tag) => tag.toLowerCase()), ...implicit])];
 }

@@ -46,10 +46,11 @@ const nameFromContent = new Set([
   'term',
 ]);
 const defaultButtonNames: Record<string, string> = { submit: 'Submit', reset: 'Reset' };
-/** ARIA roles an author may give (role="…"), as Chromium names them. */
+
 /**
  * The tree of one captured document, rooted at a RootWebArea node, or undefined when the DOM snapshot cannot stand
- * for Chromium's tree here (a shadow root: its content's order among the host's children is not in the snapshot).
+ * for Chromium's tree here: a shadow root (its content's place among the host's children is not in the snapshot) or
+ * an element with two attributes of one name (which of them the element uses is not either).
  */
 export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | undefined {
   const dom = new CapturedNodes(captured);
@@ -63,15 +64,22 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     parent.childIds.push(made.nodeId);
     return made;
   };
-  // Depth-first on a stack of its own: a deeply nested page would exhaust the call stack.
-  const stack: { index: number; parent: MutableNode }[] = [];
-  const pushChildren = (index: number, parent: MutableNode) => {
+  // Depth-first on a stack of its own: a deeply nested page would exhaust the call stack. `disabled`: an ancestor
+  // disables what is under it (aria-disabled, a disabled fieldset but for its first legend).
+  const stack: { index: number; parent: MutableNode; disabled: boolean }[] = [];
+  const pushChildren = (index: number, parent: MutableNode, disabledAbove: boolean) => {
     const children = dom.children(index);
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ index: children[i] as number, parent });
+    const own = isTrue(dom.attribute(index, 'aria-disabled'));
+    const fieldset = dom.tag(index) === 'FIELDSET' && dom.hasAttribute(index, 'disabled');
+    const legend = fieldset ? children.find((child) => dom.tag(child) === 'LEGEND') : undefined;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i] as number;
+      stack.push({ index: child, parent, disabled: disabledAbove || own || (fieldset && child !== legend) });
+    }
   };
-  pushChildren(0, root);
+  pushChildren(0, root, false);
   while (stack.length > 0) {
-    const { index, parent } = stack.pop() as { index: number; parent: MutableNode };
+    const { index, parent, disabled } = stack.pop() as (typeof stack)[number];
     if (dom.isText(index) || dom.isPseudo(index)) {
       const text = dom.shownText(index);
       if (!text) continue;
@@ -95,12 +103,16 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     const shown = dom.rendered(index) && dom.visible(index);
     // A label is a node of Chromium's tree, ignored: its text is kept apart from the text around it.
     if (shown && role === undefined && tag === 'LABEL') {
-      pushChildren(index, add(parent, { ignored: true, role: { value: 'LabelText' }, childIds: [] }));
+      pushChildren(
+        index,
+        add(parent, { ignored: true, role: { value: 'LabelText' }, childIds: [] }),
+        disabled,
+      );
       continue;
     }
     if (!shown || role === undefined) {
       if (tag !== 'SELECT' && tag !== 'IFRAME' && tag !== 'FRAME' && !dom.contentHidden(index))
-        pushChildren(index, parent);
+        pushChildren(index, parent, disabled);
       continue;
     }
     const node = add(parent, {
@@ -111,10 +123,10 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     });
     const name = nameOf(dom, index, role);
     if (name) node.name = { value: name };
-    const properties = propertiesOf(dom, index, role);
+    const properties = propertiesOf(dom, index, role, isDisabled(dom, index, role, disabled));
     if (properties.length > 0) node.properties = properties;
     if (tag === 'SELECT') {
-      addOptions(dom, index, role, node, add);
+      addOptions(dom, index, role, node, add, disabled);
       continue;
     }
     const value = fieldValueOf(dom, index, role);
@@ -126,12 +138,45 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     // A closed disclosure shows its summary alone.
     if (tag === 'DETAILS' && !dom.hasAttribute(index, 'open')) {
       const summary = dom.children(index).find((child) => dom.tag(child) === 'SUMMARY');
-      if (summary !== undefined) stack.push({ index: summary, parent: node });
+      if (summary !== undefined) stack.push({ index: summary, parent: node, disabled });
       continue;
     }
-    pushChildren(index, node);
+    pushChildren(index, node, disabled);
   }
   return out;
+}
+
+/** Elements a disabled attribute disables (a fieldset disables what is under it, not itself: Chromium 156). */
+const disableable = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP']);
+/** What Chromium's tree shows as disabled under a disabling ancestor: what can be acted on. */
+const controlRoles = new Set([
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'checkbox',
+  'radio',
+  'switch',
+  'slider',
+  'spinbutton',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'treeitem',
+  'listbox',
+  'gridcell',
+  'DisclosureTriangle',
+]);
+
+function isDisabled(dom: CapturedNodes, index: number, role: string, disabledAbove: boolean): boolean {
+  return (
+    isTrue(dom.attribute(index, 'aria-disabled')) ||
+    (disableable.has(dom.tag(index)) && dom.hasAttribute(index, 'disabled')) ||
+    (disabledAbove && controlRoles.has(role))
+  );
 }
 
 interface MutableNode extends AxNode {
@@ -148,6 +193,7 @@ function addOptions(
   role: string,
   node: MutableNode,
   add: (parent: MutableNode, node: Omit<MutableNode, 'nodeId' | 'parentId'>) => MutableNode,
+  disabledAbove: boolean,
 ): void {
   const holder =
     role === 'combobox'
@@ -157,22 +203,28 @@ function addOptions(
   const nameOfOption = (option: number) => dom.attribute(option, 'label')?.trim() || dom.textContent(option);
   let chosen: string | undefined;
   let first: string | undefined;
-  const addOption = (option: number, parent: MutableNode) => {
+  const addOption = (option: number, parent: MutableNode, groupDisabled: boolean) => {
     const name = nameOfOption(option);
     const selected = dom.optionSelected(option);
     first ??= name;
     if (selected && chosen === undefined) chosen = name;
+    const properties = [
+      ...(isDisabled(dom, option, 'option', disabledAbove || groupDisabled)
+        ? [{ name: 'disabled', value: { value: true } }]
+        : []),
+      ...(selected ? [{ name: 'selected', value: { value: true } }] : []),
+    ];
     add(parent, {
       ignored: false,
       role: { value: 'option', type: 'role' },
       name: { value: name },
       childIds: [],
       backendDOMNodeId: dom.backendNodeId(option),
-      ...(selected ? { properties: [{ name: 'selected', value: { value: true } }] } : {}),
+      ...(properties.length > 0 ? { properties } : {}),
     });
   };
   for (const child of dom.children(select)) {
-    if (dom.tag(child) === 'OPTION') addOption(child, holder);
+    if (dom.tag(child) === 'OPTION') addOption(child, holder, false);
     else if (dom.tag(child) === 'OPTGROUP') {
       // A group of options, named by its label, as Chromium's tree shows it.
       const label = dom.attribute(child, 'label')?.trim();
@@ -183,7 +235,9 @@ function addOptions(
         childIds: [],
         backendDOMNodeId: dom.backendNodeId(child),
       });
-      for (const option of dom.children(child)) if (dom.tag(option) === 'OPTION') addOption(option, group);
+      const groupDisabled = isDisabled(dom, child, 'group', false);
+      for (const option of dom.children(child))
+        if (dom.tag(option) === 'OPTION') addOption(option, group, groupDisabled);
     }
   }
   if (role === 'combobox') node.value = { value: chosen ?? first ?? '' };
@@ -250,30 +304,31 @@ function nativeName(dom: CapturedNodes, index: number, tag: string): string {
 
 type Property = { name: string; value: { value: unknown } };
 
-function propertiesOf(dom: CapturedNodes, index: number, role: string): Property[] {
+function propertiesOf(dom: CapturedNodes, index: number, role: string, disabled: boolean): Property[] {
   const properties: Property[] = [];
   const tag = dom.tag(index);
   const aria = (name: string) => dom.attribute(index, `aria-${name}`);
   if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
-    const checked = tag === 'INPUT' ? dom.inputChecked(index) : undefined;
-    const stated = aria('checked')?.toLowerCase();
-    if (checked === true || stated === 'true') properties.push({ name: 'checked', value: { value: 'true' } });
+    // A native checkbox or radio button is checked or not by its own state alone (aria-checked is not read; an
+    // indeterminate one, not in the DOM snapshot, is read from Chromium's tree: documentReads.ts sizeAndFit).
+    const native = tag === 'INPUT';
+    const stated = native ? undefined : aria('checked')?.toLowerCase();
+    if ((native && dom.inputChecked(index)) || stated === 'true')
+      properties.push({ name: 'checked', value: { value: 'true' } });
     else if (stated === 'mixed') properties.push({ name: 'checked', value: { value: 'mixed' } });
   }
   const pressed = aria('pressed')?.toLowerCase();
   if (pressed === 'true' || pressed === 'mixed')
     properties.push({ name: 'pressed', value: { value: pressed === 'true' ? 'true' : 'mixed' } });
-  if (
-    isTrue(aria('disabled')) ||
-    (dom.hasAttribute(index, 'disabled') && (labelable.has(tag) || tag === 'OPTION'))
-  )
-    properties.push({ name: 'disabled', value: { value: true } });
+  if (disabled) properties.push({ name: 'disabled', value: { value: true } });
   if (isTrue(aria('expanded')) || (tag === 'SUMMARY' && dom.hasAttribute(dom.parent(index), 'open')))
     properties.push({ name: 'expanded', value: { value: true } });
   if (isTrue(aria('selected'))) properties.push({ name: 'selected', value: { value: true } });
   if (role === 'heading') {
-    const level = Number(aria('level') ?? /^H([1-6])$/.exec(tag)?.[1] ?? '2');
-    properties.push({ name: 'level', value: { value: Number.isInteger(level) ? level : 2 } });
+    // aria-level when it is a number (below 1 counts as 1), else the tag's own level (h1-h6), else 2.
+    const stated = Number.parseInt(aria('level') ?? '', 10);
+    const level = Number.isNaN(stated) ? Number(/^H([1-6])$/.exec(tag)?.[1] ?? '2') : Math.max(1, stated);
+    properties.push({ name: 'level', value: { value: level } });
   }
   const href = dom.attribute(index, 'href');
   if (role === 'link' && href !== undefined) {
