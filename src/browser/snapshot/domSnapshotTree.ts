@@ -12,6 +12,7 @@
 import type { AxNode, AxValue } from './axToAria.ts';
 import { type CapturedDocument, CapturedNodes, isTrue, labelable } from './domSnapshotNodes.ts';
 import { authorRoles, roleOf } from './domSnapshotRoles.ts';
+import { actionableRoles } from './snapshotFormat.ts';
 
 /**
  * A document with at least this many elements is read through the DOM snapshot (documentReads.ts). Below it
@@ -148,28 +149,8 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
 
 /** Elements a disabled attribute disables (a fieldset disables what is under it, not itself: Chromium 156). */
 const disableable = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION', 'OPTGROUP']);
-/** What Chromium's tree shows as disabled under a disabling ancestor: what can be acted on. */
-const controlRoles = new Set([
-  'button',
-  'link',
-  'textbox',
-  'searchbox',
-  'combobox',
-  'checkbox',
-  'radio',
-  'switch',
-  'slider',
-  'spinbutton',
-  'tab',
-  'menuitem',
-  'menuitemcheckbox',
-  'menuitemradio',
-  'option',
-  'treeitem',
-  'listbox',
-  'gridcell',
-  'DisclosureTriangle',
-]);
+/** What Chromium's tree shows as disabled under a disabling ancestor: what can be acted on (a summary too). */
+const controlRoles = new Set([...actionableRoles, 'DisclosureTriangle']);
 
 function isDisabled(dom: CapturedNodes, index: number, role: string, disabledAbove: boolean): boolean {
   return (

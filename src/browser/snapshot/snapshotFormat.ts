@@ -36,7 +36,8 @@ interface RenderContext {
   readonly allRefs: boolean;
 }
 
-const actionableRoles = new Set([
+/** Roles an agent acts on: their elements carry a ref (domSnapshotTree.ts also marks them disabled under a disabling ancestor). */
+export const actionableRoles: ReadonlySet<string> = new Set([
   'link',
   'button',
   'textbox',
