@@ -2,7 +2,8 @@
 // snapshot for documents past a size (src/browser/snapshot/domSnapshotTree.ts). Each page below holds constructs
 // whose role, name, state, value or visibility the DOM snapshot's tree must compute as Chromium does; each is read
 // both ways in real Chromium and rendered as take_snapshot renders it (refs aside: their numbers differ by design).
-// A page the DOM snapshot cannot stand for (a shadow root) is read from Chromium's tree: the same text either way.
+// A page the DOM snapshot cannot stand for (ids inside a shadow root, a modal, ...) is read from Chromium's tree: the
+// same text either way.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -178,6 +179,19 @@ const pages: Record<string, string> = {
     <h1 aria-level="x">Bad level h1</h1><h4 aria-level="0">Zero level h4</h4>
     <button>Pay <select><option>EUR</option></select></button><a href="/q">Qty <input value="3"> items</a>
     <math><button href="/fake">Math fake button</button><a href="/fake">Math fake link</a></math>`,
+  // Shadow roots, read in the flat tree: an open one with no slot (its host's light children not shown), a closed
+  // one with a slot between its own nodes, nested hosts.
+  shadowFlat: `<h2>Shadow</h2><p>before</p><rel-time id="a">light fallback</rel-time><p>middle</p>
+    <div id="b"><span>slotted light</span><button>Slotted button</button></div><p>after</p><div id="c"></div>
+    <script>
+    a.attachShadow({ mode: 'open' }).innerHTML = '<b>3 days ago</b>';
+    b.attachShadow({ mode: 'closed' }).innerHTML = '<i>pre</i><slot></slot><button>Own button</button><i>post</i>';
+    const outer = c.attachShadow({ mode: 'open' }); outer.innerHTML = '<p>outer</p><x-in></x-in><input aria-label="Shadow field" value="v">';
+    outer.querySelector('x-in').attachShadow({ mode: 'open' }).innerHTML = '<a href="/deep">Deep link</a>';
+    </script>`,
+  // Inside a shadow root, ids are the root's own: such a page is read from Chromium's tree.
+  shadowIds: `<h2>Scoped ids</h2><span id="n">Light name</span><div id="h2"></div>
+    <script>h2.attachShadow({ mode: 'open' }).innerHTML = '<span id="n">Shadow name</span><button aria-labelledby="n">x</button>';</script>`,
   shadow: `<p>Light</p><div id="h"></div>
     <script>h.attachShadow({ mode: 'closed' }).innerHTML = '<p>In a closed root</p><button>Shadow button</button>';</script>`,
 };

@@ -108,8 +108,19 @@ export class CapturedNodes {
     }
   }
 
-  hasShadowRoots(): boolean {
-    return (this.nodes.shadowRootType?.index.length ?? 0) > 0;
+  /**
+   * A shadow root whose content refers to elements by id (aria-labelledby, aria-describedby, a label's for, an id
+   * itself): ids are scoped to their shadow root, and the snapshot does not say which root a node is in. The
+   * snapshot gives the flat tree otherwise (a shadow root's content in its host, slotted children under their slot,
+   * unslotted ones left out), which is what Chromium's tree follows.
+   */
+  hasScopedIds(): boolean {
+    const shadowNodes = this.nodes.shadowRootType?.index ?? [];
+    return shadowNodes.some(
+      (index) =>
+        this.nodes.nodeType[index] === elementNode &&
+        ['id', 'for', 'aria-labelledby', 'aria-describedby'].some((name) => this.hasAttribute(index, name)),
+    );
   }
 
   /**

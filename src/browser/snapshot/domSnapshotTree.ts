@@ -50,12 +50,12 @@ const defaultButtonNames: Record<string, string> = { submit: 'Submit', reset: 'R
 
 /**
  * The tree of one captured document, rooted at a RootWebArea node, or undefined when the DOM snapshot cannot stand
- * for Chromium's tree here: a shadow root (its content's place among the host's children is not in the snapshot) or
- * an element with two attributes of one name (which of them the element uses is not either).
+ * for Chromium's tree here: ids inside a shadow root (which root scopes them is not in the snapshot) or an element
+ * with two attributes of one name (which of them the element uses is not either).
  */
 export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | undefined {
   const dom = new CapturedNodes(captured);
-  if (dom.hasShadowRoots() || dom.hasDuplicateAttributes()) return undefined;
+  if (dom.hasScopedIds() || dom.hasDuplicateAttributes()) return undefined;
   const out: MutableNode[] = [];
   const root: MutableNode = { nodeId: '0', ignored: false, role: { value: 'RootWebArea' }, childIds: [] };
   out.push(root);
@@ -102,6 +102,11 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     const role = roleOf(dom, index);
     // An element with no box (display: none, or contents) shows only what its children show.
     const shown = dom.rendered(index) && dom.visible(index);
+    // A shadow root's slot (no box of its own) keeps what is slotted apart from the text around it, as Chromium's tree does.
+    if (tag === 'SLOT' && !dom.rendered(index)) {
+      pushChildren(index, add(parent, { ignored: true, role: { value: 'generic' }, childIds: [] }), disabled);
+      continue;
+    }
     // A label is a node of Chromium's tree, ignored: its text is kept apart from the text around it.
     if (shown && role === undefined && tag === 'LABEL') {
       pushChildren(
