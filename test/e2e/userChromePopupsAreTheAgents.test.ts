@@ -53,8 +53,17 @@ describe("popups of the agent's tabs in the user's Chrome are the agent's", () =
     const notesTab = /Tab (p\d+)/.exec(notes.text)?.[1] ?? '';
     await agentMcp.call('new_page', { url: url('evil.example', '/opens-home') });
     await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, 'Open help') });
-    const middle =
-      /(p\d+) \[agent\] \S+\/middle-home/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
+    // The popup is adopted as it appears: on a loaded machine that can take a moment after the click returned.
+    let middle = '';
+    await waitFor(
+      'the help popup listed as the agent’s',
+      async () => {
+        middle =
+          /(p\d+) \[agent\] \S+\/middle-home/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
+        return middle !== '';
+      },
+      { timeoutMs: 10_000 },
+    );
     await agentMcp.call('select_page', { pageId: middle });
     await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, 'Continue') });
     // Adopted as it appears (its opener's popup event, or the gate's record of who opened it): on a loaded machine
