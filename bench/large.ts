@@ -1,15 +1,15 @@
-// `node --import tsx bench/large.ts` (BENCH_REPEATS, BENCH_SCALES=1,4,16): tabward, chrome-devtools-mcp and
-// Playwright MCP on the large generated pages (largePages.ts) at each scale, through the real MCP client, rounds
-// interleaved: navigate+snapshot per page and size, the ratio to the faster peer, snapshot tokens against the
-// leaner peer and against the page's floor (its visible text plus one handle per control), and coverage. Writes
-// the `large-pages` section of bench/results.md.
+// `node --import tsx bench/large.ts` (BENCH_REPEATS, BENCH_SCALES=1,4,16, BENCH_KINDS, BENCH_ONLY): tabward,
+// chrome-devtools-mcp and Playwright MCP on the large generated pages (largePages.ts) at each scale, through the
+// real MCP client, rounds interleaved: navigate+snapshot per page and size, the ratio to the faster peer, snapshot
+// tokens against the leaner peer and against the page's floor (its visible text plus one handle per control), and
+// coverage. Writes the `large-pages` section of bench/results.md.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { findChrome } from '../src/browser/findChrome.ts';
-import { type LargePage, largePages, largeScales } from './largePages.ts';
+import { assetScript, type LargePage, largePages, largeScales } from './largePages.ts';
 import { connectTo, coverage, tokens } from './measure.ts';
 import { benchPages } from './pages.ts';
 import { writeResultsSection } from './resultsFile.ts';
@@ -20,9 +20,11 @@ const scales = process.env.BENCH_SCALES ? process.env.BENCH_SCALES.split(',').ma
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const chrome = findChrome(process.env.TABWARD_CHROME);
 // BENCH_SMALL=1: the main bench's seven small pages instead (to see that a change for large pages costs them nothing).
+// BENCH_KINDS=<kinds, comma-separated> (largePages.ts `kind`): only those pages.
+const kinds = process.env.BENCH_KINDS ? new Set(process.env.BENCH_KINDS.split(',')) : undefined;
 const pages: LargePage[] = process.env.BENCH_SMALL
   ? benchPages.map((page) => ({ ...page, kind: page.name, scale: 1, frames: {} }))
-  : largePages(scales);
+  : largePages(scales).filter((page) => !kinds || kinds.has(page.kind));
 
 /** The main pages on 127.0.0.1; each frame on a loopback address of its own: another site, another process. */
 const frameHosts: Record<string, string> = {
@@ -34,12 +36,31 @@ const frameHosts: Record<string, string> = {
 const origins = new Map<string, string>();
 const handler = (req: IncomingMessage, res: ServerResponse) => {
   const [, index, frame, name] = new URL(req.url ?? '/', 'http://x').pathname.split('/');
+  if (index === 'asset') return serveAsset(frame ?? '', res);
   const page = pages[Number(index)];
   let html = frame === 'frame' ? page?.frames[name ?? ''] : page?.html;
   if (page && html && !frame)
     html = html.replace(/\{\{(\w+)\}\}/g, (_, key: string) => `${origins.get(key)}/${index}/frame/${key}`);
   res.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' }).end(html ?? 'not found');
 };
+/** 1×1 PNG. */
+const pixel = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+/** The site's assets (largePages.ts newsFront): cacheable for an hour, as a site's static files are. */
+function serveAsset(file: string, res: ServerResponse): void {
+  const cached = { 'cache-control': 'public, max-age=3600' };
+  const script = /^app-(\d+)\.js$/.exec(file);
+  if (script)
+    res.writeHead(200, { 'content-type': 'text/javascript', ...cached }).end(assetScript(Number(script[1])));
+  else if (file.endsWith('.css'))
+    res
+      .writeHead(200, { 'content-type': 'text/css', ...cached })
+      .end('.story{margin:4px}h3{font-size:1.1em}');
+  else if (file.endsWith('.png')) res.writeHead(200, { 'content-type': 'image/png', ...cached }).end(pixel);
+  else res.writeHead(404).end();
+}
 const sites = await Promise.all(
   ['main', ...Object.keys(frameHosts)].map(
     (key) =>
@@ -185,5 +206,5 @@ for (const page of pages) {
   );
 }
 const report = lines.join('\n');
-if (!only && !process.env.BENCH_SMALL) writeResultsSection('large-pages', report);
+if (!only && !kinds && !process.env.BENCH_SMALL) writeResultsSection('large-pages', report);
 process.stdout.write(`${report}\n`);

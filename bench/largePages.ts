@@ -1,7 +1,9 @@
 // Large, realistic bench pages (issue 37), generated deterministically at a scale (1×, 4×, 16×): a long orders
-// table, a long article with many links, a product page with many widgets, and a page with several cross-site
-// frames. Real layouts are not bare markup: every item sits in wrapper divs, carries icons (aria-hidden SVG),
-// and the page holds menus that are not shown; that is what makes a real page's accessibility tree large.
+// table, a long article with many links, a product page with many widgets, a page with several cross-site frames,
+// and a news front page that loads stylesheets, scripts and images as real sites do (cacheable and shared by the
+// site's pages: /asset/, served by the bench with max-age). Real layouts are not bare markup: every item sits in
+// wrapper divs, carries icons (aria-hidden SVG), and the page holds menus that are not shown; that is what makes a
+// real page's accessibility tree large.
 // Each page declares every visible text fragment (for coverage and the floor) and every control's name.
 
 import type { BenchPage } from './pages.ts';
@@ -250,6 +252,43 @@ function embeds(scale: number): LargePage {
   };
 }
 
+/** A script of the site's bundle: ~30 KB, as sites ship them (the same URL on every page: cached after the first). */
+export function assetScript(n: number): string {
+  const lines = Array.from(
+    { length: 600 },
+    (_, i) =>
+      `function f${n}_${i}(a){return a*${i}+${n}}window.__bundle${n}=(window.__bundle${n}||0)+f${n}_${i}(1);`,
+  );
+  return lines.join('\n');
+}
+
+/** A news front page: 4 stylesheets and 8 scripts in the head (render-blocking), a thumbnail per story. */
+function newsFront(scale: number): LargePage {
+  const texts: string[] = ['Top stories'];
+  const controls: string[] = [];
+  const head = [
+    ...Array.from({ length: 4 }, (_, i) => `<link rel="stylesheet" href="/asset/site-${i}.css">`),
+    ...Array.from({ length: 8 }, (_, i) => `<script src="/asset/app-${i}.js"></script>`),
+  ].join('');
+  const stories = Array.from({ length: 20 * scale }, (_, s) => {
+    const headline = `Story ${s + 1}: the ${vocabulary[s % vocabulary.length]} report`;
+    const teaser = prose(s + 2000, 22);
+    texts.push(headline, teaser);
+    controls.push(headline, `Save story ${s + 1}`);
+    return `<li>${wrap(2, `<img src="/asset/thumb-${s}.png" alt="" width="120" height="80"><h3><a href="/story/${s}">${headline}</a></h3><p>${teaser}</p><button>${icon}Save story ${s + 1}</button>`)}</li>`;
+  }).join('');
+  const body = `${chrome(texts, controls, 'Morning Post')}<main><h1>Top stories</h1><ul>${stories}</ul></main>`;
+  return {
+    kind: 'news front page',
+    name: `news front page, ${20 * scale} stories, ${12 + 20 * scale} assets (${scale}×)`,
+    scale,
+    html: page('Morning Post', body).replace('</head>', `${head}</head>`),
+    texts,
+    controls,
+    frames: {},
+  };
+}
+
 export const largeScales = [1, 4, 16] as const;
 
 export function largePages(scales: readonly number[] = largeScales): LargePage[] {
@@ -258,5 +297,6 @@ export function largePages(scales: readonly number[] = largeScales): LargePage[]
     longArticle(scale),
     productPage(scale),
     embeds(scale),
+    newsFront(scale),
   ]);
 }

@@ -6,6 +6,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { ConnectOverCDPTransport } from 'playwright-core';
+import { KeptHttpCache } from './keptHttpCache.ts';
 
 /** The largest message read from the browser (bytes); a larger one fails its command (see keep). */
 export const maxMessageBytes = 256 * 2 ** 20;
@@ -21,6 +22,8 @@ export class PipeTransport implements ConnectOverCDPTransport {
   private partialBytes = 0;
   /** A message past `maxMessageBytes`: only its head and tail are kept, to answer its command with an error. */
   private oversize: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+  /** Playwright's routes leave the HTTP cache on (keptHttpCache.ts). */
+  private readonly cache = new KeptHttpCache();
 
   constructor(
     private readonly toBrowser: Writable,
@@ -35,7 +38,7 @@ export class PipeTransport implements ConnectOverCDPTransport {
 
   send(message: object): void {
     if (this.ended) return;
-    this.toBrowser.write(`${JSON.stringify(message)}\0`);
+    this.toBrowser.write(`${JSON.stringify(this.cache.outgoing(message))}\0`);
   }
 
   close(): void {
@@ -116,7 +119,7 @@ export class PipeTransport implements ConnectOverCDPTransport {
       this.close();
       return;
     }
-    this.onmessage?.(message);
+    this.onmessage?.(this.cache.incoming(message));
   }
 
   private end(reason: string): void {
