@@ -1,7 +1,7 @@
 // Renders the aria tree of a tab (axToAria.ts: Chromium's accessibility tree in the shape of Playwright's AI
 // snapshot) into tabward's compact snapshot: refs only on elements an agent can act on, wrappers without meaning
-// flattened, tables as rows of cells, URLs relative to the page, and a token budget with an explicit truncation
-// marker.
+// flattened, a headline that is one link a line of its own (not its title twice), tables as rows of cells, URLs
+// relative to the page, and a token budget with an explicit truncation marker.
 
 export interface AriaNode {
   readonly role: string;
@@ -124,6 +124,16 @@ function renderNode(
     for (const child of node.children ?? []) renderNode(child, itemDepth, lines, context, withinItem);
     return;
   }
+  const headline = node.role === 'heading' ? soleControlOf(node) : undefined;
+  if (headline) {
+    // A heading that is one link or button of the same name (a headline, a search result, an issue title): one
+    // line, `### link "Title" /story/1 @e16`, not the title twice.
+    const inner: string[] = [];
+    renderNode(headline, depth, inner, context, withinItem);
+    const [first = '', ...rest] = inner;
+    lines.push(`${' '.repeat(depth)}${headingMark(node)} ${first.trimStart()}`, ...rest);
+    return;
+  }
   const options = inlineOptions(node);
   const label = describe(node, context, options);
   const children = options ? [] : (node.children ?? []);
@@ -142,8 +152,7 @@ function renderNode(
 function describe(node: AriaNode, context: RenderContext, options?: InlineOptions): string {
   const actionable = isActionable(node);
   if (!actionable && transparentRoles.has(node.role) && !node.name) return '';
-  if (node.role === 'heading')
-    return `${'#'.repeat(Math.min(node.level ?? 2, 6))} ${node.name ?? node.text ?? ''}`;
+  if (node.role === 'heading') return `${headingMark(node)} ${node.name ?? node.text ?? ''}`;
   if (node.role === 'listitem') return '-';
   const parts: string[] = [node.role === 'generic' ? 'clickable' : node.role];
   if (node.name) parts.push(JSON.stringify(node.name));
@@ -159,6 +168,19 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
   if ((actionable || context.allRefs) && node.ref) parts.push(`@${node.ref}`);
   if (options) parts.push(`options: ${options.list}`);
   return parts.join(' ');
+}
+
+function headingMark(node: AriaNode): string {
+  return '#'.repeat(Math.min(node.level ?? 2, 6));
+}
+
+/** The heading's one child, when it is a control named as the heading is (nothing else in it but space). */
+function soleControlOf(heading: AriaNode): AriaNode | undefined {
+  const children = (heading.children ?? []).filter((child) => typeof child !== 'string' || child.trim());
+  const [only] = children;
+  if (children.length !== 1 || typeof only !== 'object' || !isActionable(only)) return undefined;
+  const title = (heading.name ?? heading.text ?? '').trim();
+  return title !== '' && (only.name ?? '').trim() === title ? only : undefined;
 }
 
 /** What an option's name must not hold to go unquoted: the separator, a quote, a line break or other control. */

@@ -151,6 +151,42 @@ test('a list item whose content is an element reads "- element" on one line', ()
   assert.equal(renderSnapshot(list, { pageUrl: 'https://a.test/' }), '- link "Result 1" /r/1 @e7\nsnippet');
 });
 
+test('a heading that is one control of its own name is one line; any other heading keeps its own', () => {
+  const headline = (name: string, children: (AriaNode | string)[]): AriaNode => ({
+    role: 'heading',
+    name,
+    level: 3,
+    children,
+  });
+  const story: AriaNode = { role: 'link', name: 'Story 1', ref: 'e4', url: 'https://a.test/story/1' };
+  const page: AriaNode[] = [
+    {
+      role: 'list',
+      children: [{ role: 'listitem', children: [headline('Story 1', [' ', story]), 'teaser'] }],
+    },
+    headline('Save', [{ role: 'button', name: 'Save', ref: 'e5' }]),
+    // Named otherwise, more than the control, or no control: the heading's line stays.
+    headline('Story 2 new', [{ role: 'link', name: 'Story 2', ref: 'e6', url: '/s/2' }, ' new']),
+    headline('Story 3', [{ role: 'link', name: 'Story three', ref: 'e7', url: '/s/3' }]),
+    headline('Plain', [{ role: 'strong', name: 'Plain', ref: 'e8' }]),
+  ];
+  assert.equal(
+    renderSnapshot(page, { pageUrl: 'https://a.test/' }),
+    [
+      '- ### link "Story 1" /story/1 @e4',
+      'teaser',
+      '### button "Save" @e5',
+      '### Story 2 new',
+      'link "Story 2" /s/2 @e6',
+      'new',
+      '### Story 3',
+      'link "Story three" /s/3 @e7',
+      '### Plain',
+      'strong "Plain"',
+    ].join('\n'),
+  );
+});
+
 test('a drop-down reads as one line: its choice as its value, then its options', () => {
   const option = (name: string, selected = false): AriaNode => ({
     role: 'option',
