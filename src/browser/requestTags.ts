@@ -11,6 +11,12 @@ import { swallowed } from '../core/debug.ts';
 /** How long a token waits for its request to reach the proxy (a request paused longer is judged again). */
 const tokenLifeMs = 120_000;
 const maxTokens = 10_000;
+/**
+ * Live tokens of one method and URL. The HTTP cache answers a request after a hook judged it (keptHttpCache.ts), so
+ * its token is never spent: a page fetching one cached script in a loop would otherwise fill the map in seconds and
+ * push out the tokens of requests still on their way (then judged alone at the proxy, where no pass reaches).
+ */
+const maxTokensOfOneRequest = 32;
 const socketLifeMs = 5_000;
 
 interface Issued {
@@ -27,6 +33,8 @@ export interface Spent {
 
 export class RequestTags {
   private readonly issued = new Map<string, Issued>();
+  /** The tokens issued for each request key, oldest first (some may be spent or pruned already). */
+  private readonly byKey = new Map<string, string[]>();
   /**
    * Begins every token this instance issues: several clients attached to one user's Chrome each have a gate that
    * sees the others' tagged requests, and each judges only its own (the others' gates judge theirs).
@@ -41,7 +49,13 @@ export class RequestTags {
   issue(method: string, url: string, epoch: number): string {
     this.prune();
     const token = `${this.prefix}${randomBytes(16).toString('hex')}`;
-    this.issued.set(token, { key: keyOf(method, url), until: this.now() + tokenLifeMs, epoch });
+    const key = keyOf(method, url);
+    this.issued.set(token, { key, until: this.now() + tokenLifeMs, epoch });
+    const ofKey = (this.byKey.get(key) ?? []).filter((each) => this.issued.has(each));
+    ofKey.push(token);
+    // The oldest of its own request makes room: a flood of one request never pushes out another's token.
+    while (ofKey.length > maxTokensOfOneRequest) this.issued.delete(ofKey.shift() ?? '');
+    this.byKey.set(key, ofKey);
     return token;
   }
 
@@ -84,9 +98,15 @@ export class RequestTags {
 
   private prune(): void {
     const now = this.now();
-    if (this.issued.size >= maxTokens)
+    if (this.issued.size >= maxTokens) {
       for (const [token, entry] of this.issued)
         if (entry.until <= now || this.issued.size >= maxTokens) this.issued.delete(token);
+      for (const [key, tokens] of this.byKey) {
+        const live = tokens.filter((token) => this.issued.has(token));
+        if (live.length > 0) this.byKey.set(key, live);
+        else this.byKey.delete(key);
+      }
+    }
     for (const [key, allowance] of this.sockets) if (allowance.until <= now) this.sockets.delete(key);
     if (this.sockets.size >= 1000) this.sockets.clear();
   }
