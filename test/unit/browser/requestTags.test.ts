@@ -24,8 +24,15 @@ test('a flood of one request (a cached script fetched in a loop) never pushes ou
   const tags = new RequestTags();
   const approved = tags.issue('GET', 'https://vault.test/settings/tokens', 0);
   const flood = Array.from({ length: 20_000 }, () => tags.issue('GET', 'https://evil.test/cached.js', 0));
-  assert.ok(tags.judged(approved, 'GET', 'https://vault.test/settings/tokens'), 'the other request’s token lives');
-  assert.equal(tags.judged(flood[0], 'GET', 'https://evil.test/cached.js'), false, 'the flood’s oldest made room');
+  assert.ok(
+    tags.judged(approved, 'GET', 'https://vault.test/settings/tokens'),
+    'the other request’s token lives',
+  );
+  assert.equal(
+    tags.judged(flood[0], 'GET', 'https://evil.test/cached.js'),
+    false,
+    'the flood’s oldest made room',
+  );
   const last = flood.at(-1);
   assert.ok(tags.spend(last, 'GET', 'https://evil.test/cached.js'), 'its newest are live');
   assert.ok(tags.spend(approved, 'GET', 'https://vault.test/settings/tokens'));
