@@ -29,6 +29,7 @@ import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
 import { type FrameTree, initiatorUrlOf, isMainFrame, type PausedRequest, pageOf } from './hookRequests.ts';
+import { requestDecided } from './pageActivity.ts';
 import { RequestJudge } from './requestJudge.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
@@ -291,10 +292,13 @@ export class NetworkGuard extends RequestJudge {
     const headers = request.headers();
     // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
     if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
+      requestDecided(request);
       await route.fallback().catch(swallowing('handle: route.fallback()'));
       return;
     }
     const reason = await this.judgeSafely(request);
+    // Settling stops waiting for a passive load (an image...) once it is decided (browser/pageActivity.ts).
+    requestDecided(request);
     if (!reason) {
       if (request.isNavigationRequest() && isMainFrame(request) && !this.isWatched(pageOf(request))) {
         await this.popupFirstNavigation(route, request);

@@ -1,6 +1,9 @@
 // What a tab is doing on the network, for settling after an action: the requests in flight, each numbered in the
 // order it started, and a wake-up for whoever waits for that to change. Event-driven: nothing here polls or
 // sleeps, so a settle after an action that set nothing off costs one round trip, not a fixed delay.
+// A passive load (an image, a font, a video, a beacon) changes nothing an agent reads: settling waits for it only
+// until the network backstop has decided it (let go or stopped, so that a stop is told with the action that set it
+// off), not for its bytes; a screenshot waits for its bytes (docs/architecture.md, "Settling").
 
 import type { Page, Request } from 'playwright-core';
 
@@ -11,13 +14,18 @@ const keptWrites = 20;
 
 export class PageActivity {
   private seq = 0;
-  private readonly inFlight = new Map<Request, number>();
+  private readonly inFlight = new Map<Request, InFlight>();
   private readonly waiters = new Set<() => void>();
   private readonly writes: { readonly seq: number; readonly what: string }[] = [];
 
   constructor(page: Page) {
+    activities.set(page, this);
     page.on('request', (request) => {
-      this.inFlight.set(request, ++this.seq);
+      this.inFlight.set(request, {
+        seq: ++this.seq,
+        passive: passiveTypes.has(request.resourceType()),
+        decided: false,
+      });
       if (!readingMethods.has(request.method())) {
         this.writes.push({ seq: this.seq, what: `${request.method()} ${withoutQuery(request.url())}` });
         if (this.writes.length > keptWrites) this.writes.shift();
@@ -50,11 +58,30 @@ export class PageActivity {
     return this.writes.find((write) => write.seq > mark)?.what;
   }
 
-  /** How many requests started after `mark` are still unanswered. */
+  /**
+   * How many requests started after `mark` an action still waits for: unanswered ones, but a passive load only
+   * until the backstop decided it.
+   */
   pendingSince(mark: number): number {
     let count = 0;
-    for (const seq of this.inFlight.values()) if (seq > mark) count++;
+    for (const { seq, passive, decided } of this.inFlight.values())
+      if (seq > mark && !(passive && decided)) count++;
     return count;
+  }
+
+  /** How many passive loads (images, fonts, media) are unanswered: what a screenshot waits for. */
+  passiveLoads(): number {
+    let count = 0;
+    for (const { passive } of this.inFlight.values()) if (passive) count++;
+    return count;
+  }
+
+  /** The backstop let this request go or stopped it. */
+  decided(request: Request): void {
+    const entry = this.inFlight.get(request);
+    if (!entry || entry.decided) return;
+    entry.decided = true;
+    if (entry.passive) this.wake();
   }
 
   /** Resolves on the next request, answer, navigation or interruption of the tab, or after `ms`. */
@@ -73,6 +100,43 @@ export class PageActivity {
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
   }
+}
+
+interface InFlight {
+  readonly seq: number;
+  /** A load whose answer changes nothing an agent reads (passiveTypes). */
+  readonly passive: boolean;
+  /** The backstop let it go or stopped it. */
+  decided: boolean;
+}
+
+/**
+ * Playwright's resource types whose answer changes no text, control or state of the page: an image, a font, a
+ * video, a subtitle track, a manifest, a beacon, a CSP report, a prefetch. A stylesheet is not one (it can hide
+ * text), nor a script, a fetch or a document.
+ */
+const passiveTypes = new Set([
+  'image',
+  'media',
+  'font',
+  'texttrack',
+  'manifest',
+  'ping',
+  'cspviolationreport',
+  'prefetch',
+]);
+
+const activities = new WeakMap<Page, PageActivity>();
+
+/** Tells the activity of the request's tab that the backstop decided the request (browser/networkGuard.ts). */
+export function requestDecided(request: Request): void {
+  let page: Page | undefined;
+  try {
+    page = request.frame().page();
+  } catch {
+    return;
+  }
+  activities.get(page)?.decided(request);
 }
 
 /** A URL without its query and fragment: where a request went, without what it carried. */

@@ -1,6 +1,6 @@
 // Settling a tab after an action: waiting for what the action set off (a navigation, its document, the requests
-// it sent), and only that, bounded; and waiting for a document to be parsed. TrackedPage.settle and
-// TrackedPage.waitForDocument (browser/pages.ts) are these.
+// it sent), and only that, bounded; waiting for a document to be parsed; and, before a screenshot, for the images
+// settling does not wait for. TrackedPage.settle, waitForDocument and passiveLoadsSettled (browser/pages.ts).
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dialog, Page } from 'playwright-core';
@@ -103,6 +103,16 @@ async function pageTurn(tab: SettlingTab, deadline: number): Promise<void> {
   await withDeadline(turn, ms, 'settling', tab.interrupted).catch(
     swallow('browser', 'pageSettle.pageTurn: withDeadline(turn, ms, "settling", tab.interrupted)'),
   );
+}
+
+/**
+ * What a screenshot waits for that settling did not: the tab's images, fonts and media still loading (a passive
+ * load holds a settle only until the backstop decided it, browser/pageActivity.ts). Bounded: a stream never ends.
+ */
+export async function waitForPassiveLoads(tab: SettlingTab, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (tab.activity.passiveLoads() > 0 && !tab.closed && !tab.dialog && Date.now() < deadline)
+    await tab.activity.changed(deadline - Date.now());
 }
 
 /**

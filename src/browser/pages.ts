@@ -11,7 +11,7 @@ import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
-import { settlePage, waitForDocument } from './pageSettle.ts';
+import { settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
 import type { ElementAddress } from './snapshot/frameScopes.ts';
 import { IsolatedReads } from './snapshot/isolatedReads.ts';
@@ -78,7 +78,10 @@ export class TrackedPage {
     this.announcements = new RendererAnnouncements(this.ownSession);
     this.isolatedReads = new IsolatedReads(this.ownSession);
     page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) this.documentSeq++;
+      if (frame !== page.mainFrame()) return;
+      this.documentSeq++;
+      // The agent's navigation is read as soon as it is parsed (the login-wall facts): tabward's world is made now.
+      if (this.acting > 0) this.isolatedReads.prepare(this.documentSeq);
     });
     page.on('response', (response) => {
       const request = response.request();
@@ -245,6 +248,11 @@ export class TrackedPage {
   /** After an action: waits for what it set off, and only that, bounded (browser/pageSettle.ts). */
   async settle(timeoutMs: number, since = this.activity.mark(), announcedSince?: number): Promise<void> {
     await settlePage(this, timeoutMs, since, announcedSince);
+  }
+
+  /** Before a screenshot: the images, fonts and media in flight, which settling does not wait for, bounded. */
+  async passiveLoadsSettled(timeoutMs: number): Promise<void> {
+    await waitForPassiveLoads(this, timeoutMs);
   }
 
   /** Waits (bounded) until the current document is parsed (browser/pageSettle.ts). */

@@ -8,6 +8,9 @@ import type { Secrets } from '../core/secrets.ts';
 import { pageTarget, requireTab, runOnPage, snapshotOption } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
+/** How long a screenshot waits for the tab's images, fonts and media still loading. */
+const screenshotLoadsMs = 1_000;
+
 const pageId = z.string().optional().describe('Tab id; default: the selected tab');
 
 export const takeSnapshot = defineTool({
@@ -57,6 +60,8 @@ export const takeScreenshot = defineTool({
     const tab = requireTab(target);
     let image: Buffer = Buffer.alloc(0);
     await runOnPage(tab, 'Taking a screenshot', timeoutMs, async () => {
+      // Settling let the agent read the page before its images arrived; a picture of it waits for them.
+      await tab.passiveLoadsSettled(Math.min(screenshotLoadsMs, timeoutMs / 2));
       image = await tab.page.screenshot({
         type: 'png',
         fullPage: args.fullPage ?? false,

@@ -34,7 +34,16 @@ describe("popups of the agent's tabs in the user's Chrome are the agent's", () =
     const snapshot = await agentMcp.call('take_snapshot');
     const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Open help') });
     assert.equal(clicked.isError, false, clicked.text);
-    const middle = /(p\d+) \[agent\] \S+\/middle/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
+    // The popup is adopted as it appears: on a loaded machine that can take a moment after the click returned.
+    let middle = '';
+    await waitFor(
+      'the help popup listed as the agent’s',
+      async () => {
+        middle = /(p\d+) \[agent\] \S+\/middle/.exec((await agentMcp.call('list_pages')).text)?.[1] ?? '';
+        return middle !== '';
+      },
+      { timeoutMs: 10_000 },
+    );
     await agentMcp.call('select_page', { pageId: middle });
     const inMiddle = await agentMcp.call('take_snapshot');
     const continued = await agentMcp.call('click', { ref: refOf(inMiddle.text, 'Continue') });

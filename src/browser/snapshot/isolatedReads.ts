@@ -5,6 +5,7 @@
 // first. No slower than Playwright's evaluate in the page's world (bench/results.md).
 
 import type { CDPSession } from 'playwright-core';
+import { swallow } from '../../core/debug.ts';
 import { worldOf } from './documentReads.ts';
 import { mainScope } from './frameScopes.ts';
 
@@ -18,7 +19,7 @@ interface EvaluateReply<T> {
 
 export class IsolatedReads {
   /** The world made in the current document, by the document's sequence number in its tab. */
-  private world: { readonly documentSeq: number; readonly contextId: number } | undefined;
+  private world: { readonly documentSeq: number; readonly contextId: Promise<number> } | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
 
@@ -50,10 +51,27 @@ export class IsolatedReads {
     }
   }
 
-  private async contextIn(session: CDPSession, documentSeq: number): Promise<number> {
+  /**
+   * Makes the world of document `documentSeq` now, without waiting: called as a navigation commits, the round trip
+   * overlaps the document's loading instead of following it (the renderer is busiest just after it is parsed).
+   */
+  prepare(documentSeq: number): void {
+    void this.session
+      .then((session) => session && this.contextIn(session, documentSeq))
+      .catch(
+        swallow('browser', 'isolatedReads.prepare: the world of a new document (made again on the read)'),
+      );
+  }
+
+  private contextIn(session: CDPSession, documentSeq: number): Promise<number> {
     if (this.world?.documentSeq === documentSeq) return this.world.contextId;
-    const executionContextId = await worldOf(session, (await mainScope(session)).frameId);
-    this.world = { documentSeq, contextId: executionContextId };
-    return executionContextId;
+    const contextId = mainScope(session).then(({ frameId }) => worldOf(session, frameId));
+    const world = { documentSeq, contextId };
+    this.world = world;
+    // A world that could not be made is asked for again on the next read.
+    contextId.catch(() => {
+      if (this.world === world) this.world = undefined;
+    });
+    return contextId;
   }
 }
