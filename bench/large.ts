@@ -37,6 +37,11 @@ const origins = new Map<string, string>();
 const handler = (req: IncomingMessage, res: ServerResponse) => {
   const [, index, frame, name] = new URL(req.url ?? '/', 'http://x').pathname.split('/');
   if (index === 'asset') return serveAsset(frame ?? '', res);
+  // /start/<page>: a page with one link to that page, for the click measure.
+  if (index === 'start')
+    return res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(`<title>Start</title><a href="/${frame}">${startLink}</a>`);
   const page = pages[Number(index)];
   let html = frame === 'frame' ? page?.frames[name ?? ''] : page?.html;
   if (page && html && !frame)
@@ -75,6 +80,12 @@ const sites = await Promise.all(
   ),
 );
 const urlOf = (page: LargePage) => `${origins.get('main')}/${pages.indexOf(page)}`;
+/** The link of the click measure: an agent reaching a page by clicking, as it mostly does. */
+const startLink = 'Open the page';
+// BENCH_CLICK=<kinds, comma-separated>: the pages also reached by a click (the settle after an action), default the
+// news front page (an image per story); "none" for none.
+const clickKinds = new Set((process.env.BENCH_CLICK ?? 'news front page').split(','));
+const clickPages = pages.filter((page) => clickKinds.has(page.kind));
 
 /** The floor: the page's visible text (innerText of every frame) plus one handle (" @eN") per control. */
 async function floorTokens(page: LargePage): Promise<number> {
@@ -98,6 +109,8 @@ async function floorTokens(page: LargePage): Promise<number> {
 
 interface Figures {
   latencyMs: number[];
+  /** Clicking the start page's link into it, then the snapshot (clickPages only). */
+  clickMs: number[];
   tokens: number;
   textCoverage: number;
   controlCoverage: number;
@@ -139,12 +152,24 @@ async function round(server: ServerUnderTest): Promise<void> {
         f.textCoverage + f.controlCoverage;
       // Tokens are counted on the round that showed the most of the page: a snapshot taken before a frame loaded
       // is smaller for showing less.
-      if (!seen) byPage.set(page.name, { latencyMs: [latencyMs], ...shown });
+      if (!seen) byPage.set(page.name, { latencyMs: [latencyMs], clickMs: [], ...shown });
       else {
         seen.latencyMs.push(latencyMs);
         if (whole(shown) > whole(seen)) Object.assign(seen, shown);
       }
       if (process.env.BENCH_DUMP === server.name) process.stdout.write(`\n===== ${page.name}\n${snapshot}\n`);
+    }
+    for (const page of clickPages) {
+      await call(server.navigate(`${origins.get('main')}/start/${pages.indexOf(page)}`));
+      const click = server.click(await call(server.snapshot), startLink);
+      if (!click) throw new Error(`${server.name}: no "${startLink}" link in its snapshot of the start page`);
+      const before = performance.now();
+      await call(click);
+      await call(server.snapshot);
+      results
+        .get(server.name)
+        ?.get(page.name)
+        ?.clickMs.push(performance.now() - before);
     }
   } finally {
     await client.close();
@@ -205,6 +230,22 @@ for (const page of pages) {
     `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${mark(ratio, 0.8, baseline && median(baseline.latencyMs) / fastest)} | ${names.map((n) => get(n, page)?.tokens ?? '–').join(' | ')} | ${mark(tokenRatio, 0.6, baseline && baseline.tokens / leanest)} | ${floor} | ${mark(floorRatio, 1.2, baseline && baseline.tokens / floor)} | ${cover} |`,
   );
 }
+if (clickPages.length > 0)
+  lines.push(
+    '',
+    'A click on a link into the page, then a snapshot (the start page and the page visited before, so its assets are cached):',
+    '',
+    `| page | ${names.map((n) => `${n} ms`).join(' | ')} | ÷ faster peer (≤ 0.8) |`,
+    `| --- | ${names.map(() => '---').join(' | ')} | --- |`,
+    ...clickPages.map((page) => {
+      const ms = names.map((name) => median(get(name, page)?.clickMs ?? []));
+      const fastest = Math.min(...peers.map((name) => median(get(name, page)?.clickMs ?? [])));
+      const ours = median(get('tabward', page)?.clickMs ?? []) / fastest;
+      const baseline = get('tabward (baseline)', page);
+      const before = baseline ? ` (baseline ${(median(baseline.clickMs) / fastest).toFixed(2)})` : '';
+      return `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${ours.toFixed(2)} ${ours <= 0.8 ? '✓' : '✗'}${before} |`;
+    }),
+  );
 const report = lines.join('\n');
 if (!only && !kinds && !process.env.BENCH_SMALL) writeResultsSection('large-pages', report);
 process.stdout.write(`${report}\n`);

@@ -22,7 +22,17 @@ export interface ServerUnderTest {
   readonly look: (url: string) => { name: string; arguments: Record<string, unknown> }[];
   /** A line of the snapshot that carries one of these can be acted on. */
   readonly ref: RegExp;
+  /** The click on the element of this name in one of its snapshots (undefined: no such element shown). */
+  readonly click: (
+    snapshot: string,
+    name: string,
+  ) => { name: string; arguments: Record<string, unknown> } | undefined;
 }
+
+const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The first capture of `pattern` (made with the element's name) in a snapshot. */
+const found = (snapshot: string, pattern: (name: string) => string, name: string) =>
+  new RegExp(pattern(escaped(name))).exec(snapshot)?.[1];
 
 export function servers(chrome: string): ServerUnderTest[] {
   return [
@@ -43,6 +53,10 @@ export function servers(chrome: string): ServerUnderTest[] {
       snapshot: { name: 'take_snapshot', arguments: {} },
       look: (url) => [{ name: 'navigate_page', arguments: { url, snapshot: true } }],
       ref: /@f?\d*e\d+/,
+      click: (snapshot, name) => {
+        const ref = found(snapshot, (n) => `"${n}"[^\\n]*@(\\S+)`, name);
+        return ref ? { name: 'click', arguments: { ref } } : undefined;
+      },
     },
     {
       name: 'chrome-devtools-mcp',
@@ -66,6 +80,10 @@ export function servers(chrome: string): ServerUnderTest[] {
         { name: 'take_snapshot', arguments: {} },
       ],
       ref: /uid=\S+/,
+      click: (snapshot, name) => {
+        const uid = found(snapshot, (n) => `uid=(\\S+) \\w+ "${n}"`, name);
+        return uid ? { name: 'click', arguments: { uid } } : undefined;
+      },
     },
     {
       name: 'playwright-mcp',
@@ -88,6 +106,10 @@ export function servers(chrome: string): ServerUnderTest[] {
         { name: 'browser_snapshot', arguments: {} },
       ],
       ref: /\[ref=\S+\]/,
+      click: (snapshot, name) => {
+        const ref = found(snapshot, (n) => `"${n}" \\[ref=([^\\]]+)\\]`, name);
+        return ref ? { name: 'browser_click', arguments: { element: name, ref } } : undefined;
+      },
     },
   ];
 }

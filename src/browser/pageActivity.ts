@@ -14,6 +14,8 @@ const keptWrites = 20;
 
 export class PageActivity {
   private seq = 0;
+  /** Requests started that are not passive loads: what a quiet window watches for (activeMark). */
+  private activeSeq = 0;
   private readonly inFlight = new Map<Request, InFlight>();
   private readonly waiters = new Set<() => void>();
   private readonly writes: { readonly seq: number; readonly what: string }[] = [];
@@ -21,11 +23,9 @@ export class PageActivity {
   constructor(page: Page) {
     activities.set(page, this);
     page.on('request', (request) => {
-      this.inFlight.set(request, {
-        seq: ++this.seq,
-        passive: passiveTypes.has(request.resourceType()),
-        decided: false,
-      });
+      const passive = passiveTypes.has(request.resourceType());
+      if (!passive) this.activeSeq++;
+      this.inFlight.set(request, { seq: ++this.seq, passive, decided: false });
       if (!readingMethods.has(request.method())) {
         this.writes.push({ seq: this.seq, what: `${request.method()} ${withoutQuery(request.url())}` });
         if (this.writes.length > keptWrites) this.writes.shift();
@@ -48,6 +48,14 @@ export class PageActivity {
   /** A marker: the requests started after it are the ones an action sent. */
   mark(): number {
     return this.seq;
+  }
+
+  /**
+   * A marker that moves only when a request other than a passive load starts: a page still fetching its images is
+   * not a page still acting, so a quiet window waits for this one (browser/pageSettle.ts).
+   */
+  activeMark(): number {
+    return this.activeSeq;
   }
 
   /**

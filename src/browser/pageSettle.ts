@@ -83,15 +83,17 @@ function maySendUnannounced(tab: SettlingTab, since: number, announcedSince: num
 /**
  * A request the action set off (a click handler's fetch, a beacon) can still be on its way to the network
  * backstop when the page's next task has run: wait until no new request has started for a short while, so it is
- * held and asked about as this action's doing rather than refused as a late one. Bounded.
+ * held and asked about as this action's doing rather than refused as a late one. Bounded. Passive loads starting
+ * (a new document's images, one after another) do not extend it: one that reaches the backstop after the action
+ * is judged as a late request, stopped where a human would have been asked (browser/pageActivity.ts).
  */
 async function quietWindow(tab: SettlingTab, deadline: number, stopped: () => boolean): Promise<void> {
   const cap = Math.min(deadline, Date.now() + settleRequestsMs);
   let quietUntil = Math.min(cap, Date.now() + quietMs);
   while (Date.now() < quietUntil && !stopped()) {
-    const seen = tab.activity.mark();
+    const seen = tab.activity.activeMark();
     await tab.activity.changed(quietUntil - Date.now());
-    if (tab.activity.mark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
+    if (tab.activity.activeMark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
   }
 }
 
