@@ -108,7 +108,7 @@ export function servers(chrome: string): ServerUnderTest[] {
       ref: /\[ref=\S+\]/,
       click: (snapshot, name) => {
         const ref = found(snapshot, (n) => `"${n}" \\[ref=([^\\]]+)\\]`, name);
-        return ref ? { name: 'browser_click', arguments: { element: name, ref } } : undefined;
+        return ref ? { name: 'browser_click', arguments: { element: name, target: ref } } : undefined;
       },
     },
   ];
