@@ -29,36 +29,55 @@ export interface SettlingTab {
   readonly pendingNavigations: number;
 }
 
+/** What settling after an action is measured from, taken just before it (TrackedPage.markAction). */
+export interface ActionMarks {
+  /** The tab's activity (PageActivity.mark). */
+  readonly activity: number;
+  /** The renderer's announcements (RendererAnnouncements.mark): undefined when counting could not be turned on. */
+  readonly announced: number | undefined;
+  /** The main frame's new documents (RendererAnnouncements.documentsCommitted). */
+  readonly documents: number;
+}
+
 /**
  * After an action: waits for what it set off, and only that. One turn of the page's event loop lets a
- * navigation or request its handlers scheduled show itself; unless the renderer announced nothing since
- * `announcedSince` (a mark of its announcements taken before the action), a quiet window then lets what it
- * started reach the backstop; a navigation is followed until its document is parsed, and the requests sent since
- * `since` (an activity mark taken before the action) are given a brief window to answer, so that a stream or a
- * long poll never holds the agent. An action that set nothing off costs that one round trip, not a fixed delay.
+ * navigation or request its handlers scheduled show itself; unless the renderer announced nothing since the
+ * action began, a quiet window then lets what it started reach the backstop; a navigation is followed until its
+ * document is parsed, and the requests sent since the action began are given a brief window to answer, so that a
+ * stream or a long poll never holds the agent. An action that set nothing off costs that one round trip, not a
+ * fixed delay. Once the main frame has committed a new document, the one the action ran in is gone and can start
+ * nothing more: the turn and the quiet window end there, and the new document is waited for as navigate_page waits
+ * for one (parsed, its DOMContentLoaded handlers run). What the old document had started and that reaches the
+ * backstop only later is judged as a late request: stopped where a human would have been asked.
  */
-export async function settlePage(
-  tab: SettlingTab,
-  timeoutMs: number,
-  since = tab.activity.mark(),
-  announcedSince?: number,
-): Promise<void> {
+export async function settlePage(tab: SettlingTab, timeoutMs: number, marks: ActionMarks): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const documentBefore = tab.documentSeq;
+  // Counted only once counting is on: a commit counted is one that came after the mark.
+  const replaced = () => tab.announcements.documentsCommitted() !== marks.documents;
   const stopped = () => tab.closed || tab.dialog !== undefined || Date.now() >= deadline;
   const turnMs = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
-  // A dialog the page opens meanwhile stops the turn (the page answers nothing until the dialog is answered).
-  const turned = () => Promise.race([tab.announcements.turn(turnMs), tab.interrupted.catch(() => false)]);
-  const counted = announcedSince !== undefined && !tab.closed && !tab.dialog && (await turned());
-  if (!counted) await pageTurn(tab, deadline);
-  if (!counted || maySendUnannounced(tab, since, announcedSince)) await quietWindow(tab, deadline, stopped);
+  // A dialog the page opens meanwhile stops the turn (the page answers nothing until the dialog is answered), and
+  // so does a new document (the turn was asked of the old one).
+  const turned = () =>
+    Promise.race([
+      tab.announcements.turn(turnMs),
+      tab.interrupted.catch(() => false),
+      tab.announcements.documentCommitted(marks.documents).then(() => false),
+    ]);
+  const counted =
+    marks.announced !== undefined && !tab.closed && !tab.dialog && !replaced() && (await turned());
+  if (!replaced()) {
+    if (!counted) await pageTurn(tab, deadline);
+    if (!counted || maySendUnannounced(tab, marks)) await quietWindow(tab, deadline, stopped, marks);
+  }
   const navigating = tab.pendingNavigations > 0;
   while (tab.pendingNavigations > 0 && !stopped()) await tab.activity.changed(deadline - Date.now());
-  if (navigating || tab.documentSeq !== documentBefore)
+  if (navigating || tab.documentSeq !== documentBefore || replaced())
     await waitForDocument(tab, Math.max(1, deadline - Date.now()));
   const quietBy = Math.min(deadline, Date.now() + settleRequestsMs);
   let waited = false;
-  while (tab.activity.pendingSince(since) > 0 && !stopped() && Date.now() < quietBy) {
+  while (tab.activity.pendingSince(marks.activity) > 0 && !stopped() && Date.now() < quietBy) {
     waited = true;
     await tab.activity.changed(quietBy - Date.now());
   }
@@ -71,10 +90,10 @@ export async function settlePage(
  * navigation or a window; a request was seen already; or the page has frames or workers whose renderers
  * announce on sessions of their own (an out-of-process frame, a worker), so that silence here proves nothing.
  */
-function maySendUnannounced(tab: SettlingTab, since: number, announcedSince: number): boolean {
+function maySendUnannounced(tab: SettlingTab, marks: ActionMarks): boolean {
   return (
-    tab.announcements.since(announcedSince) > 0 ||
-    tab.activity.mark() !== since ||
+    tab.announcements.since(marks.announced ?? 0) > 0 ||
+    tab.activity.mark() !== marks.activity ||
     tab.page.frames().length > 1 ||
     tab.page.workers().length > 0
   );
@@ -85,14 +104,24 @@ function maySendUnannounced(tab: SettlingTab, since: number, announcedSince: num
  * backstop when the page's next task has run: wait until no new request has started for a short while, so it is
  * held and asked about as this action's doing rather than refused as a late one. Bounded. Passive loads starting
  * (a new document's images, one after another) do not extend it: one that reaches the backstop after the action
- * is judged as a late request, stopped where a human would have been asked (browser/pageActivity.ts).
+ * is judged as a late request, stopped where a human would have been asked (browser/pageActivity.ts). It ends
+ * when the main frame commits a new document: the one the action ran in can send nothing more.
  */
-async function quietWindow(tab: SettlingTab, deadline: number, stopped: () => boolean): Promise<void> {
+async function quietWindow(
+  tab: SettlingTab,
+  deadline: number,
+  stopped: () => boolean,
+  marks: ActionMarks,
+): Promise<void> {
   const cap = Math.min(deadline, Date.now() + settleRequestsMs);
   let quietUntil = Math.min(cap, Date.now() + quietMs);
-  while (Date.now() < quietUntil && !stopped()) {
+  let replaced = false;
+  const committed = tab.announcements.documentCommitted(marks.documents).then(() => {
+    replaced = true;
+  });
+  while (Date.now() < quietUntil && !stopped() && !replaced) {
     const seen = tab.activity.activeMark();
-    await tab.activity.changed(quietUntil - Date.now());
+    await Promise.race([tab.activity.changed(quietUntil - Date.now()), committed]);
     if (tab.activity.activeMark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
   }
 }
@@ -118,15 +147,34 @@ export async function waitForPassiveLoads(tab: SettlingTab, timeoutMs: number): 
 }
 
 /**
- * Waits (bounded) until the current document is parsed. Polls document.readyState instead of waiting for load
- * events: a page restored from the back/forward cache fires none, and Playwright's load state then never
- * arrives.
+ * Runs in the page (source text: the Node tsconfig has no DOM types). Resolves once the document is parsed and its
+ * DOMContentLoaded handlers have run (what they fetch has been started by then), as navigate_page waits for a
+ * document; a parsed document whose deferred scripts are still loading is waited for at most `deferredMs` more (a
+ * hung script holds the agent no longer than a hung request would). Not load events: a page restored from the
+ * back/forward cache fires none, and its navigation entry says it was parsed long ago.
+ */
+const deferredMs = settleRequestsMs;
+const documentParsed = `new Promise((done) => {
+  const entry = performance.getEntriesByType('navigation')[0];
+  if (document.readyState === 'complete' || (entry ? entry.domContentLoadedEventEnd > 0 : document.readyState !== 'loading'))
+    return done(true);
+  addEventListener('DOMContentLoaded', () => setTimeout(() => done(true), 0), { once: true });
+  const parsed = () => setTimeout(() => done(true), ${deferredMs});
+  if (document.readyState === 'interactive') parsed();
+  else document.addEventListener('readystatechange', parsed, { once: true });
+})`;
+
+/**
+ * Waits (bounded) until the current document is parsed and its DOMContentLoaded handlers have run. Asked again
+ * when the document is replaced meanwhile (a redirect by script, a reload), each ask bounded.
  */
 export async function waitForDocument(tab: SettlingTab, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !tab.closed && !tab.dialog) {
-    const state = await settledWithin(tab.page.evaluate('document.readyState'), 1_000);
-    if (state === 'interactive' || state === 'complete') return;
-    await sleep(50);
+    const parsed = tab.page.evaluate(documentParsed);
+    const ms = Math.max(1, Math.min(pageTurnMs, deadline - Date.now()));
+    if ((await settledWithin(parsed, ms)) === true) return;
+    // The document went away before it answered (or has not answered yet): ask the one there now.
+    await sleep(20);
   }
 }

@@ -11,7 +11,7 @@ import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { PageActivity } from './pageActivity.ts';
-import { settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
+import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
 import type { ElementAddress } from './snapshot/frameScopes.ts';
 import { IsolatedReads } from './snapshot/isolatedReads.ts';
@@ -245,9 +245,16 @@ export class TrackedPage {
       throw new TabwardError('dialog_open', dialogText(this.dialog), 'Answer it with handle_dialog first.');
   }
 
+  /** Before an action: what settling after it is measured from (its first call turns the counting on). */
+  async markAction(): Promise<ActionMarks> {
+    const activity = this.activity.mark();
+    const announced = await this.announcements.mark();
+    return { activity, announced, documents: this.announcements.documentsCommitted() };
+  }
+
   /** After an action: waits for what it set off, and only that, bounded (browser/pageSettle.ts). */
-  async settle(timeoutMs: number, since = this.activity.mark(), announcedSince?: number): Promise<void> {
-    await settlePage(this, timeoutMs, since, announcedSince);
+  async settle(timeoutMs: number, marks: ActionMarks): Promise<void> {
+    await settlePage(this, timeoutMs, marks);
   }
 
   /** Before a screenshot: the images, fonts and media in flight, which settling does not wait for, bounded. */

@@ -3,7 +3,9 @@
 // after they happened (measured on 156 for fetch, XHR, beacons, images, form submissions, location changes, link
 // clicks, window.open, under load): once an evaluate there that waited one turn of the page's event loop has
 // answered, everything the page started before that turn has been counted. TrackedPage.settle uses it to skip
-// its quiet window after an action that set nothing off.
+// its quiet window after an action that set nothing off. The same session counts the main frame's new documents
+// (cross-document commits, not pushState): once one has committed, the document the action ran in can start
+// nothing more, and settling no longer waits on it.
 
 import type { CDPSession } from 'playwright-core';
 import { settledWithin } from './deadline.ts';
@@ -18,8 +20,20 @@ const nextFrameAndTask = `new Promise((done) => {
   requestAnimationFrame(() => { clearTimeout(fallback); after(); });
 })`;
 
+/** A promise with its resolve (Node 20 has no Promise.withResolvers). */
+function nextCommit(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
 export class RendererAnnouncements {
   private count = 0;
+  private documents = 0;
+  /** Resolves at the main frame's next commit (one promise shared by every waiter, made anew at each commit). */
+  private nextDocument = nextCommit();
   private counting: Promise<boolean> | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
@@ -37,6 +51,19 @@ export class RendererAnnouncements {
   /** How many announcements came after `mark`. */
   since(mark: number): number {
     return this.count - mark;
+  }
+
+  /**
+   * How many new documents the main frame has committed since counting began (a back/forward cache restore is
+   * one; a same-document navigation is not). Counted only once mark() has turned counting on.
+   */
+  documentsCommitted(): number {
+    return this.documents;
+  }
+
+  /** Resolves once the main frame has committed more documents than `mark` (a documentsCommitted() value). */
+  documentCommitted(mark: number): Promise<void> {
+    return this.documents > mark ? Promise.resolve() : this.nextDocument.promise;
   }
 
   /**
@@ -60,6 +87,12 @@ export class RendererAnnouncements {
     const session = await this.session;
     if (!session) return false;
     for (const event of announcing) session.on(event, () => this.count++);
+    session.on('Page.frameNavigated', (event) => {
+      if ((event as { frame: { parentId?: string } }).frame.parentId) return;
+      this.documents++;
+      this.nextDocument.resolve();
+      this.nextDocument = nextCommit();
+    });
     try {
       await Promise.all([
         session.send('Page.enable'),

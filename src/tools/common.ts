@@ -182,10 +182,9 @@ export async function runAction(
   work: () => Promise<unknown>,
 ): Promise<string> {
   const mark = tab.navigationSeq;
-  const activity = tab.activity.mark();
   const downloadsFrom = tab.downloads?.mark();
   // Before the action: what its renderer starts from here on is counted (settle skips its wait when nothing was).
-  const announced = await tab.announcements.mark();
+  const marks = await tab.markAction();
   // The action runs until what it set off has settled: a download it started then is its own.
   const acted = tab.beginAction();
   try {
@@ -199,7 +198,7 @@ export async function runAction(
       throw error;
     }
     if (tab.dialog) return line;
-    await tab.settle(timeoutMs, activity, announced);
+    await tab.settle(timeoutMs, marks);
     acted();
     const sent = tab.navigationsSince(mark);
     if (sent.some((navigation) => navigation.pending)) return unsettledLine(tab, sent, timeoutMs);
