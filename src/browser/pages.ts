@@ -262,9 +262,12 @@ export class TrackedPage {
     await waitForPassiveLoads(this, timeoutMs);
   }
 
-  /** Waits (bounded) until the current document is parsed (browser/pageSettle.ts). */
-  async waitForDocument(timeoutMs: number): Promise<void> {
-    await waitForDocument(this, timeoutMs);
+  /**
+   * Waits (bounded) until the current document is parsed and its DOMContentLoaded handlers have run, its deferred
+   * scripts `deferredMs` at most (browser/pageSettle.ts).
+   */
+  async waitForDocument(timeoutMs: number, deferredMs?: number): Promise<void> {
+    await waitForDocument(this, timeoutMs, deferredMs);
   }
 
   /** Main-frame navigation requests not answered yet. */
@@ -307,7 +310,10 @@ export class TrackedPage {
     return session;
   }
 
-  /** What tabward reads in the main document for itself (password values, login-wall facts), out of the page's reach. */
+  /**
+   * What tabward reads in the main document for itself (password values, login-wall facts, where the document is
+   * in its loading), out of the page's reach; a promise is awaited.
+   */
   readInDocument<T>(expression: string): Promise<T> {
     return this.isolatedReads.evaluate<T>(expression, this.documentSeq);
   }

@@ -4,8 +4,8 @@
 // clicks, window.open, under load): once an evaluate there that waited one turn of the page's event loop has
 // answered, everything the page started before that turn has been counted. TrackedPage.settle uses it to skip
 // its quiet window after an action that set nothing off. The same session counts the main frame's new documents
-// (cross-document commits, not pushState): once one has committed, the document the action ran in can start
-// nothing more, and settling no longer waits on it.
+// (cross-document commits, not pushState): once one has committed, the document the action ran in is no longer
+// the one shown, and settling no longer waits on it (what it still sends is judged as a late request).
 
 import type { CDPSession } from 'playwright-core';
 import { settledWithin } from './deadline.ts';
@@ -20,20 +20,17 @@ const nextFrameAndTask = `new Promise((done) => {
   requestAnimationFrame(() => { clearTimeout(fallback); after(); });
 })`;
 
-/** A promise with its resolve (Node 20 has no Promise.withResolvers). */
-function nextCommit(): { readonly promise: Promise<void>; readonly resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
+/** A wait for the main frame's next commit; cancelled, it holds nothing (a tab that never navigates keeps no waiters). */
+export interface CommitWait {
+  readonly committed: Promise<void>;
+  readonly cancel: () => void;
 }
 
 export class RendererAnnouncements {
   private count = 0;
   private documents = 0;
-  /** Resolves at the main frame's next commit (one promise shared by every waiter, made anew at each commit). */
-  private nextDocument = nextCommit();
+  /** Told at the main frame's next commit, then dropped. */
+  private readonly commitWaiters = new Set<() => void>();
   private counting: Promise<boolean> | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
@@ -61,9 +58,18 @@ export class RendererAnnouncements {
     return this.documents;
   }
 
-  /** Resolves once the main frame has committed more documents than `mark` (a documentsCommitted() value). */
-  documentCommitted(mark: number): Promise<void> {
-    return this.documents > mark ? Promise.resolve() : this.nextDocument.promise;
+  /**
+   * Resolves once the main frame has committed more documents than `mark` (a documentsCommitted() value); cancel
+   * it when no longer waiting.
+   */
+  documentCommitted(mark: number): CommitWait {
+    if (this.documents > mark) return { committed: Promise.resolve(), cancel: () => undefined };
+    let waiter = () => {};
+    const committed = new Promise<void>((resolve) => {
+      waiter = resolve;
+    });
+    this.commitWaiters.add(waiter);
+    return { committed, cancel: () => this.commitWaiters.delete(waiter) };
   }
 
   /**
@@ -90,8 +96,8 @@ export class RendererAnnouncements {
     session.on('Page.frameNavigated', (event) => {
       if ((event as { frame: { parentId?: string } }).frame.parentId) return;
       this.documents++;
-      this.nextDocument.resolve();
-      this.nextDocument = nextCommit();
+      for (const waiter of this.commitWaiters) waiter();
+      this.commitWaiters.clear();
     });
     try {
       await Promise.all([

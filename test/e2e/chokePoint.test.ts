@@ -78,6 +78,13 @@ describe('the choke point', () => {
             `<title>widget</title><script>addEventListener('pagehide', () => fetch(${JSON.stringify(url('gitlab.com', '/acme/app/-/settings/hooks'))}, { method: 'POST', keepalive: true, mode: 'no-cors', body: 'url=https://evil.example/hook' }))</script>w`,
           ),
         '/pay': (_req, _body, res) => html(res, '<title>Pay</title><p>pay</p>'),
+        // A page whose document and cross-site frame each post into a sensitive page as a link replaces them.
+        '/leaving': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Leaving</title><a href="${url('shop.example', '/pay')}">Go on</a><iframe src="${url('ads.example', '/ad?leaving')}"></iframe>
+            <script>${teardownPost('/settings/delete?from=leaving')}</script>`,
+          ),
         '/watch': (_req, _body, res) =>
           html(
             res,
@@ -138,6 +145,21 @@ describe('the choke point', () => {
     await agentMcp.call('click', { ref: refOf(snapshot.text, 'Hide ads') });
     await quietly(1_000);
     assert.deepEqual(arrived('/settings/delete'), []);
+  });
+
+  test('a link followed: the old document’s and its frame’s pagehide POSTs into a sensitive page never arrive', async () => {
+    const agentMcp = await agent();
+    await agentMcp.call('navigate_page', { url: url('evil.example', '/leaving') });
+    await waitFor('the ad frame loads', () => arrived('/ad?leaving').length > 0);
+    const snapshot = await agentMcp.call('take_snapshot');
+    const clicked = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Go on') });
+    assert.equal(clicked.isError, false, clicked.text);
+    assert.match(clicked.text, /shop\.example\S*\/pay/);
+    await quietly(1_000);
+    // Stopped during the click (asked, refused) or after it (a late request): told with this result or the next.
+    const next = await agentMcp.call('take_snapshot');
+    assert.deepEqual(arrived('/settings/delete'), []);
+    assert.match(`${clicked.text}\n${next.text}`, /settings\/delete\?from=leaving/);
   });
 
   test('a fetchLater POST into a sensitive page, sent as the agent’s tab closes, never arrives', async () => {

@@ -17,6 +17,13 @@ interface EvaluateReply<T> {
   };
 }
 
+/** tabward's own CDP session of the tab could not be opened: nothing can be read out of the page's reach. */
+export class NoOwnSession extends Error {
+  constructor() {
+    super("tabward's CDP session of the tab is not available");
+  }
+}
+
 export class IsolatedReads {
   /** The world made in the current document, by the document's sequence number in its tab. */
   private world: { readonly documentSeq: number; readonly contextId: Promise<number> } | undefined;
@@ -24,12 +31,12 @@ export class IsolatedReads {
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
 
   /**
-   * The expression's value (by value: JSON-like), read in document `documentSeq` of the tab. Undefined session:
+   * The expression's value (by value: JSON-like; a promise's once settled), read in document `documentSeq` of the tab. Undefined session:
    * throws, and the caller reads nothing rather than read in the page's world.
    */
   async evaluate<T>(expression: string, documentSeq: number): Promise<T> {
     const session = await this.session;
-    if (!session) throw new Error("tabward's CDP session of the tab is not available");
+    if (!session) throw new NoOwnSession();
     for (let attempt = 0; ; attempt++) {
       const contextId = await this.contextIn(session, documentSeq);
       try {
@@ -37,6 +44,8 @@ export class IsolatedReads {
           expression,
           contextId,
           returnByValue: true,
+          // A promise is waited for (settling's wait for a document); any other value is as it is.
+          awaitPromise: true,
         })) as EvaluateReply<T>;
         if (reply.exceptionDetails)
           throw new Error(

@@ -32,6 +32,11 @@ function standInTab(answersTurns: boolean) {
   const activity = new PageActivity(page as unknown as Page);
   const tab = {
     page: pageStandIn as unknown as Page,
+    // tabward's isolated world: where settling asks whether the new document is ready.
+    readInDocument: async <T>(expression: string) => {
+      evaluated.push(expression);
+      return 'ready' as T;
+    },
     documentSeq: 0,
     closed: false,
     dialog: undefined,
@@ -42,6 +47,8 @@ function standInTab(answersTurns: boolean) {
   };
   const commit = () =>
     session.emit('Page.frameNavigated', { frame: { id: 'main', url: 'https://site.test/next' } });
+  const frameCommit = () =>
+    session.emit('Page.frameNavigated', { frame: { id: 'ad', parentId: 'main', url: 'https://ads.test/' } });
   const fetchStarts = () => {
     const request = {
       resourceType: () => 'fetch',
@@ -62,7 +69,7 @@ function standInTab(answersTurns: boolean) {
     announced: await announcements.mark(),
     documents: announcements.documentsCommitted(),
   });
-  return { tab, session, page, commit, fetchStarts, documentReads, turnsAsked, marks };
+  return { tab, session, page, commit, frameCommit, fetchStarts, documentReads, turnsAsked, marks };
 }
 
 test('a new document ends the wait for the old one’s turn: no turn is asked of the page after it', async () => {
@@ -122,4 +129,17 @@ test('with no new document, the old one is still asked for its turn', async () =
   await settlePage(tab, 60_000, await marks());
   assert.equal(turnsAsked(), 1, 'the page’s own turn after the unanswered one');
   assert.equal(documentReads(), 0, 'no navigation, no document to wait for');
+  // A tab whose document never changes (a single-page app) keeps no wait of each action's for a commit.
+  const waiting = (tab.announcements as unknown as { commitWaiters: Set<unknown> }).commitWaiters;
+  assert.equal(waiting.size, 0, 'settling left its wait for a commit behind');
+});
+
+test('a frame’s new document is not the tab’s: the old document is still asked for its turn', async () => {
+  const { tab, frameCommit, documentReads, turnsAsked, marks } = standInTab(false);
+  const before = await marks();
+  frameCommit();
+  assert.equal(tab.announcements.documentsCommitted(), before.documents, 'a frame’s commit was counted');
+  await settlePage(tab, 60_000, before);
+  assert.equal(turnsAsked(), 1);
+  assert.equal(documentReads(), 0);
 });
