@@ -54,6 +54,9 @@ test("a page of hundreds of megabytes of attributes is read (from Chromium's tre
   assert.equal(snapshot.isError, false, snapshot.text);
   assert.match(snapshot.text, /textbox "Pass" ="••••"/);
   assert.ok(!snapshot.text.includes(secret));
+  // Its renderer holds 600 MB: closed, so that the next test's frames do not share a machine with it.
+  const tab = /Tab (p\d+)/.exec(opened.text)?.[1];
+  assert.equal((await mcp.call('close_page', { pageId: tab })).isError, false);
 });
 
 test('twenty large same-process frames are each captured once, within the deadline, their passwords masked', async () => {
@@ -64,6 +67,6 @@ test('twenty large same-process frames are each captured once, within the deadli
   assert.equal(loaded.isError, false, loaded.text);
   const snapshot = await mcp.call('take_snapshot', { maxTokens: 1e9 });
   assert.equal(snapshot.isError, false, snapshot.text);
-  assert.equal(snapshot.text.match(/textbox "Pass" ="••••"/g)?.length, 20);
+  assert.equal(snapshot.text.match(/textbox "Pass" ="••••"/g)?.length, 20, snapshot.text.slice(0, 3_000));
   assert.ok(!snapshot.text.includes(secret));
 });
