@@ -37,6 +37,11 @@ export class ScriptedHuman {
     this.answers.push(...answers);
   }
 
+  /** Drops the queued answers no question took (a test that failed must not answer the next one's). */
+  forget(): void {
+    this.answers.length = 0;
+  }
+
   attach(client: Client): void {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const message = 'message' in request.params ? request.params.message : '';

@@ -103,12 +103,19 @@ describe('requests an action did not predict are held for its human', () => {
 
   test('approved: the held request goes through, once', async () => {
     mcp.human.will({ decision: 'approve' });
-    const result = await mcp.call('click', { ref: await ref('Like') });
-    await waitFor('the approved POST to arrive', () => deletes().length === 1);
-    assert.ok(!result.isError, result.text);
-    const audit = (await import('node:fs')).readFileSync(mcp.auditPath, 'utf8');
-    assert.match(audit, /"held":\["POST github\.com:\d+\/settings\/delete: held .*approved/);
-    gh.seen.length = 0;
+    try {
+      const result = await mcp.call('click', { ref: await ref('Like') });
+      await waitFor('the approved POST to arrive', () => deletes().length === 1).catch((error: Error) => {
+        throw new Error(`${error.message}; the click said: ${result.text}`);
+      });
+      assert.ok(!result.isError, result.text);
+      const audit = (await import('node:fs')).readFileSync(mcp.auditPath, 'utf8');
+      assert.match(audit, /"held":\["POST github\.com:\d+\/settings\/delete: held .*approved/);
+    } finally {
+      // Whatever happened here, the tests after it start with nothing received and no answer of this one's left.
+      gh.seen.length = 0;
+      mcp.human.forget();
+    }
   });
 
   for (const [how, act] of [
