@@ -59,14 +59,41 @@ test("a page of hundreds of megabytes of attributes is read (from Chromium's tre
   assert.equal((await mcp.call('close_page', { pageId: tab })).isError, false);
 });
 
-test('twenty large same-process frames are each captured once, within the deadline, their passwords masked', async () => {
-  const opened = await mcp.call('new_page', { url: site.url('shop.test', '/frames') });
+/** How long the twenty frames took to read here, on this machine's load: the next test sizes its deadline by it. */
+let framesReadMs = 0;
+
+async function readTwentyFrames(client: InProcessMcp): Promise<void> {
+  const opened = await client.call('new_page', { url: site.url('shop.test', '/frames') });
   assert.equal(opened.isError, false, opened.text);
   // Twenty frames still loading would each interrupt the read (the snapshot then says to wait): waited for here.
-  const loaded = await mcp.call('wait_for', { text: 'All frames loaded', timeoutMs: 30_000 });
+  const loaded = await client.call('wait_for', { text: 'All frames loaded', timeoutMs: 30_000 });
   assert.equal(loaded.isError, false, loaded.text);
-  const snapshot = await mcp.call('take_snapshot', { maxTokens: 1e9 });
+  const started = Date.now();
+  const snapshot = await client.call('take_snapshot', { maxTokens: 1e9 });
+  framesReadMs ||= Date.now() - started;
   assert.equal(snapshot.isError, false, snapshot.text);
   assert.equal(snapshot.text.match(/textbox "Pass" ="••••"/g)?.length, 20, snapshot.text.slice(0, 3_000));
   assert.ok(!snapshot.text.includes(secret));
+}
+
+test('twenty large same-process frames are each captured once, within the deadline, their passwords masked', () =>
+  readTwentyFrames(mcp));
+
+// One renderer reads the frames of its process one after another: the last of twenty asked at once waits for the
+// nineteen others. Its budget (a third of the deadline) counted that wait, so under load every frame ran out of it
+// (and, its parent as slow to answer, was shown as a frame that went away). Here the budget is a third of the time
+// the twenty took above: only a budget that runs while the renderer answers nothing lets them through.
+test('frames queued behind their siblings in one renderer past the frame budget are read, not failed', async (t) => {
+  if (framesReadMs < 1_600) {
+    t.skip(
+      `the twenty frames were read in ${framesReadMs} ms here, too fast to outlast a frame budget (1 s at least)`,
+    );
+    return;
+  }
+  const tight = await startInProcess({ timeoutMs: 2 * framesReadMs });
+  try {
+    await readTwentyFrames(await tight.connect());
+  } finally {
+    await tight.close();
+  }
 });

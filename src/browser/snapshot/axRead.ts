@@ -48,10 +48,16 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
   let reserved = 1;
   // A frame that does not answer (a script busy looping) fails the snapshot within this, not at its deadline.
   const frameBudgetMs = Math.max(1_000, Math.floor(timeoutMs / 3));
-  const early = readOutOfProcessEarly(page, finder);
+  const progress: ReadProgress = { answered: 0 };
+  const answered = () => {
+    progress.answered++;
+  };
+  const early = readOutOfProcessEarly(page, finder, answered);
   const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
     const started = early.get(scope.frameId);
-    const { nodes, facts } = await (started?.session === scope.session ? started.read : readDocument(scope));
+    const { nodes, facts } = await (started?.session === scope.session
+      ? started.read
+      : readDocument(scope, answered));
     const read: FrameScope = { ...scope, document: facts.document };
     const frameKey = `${scope.frameId}:${facts.document}`;
     frames.set(frameKey, read);
@@ -68,7 +74,13 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
           return;
         }
         reserved++;
-        const shown = await childContent(finder, read, owner, frameBudgetMs, readFrame);
+        const shown = await childContent(
+          finder,
+          read,
+          owner,
+          { budgetMs: frameBudgetMs, progress },
+          readFrame,
+        );
         if (shown) contents.set(owner, shown);
       }),
     );
@@ -95,7 +107,7 @@ type EarlyReads = ReadonlyMap<string, { session: CDPSession; read: ReturnType<ty
  * its iframe element names, on the same session; one no iframe shown names is left (its passwords are read with
  * the unshown frames').
  */
-function readOutOfProcessEarly(page: Page, finder: FrameFinder): EarlyReads {
+function readOutOfProcessEarly(page: Page, finder: FrameFinder, answered: () => void): EarlyReads {
   const reads = new Map<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>();
   if (page.frames().length === 1) return reads;
   void finder
@@ -103,7 +115,7 @@ function readOutOfProcessEarly(page: Page, finder: FrameFinder): EarlyReads {
     .then((entries) => {
       // No more than the snapshot shows: a page with hundreds of frames does not have them all read each time.
       for (const { session, frameId } of entries.slice(0, maxFrames - 1)) {
-        const read = readDocument({ session, frameId, owners: [] });
+        const read = readDocument({ session, frameId, owners: [] }, answered);
         // Awaited by the frame's reader, if an iframe shown names it.
         read.catch(() => undefined);
         reads.set(frameId, { session, read });
@@ -113,40 +125,61 @@ function readOutOfProcessEarly(page: Page, finder: FrameFinder): EarlyReads {
   return reads;
 }
 
+/** How many answers the renderers gave this snapshot's reads so far. */
+interface ReadProgress {
+  answered: number;
+}
+
 /**
- * What an iframe element shows, read within the frame budget. A frame gone meanwhile (removed, its process
- * crashed) shows a line saying so: nothing of it is shown, so nothing of it needs masking. A frame still there that
- * does not answer (its script busy looping) fails the snapshot: its password values are unknown, and its script may
- * have copied one into a frame that is shown. A document replaced meanwhile, or a frame that failed (one loading),
- * reads the tab again.
+ * What an iframe element shows, read within the frame budget. The budget runs out only when no document of the tab
+ * answered within it: the frames of one process are read by one renderer, one after another, so twenty large
+ * frames asked at once have the last wait for the nineteen others (on a loaded machine, past any fixed budget).
+ * A frame gone meanwhile (removed, its process crashed) shows a line saying so: nothing of it is shown, so nothing
+ * of it needs masking. A frame still there that does not answer (its script busy looping), or whose parent cannot
+ * say whether it is still there, fails the snapshot: its password values are unknown, and its script may have
+ * copied one into a frame that is shown. A document replaced meanwhile, or a frame that failed (one loading), reads
+ * the tab again.
  */
 async function childContent(
   finder: FrameFinder,
   parent: FrameScope,
   owner: number,
-  budgetMs: number,
+  { budgetMs, progress }: { budgetMs: number; progress: ReadProgress },
   readFrame: (scope: FrameScope) => Promise<{ tree: (AriaNode | string)[] }>,
 ): Promise<(AriaNode | string)[] | undefined> {
   let child: FrameScope | undefined;
   const work = (async () => {
     child = await finder.childScope(parent, owner);
     return child ? (await readFrame(child)).tree : undefined;
-  })();
-  const outcome = await Promise.race([
-    work.then(
-      (tree) => ({ tree }),
-      (error: unknown) => ({ error }),
-    ),
-    new Promise<{ late: true }>((resolve) => setTimeout(() => resolve({ late: true }), budgetMs).unref()),
-  ]);
+  })().then(
+    (tree) => ({ tree }),
+    (error: unknown) => ({ error }),
+  );
+  let outcome: Awaited<typeof work> | { late: true };
+  for (;;) {
+    const answeredBefore = progress.answered;
+    let timer: NodeJS.Timeout | undefined;
+    outcome = await Promise.race([
+      work,
+      new Promise<{ late: true }>((resolve) => {
+        timer = setTimeout(() => resolve({ late: true }), budgetMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!('late' in outcome) || progress.answered === answeredBefore) break;
+  }
   if ('tree' in outcome) return outcome.tree;
   if ('error' in outcome && outcome.error instanceof DocumentChanged) throw outcome.error;
-  // Asked of the parent's document (the frame itself may be what does not answer): does the element still hold a frame?
+  // Asked of the parent's document (the frame itself may be what does not answer): does the element still hold a
+  // frame? Only an answer that it does not (or that the element is gone) shows the frame as gone.
   const still = await settledWithin(
-    parent.session.send('DOM.describeNode', { backendNodeId: owner }).then(({ node }) => node.frameId),
+    parent.session.send('DOM.describeNode', { backendNodeId: owner }).then(
+      ({ node }) => node.frameId !== undefined,
+      () => false,
+    ),
     1_000,
   );
-  if (!still) {
+  if (still === false) {
     if (child && child.session !== parent.session) forgetSession(finder.page, child.session);
     return ['(a frame that went away while it was read)'];
   }

@@ -30,25 +30,30 @@ export interface DocumentFacts {
   readonly pointerCount: number;
 }
 
-export async function readDocument(scope: FrameScope): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
+/**
+ * Reads the document of `scope`. `answered` is told each time the renderer answers one of the read's requests: the
+ * reads of a process's frames queue behind each other there, and a caller bounding one by time counts those.
+ */
+export async function readDocument(
+  scope: FrameScope,
+  answered: () => void = () => undefined,
+): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
   const { session, frameId } = scope;
+  const noted = <T>(request: Promise<T>): Promise<T> => request.finally(answered);
   // The DOM snapshot holds every document of the session's process: a frame below the session's own is read from
   // Chromium's tree, or each such frame's read would capture them all again (forty same-process frames of 3,000
   // elements: a minute of captures, where Chromium's trees took ten seconds).
-  const [contextId, rootOfSession] = await Promise.all([
-    worldOf(session, frameId),
-    mainFrameId(session).then((id) => id === frameId),
-  ]);
+  const [contextId, rootOfSession] = await noted(
+    Promise.all([worldOf(session, frameId), mainFrameId(session).then((id) => id === frameId)]),
+  );
   // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
-  const [document, elements, domCanServe] = await evaluate<[string, number, boolean]>(
-    session,
-    contextId,
-    sizeAndFit,
+  const [document, elements, domCanServe] = await noted(
+    evaluate<[string, number, boolean]>(session, contextId, sizeAndFit),
   ).catch(unreadable);
-  const tree = treeOf(session, frameId, elements, domCanServe && rootOfSession);
-  const after = evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument);
+  const tree = noted(treeOf(session, frameId, elements, domCanServe && rootOfSession));
+  const after = noted(evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument));
   const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
     tree,
     after.catch(unreadable),
