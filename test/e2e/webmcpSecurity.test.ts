@@ -349,9 +349,12 @@ describe('a hostile page next to a shared shop', () => {
       arguments: { query: 'home' },
     });
     assert.match(home.text, /3 results for home/);
-    assert.ok(
-      rig.context.pages().some((p) => p.url() === shopUrl),
+    // The call was answered by the reopened shop; Playwright's list of the context's tabs learns of the tab the
+    // extension opened a moment later (once, under load in a full run, not yet when asked).
+    await waitFor(
       'the shop reopened in a tab of its own',
+      () => rig.context.pages().some((p) => p.url() === shopUrl),
+      { timeoutMs: 10_000 },
     );
 
     // Stop sharing: the site leaves the agents' list and its tools are out of reach.
