@@ -113,8 +113,11 @@ const pages: Record<string, string> = {
     <div role="textbox" aria-label="Aria box" tabindex="0">typed</div>
     <a href="/t" title="Link title"></a>
     <p>Mixed <a href="/in">inline link</a> text <button>inline button</button> end.</p>`,
+  // Frames of the page's own process share one DOM capture (documentReads.ts SessionCaptures): two pages above as
+  // such frames, read from it as from Chromium's trees.
   frames: `<p>Main text</p><iframe title="Same" srcdoc="<p>Inside a frame</p><button>Framed</button>"></iframe>
-    <iframe title="Other site" src="http://frame.test:PORT/inner"></iframe>`,
+    <iframe title="Other site" src="http://frame.test:PORT/inner"></iframe>
+    <iframe title="Names" src="/names"></iframe><iframe title="States" src="/states"></iframe>`,
   // Attacks of a hostile page on the DOM snapshot's reading. An attribute set with a namespace of the page's own
   // (setAttributeNS) carries the same name in the snapshot as the real one: whichever comes first was read, and a
   // link showed another address than it goes to, a password field its value in clear, hidden text, another name.

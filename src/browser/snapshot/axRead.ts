@@ -10,7 +10,14 @@ import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { settledWithin } from '../deadline.ts';
 import { axToAria } from './axToAria.ts';
-import { DocumentChanged, passwordsIn, pointerElements, readDocument } from './documentReads.ts';
+import {
+  DocumentChanged,
+  passwordsIn,
+  pointerElements,
+  type ReadShared,
+  readDocument,
+  SessionCaptures,
+} from './documentReads.ts';
 import {
   type ElementAddress,
   FrameFinder,
@@ -52,12 +59,13 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
   const answered = () => {
     progress.answered++;
   };
-  const early = readOutOfProcessEarly(page, finder, answered);
+  const shared = { answered, captures: new SessionCaptures() };
+  const early = readOutOfProcessEarly(page, finder, shared);
   const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
     const started = early.get(scope.frameId);
     const { nodes, facts } = await (started?.session === scope.session
       ? started.read
-      : readDocument(scope, answered));
+      : readDocument(scope, shared));
     const read: FrameScope = { ...scope, document: facts.document };
     const frameKey = `${scope.frameId}:${facts.document}`;
     frames.set(frameKey, read);
@@ -107,7 +115,7 @@ type EarlyReads = ReadonlyMap<string, { session: CDPSession; read: ReturnType<ty
  * its iframe element names, on the same session; one no iframe shown names is left (its passwords are read with
  * the unshown frames').
  */
-function readOutOfProcessEarly(page: Page, finder: FrameFinder, answered: () => void): EarlyReads {
+function readOutOfProcessEarly(page: Page, finder: FrameFinder, shared: ReadShared): EarlyReads {
   const reads = new Map<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>();
   if (page.frames().length === 1) return reads;
   void finder
@@ -115,7 +123,7 @@ function readOutOfProcessEarly(page: Page, finder: FrameFinder, answered: () => 
     .then((entries) => {
       // No more than the snapshot shows: a page with hundreds of frames does not have them all read each time.
       for (const { session, frameId } of entries.slice(0, maxFrames - 1)) {
-        const read = readDocument({ session, frameId, owners: [] }, answered);
+        const read = readDocument({ session, frameId, owners: [] }, shared);
         // Awaited by the frame's reader, if an iframe shown names it.
         read.catch(() => undefined);
         reads.set(frameId, { session, read });

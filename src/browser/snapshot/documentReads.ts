@@ -14,7 +14,7 @@ import type { AxNode } from './axToAria.ts';
 import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
 import { htmlNamesWithRoles } from './domSnapshotRoles.ts';
 import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
-import { type FrameScope, mainFrameId } from './frameScopes.ts';
+import type { FrameScope } from './frameScopes.ts';
 
 /** The world tabward reads in (isolatedReads.ts and focusedElement.ts read there too: one world a document). */
 export const readsWorld = 'tabward-reads';
@@ -30,50 +30,100 @@ export interface DocumentFacts {
   readonly pointerCount: number;
 }
 
+/** What a read is told and shares with the other reads of the same snapshot. */
+export interface ReadShared {
+  /**
+   * Told each time the renderer answers one of the read's requests: the reads of a process's frames queue behind
+   * each other there, and a caller bounding one by time counts those.
+   */
+  readonly answered?: () => void;
+  /** The DOM captures of the snapshot's sessions, shared by the frames of one process. */
+  readonly captures?: SessionCaptures;
+}
+
 /**
- * Reads the document of `scope`. `answered` is told each time the renderer answers one of the read's requests: the
- * reads of a process's frames queue behind each other there, and a caller bounding one by time counts those.
+ * A DOM capture holds every document of the session's process. The frames of one process read at once share one,
+ * where each used to be read from Chromium's tree (a capture each would capture them all again: forty same-process
+ * frames of 3,000 elements, a minute of captures). A frame may use a capture only if it was asked after the frame's
+ * token: the renderer answers in the order asked, so the capture then shows the document the token names, and the
+ * token read again after it says whether that document is still the one (as for a capture of its own).
  */
+export class SessionCaptures {
+  /** Counts the requests that order the reads: a token's and a capture's. */
+  private asked = 0;
+  private readonly latest = new Map<
+    CDPSession,
+    { asked: number; capture: Promise<DomCapture | undefined> }
+  >();
+
+  /** Called just before a frame's token is asked: what its capture must come after. */
+  beforeToken(): number {
+    return ++this.asked;
+  }
+
+  /** A capture of the session asked after `token` (the one asked last, or a new one). */
+  after(session: CDPSession, token: number): Promise<DomCapture | undefined> {
+    const latest = this.latest.get(session);
+    if (latest && latest.asked > token) return latest.capture;
+    const capture = captureDom(session);
+    this.latest.set(session, { asked: ++this.asked, capture });
+    return capture;
+  }
+}
+
+type DomCapture = { documents: DocumentSnapshot[]; strings: string[] };
+
+/**
+ * A capture that fails (one too large to read: it carries every attribute, which a page can make hundreds of
+ * megabytes where Chromium's tree carries none of them; pipeTransport.ts) gives way to Chromium's tree.
+ */
+function captureDom(session: CDPSession): Promise<DomCapture | undefined> {
+  return session
+    .send('DOMSnapshot.captureSnapshot', { computedStyles: [...capturedStyles], includeDOMRects: false })
+    .then(
+      (captured) => captured as unknown as DomCapture,
+      swallow('browser', 'documentReads.captureDom: a DOM capture that failed (Chromium tree instead)'),
+    );
+}
+
+/** Reads the document of `scope`: its tree, and beside it what masks its passwords (DocumentFacts). */
 export async function readDocument(
   scope: FrameScope,
-  answered: () => void = () => undefined,
+  { answered = () => undefined, captures = new SessionCaptures() }: ReadShared = {},
 ): Promise<{ nodes: AxNode[]; facts: DocumentFacts }> {
   const { session, frameId } = scope;
   const noted = <T>(request: Promise<T>): Promise<T> => request.finally(answered);
-  // The DOM snapshot holds every document of the session's process: a frame below the session's own is read from
-  // Chromium's tree, or each such frame's read would capture them all again (forty same-process frames of 3,000
-  // elements: a minute of captures, where Chromium's trees took ten seconds).
-  const [contextId, rootOfSession] = await noted(
-    Promise.all([worldOf(session, frameId), mainFrameId(session).then((id) => id === frameId)]),
-  );
+  const contextId = await noted(worldOf(session, frameId));
   // The renderer answers in the order asked: the token, the tree, then the facts with the token again. The walk for
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
+  const token = captures.beforeToken();
   const [document, elements, domCanServe] = await noted(
     evaluate<[string, number, boolean]>(session, contextId, sizeAndFit),
   ).catch(unreadable);
-  const tree = noted(treeOf(session, frameId, elements, domCanServe && rootOfSession));
+  const tree = noted(treeOf(session, frameId, domCanServe && elements, () => captures.after(session, token)));
   const after = noted(evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument));
-  const [{ nodes, late }, [token, title, passwords, pointerCount]] = await Promise.all([
+  const [{ nodes, late }, [again, title, passwords, pointerCount]] = await Promise.all([
     tree,
     after.catch(unreadable),
   ]);
-  const last = late ? await evaluate<string>(session, contextId, documentToken).catch(unreadable) : token;
-  if (token !== document || last !== document)
+  const last = late ? await evaluate<string>(session, contextId, documentToken).catch(unreadable) : again;
+  if (again !== document || last !== document)
     throw new DocumentChanged('the document changed while it was read');
   const fields = await fieldPasswords(session, contextId, document, nodes);
   return { nodes, facts: { document, title, passwords: [...passwords, ...fields], pointerCount } };
 }
 
 /**
- * The document's accessibility tree: Chromium's own, or for a large document the one tabward builds from the DOM
- * snapshot (domSnapshotTree.ts), several times cheaper there; Chromium's again when that cannot stand for it.
+ * The document's accessibility tree: Chromium's own, or for a large document (`elements`, false when the DOM capture
+ * cannot stand for Chromium's tree) the one tabward builds from a DOM capture (domSnapshotTree.ts), several times
+ * cheaper there; Chromium's again when that fails.
  */
 async function treeOf(
   session: CDPSession,
   frameId: string,
-  elements: number,
-  domCanServe: boolean,
+  elements: number | false,
+  capture: () => Promise<DomCapture | undefined>,
 ): Promise<{ nodes: AxNode[]; late?: true }> {
   // TABWARD_SNAPSHOT_TREE=ax|dom forces one source where both can serve (the tests and benches compare them).
   const forced = process.env.TABWARD_SNAPSHOT_TREE;
@@ -83,15 +133,10 @@ async function treeOf(
       `TABWARD_SNAPSHOT_TREE is "${forced}": it takes ax (Chromium's accessibility tree) or dom (the DOM snapshot).`,
       'Set it to ax or dom, or unset it (the DOM snapshot for documents of 200 elements or more).',
     );
-  const fromDom = domCanServe && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
+  const fromDom = elements !== false && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
   if (fromDom) {
-    // A capture that fails (one too large to read: it carries every attribute, which a page can make hundreds of
-    // megabytes where Chromium's tree carries none of them; pipeTransport.ts) gives way to Chromium's tree.
-    const captured = (await session
-      .send('DOMSnapshot.captureSnapshot', { computedStyles: [...capturedStyles], includeDOMRects: false })
-      .catch(
-        swallow('browser', 'documentReads.treeOf: a DOM capture that failed (Chromium tree instead)'),
-      )) as unknown as { documents: DocumentSnapshot[]; strings: string[] } | undefined;
+    // Asked before the facts' read (no wait before it here): the token read with the facts comes after it.
+    const captured = await capture();
     const document = captured?.documents.find((each) => captured.strings[each.frameId] === frameId);
     const nodes = captured && document && treeFromDomSnapshot({ document, strings: captured.strings });
     if (nodes) return { nodes };
