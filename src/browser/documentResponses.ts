@@ -1,7 +1,11 @@
 // The agent's documents at their response, in a browser with no egress proxy (the user's Chrome, a remote one),
 // where the tab's and frames' hooks pause them (browser/networkGuard.ts):
 // - headers that hand work to the browser process, whose own requests no CDP hook sees, are taken out: reports
-//   (Reporting API, NEL) and speculation rules;
+//   (Reporting API, NEL) and speculation rules. The document is then answered with its body and the remaining
+//   headers (Fetch.fulfillRequest), not let go with them (Fetch.continueResponse): the network service has parsed
+//   the headers before the pause, and Chromium keeps that parse for a response continued with other headers
+//   (measured on Chromium 156: a CSP violation still reported to the stripped Reporting-Endpoints' endpoint, with
+//   what the page put in the blocked URL). A fulfilled response's headers are parsed anew;
 // - a document that is a download (`Content-Disposition: attachment`) is taken by tabward: its body is read here,
 //   within the cap, handed to the session's download keeper (browser/downloads.ts), and the browser is told the
 //   request failed, so that nothing lands in the user's Downloads folder unasked. A download behaviour set over CDP
@@ -28,11 +32,12 @@ export type ResponseDownloads = (download: {
   readonly read: (maxBytes: number) => Promise<Buffer | undefined>;
 }) => Promise<void>;
 
+/** Answers a paused document response; resolves with why it was refused, when it was. */
 export async function answerDocumentResponse(
   cdp: CDPSession,
   event: PausedResponse,
   downloads: ResponseDownloads | undefined,
-): Promise<void> {
+): Promise<string | undefined> {
   const headers = event.responseHeaders ?? [];
   const disposition = headers.find((header) => header.name.toLowerCase() === 'content-disposition')?.value;
   if (
@@ -57,24 +62,53 @@ export async function answerDocumentResponse(
           ),
         );
     }
-    return;
+    return undefined;
   }
   const kept = headers.filter((header) => !browserWorkHeaders.has(header.name.toLowerCase()));
-  if (kept.length === headers.length || event.responseErrorReason !== undefined) {
+  // A redirect commits no document: nothing of it is the page's to report with or preload from.
+  const redirect = (event.responseStatusCode ?? 0) >= 300 && (event.responseStatusCode ?? 0) < 400;
+  if (kept.length === headers.length || event.responseErrorReason !== undefined || redirect) {
     await cdp.send('Fetch.continueRequest', { requestId: event.requestId });
-    return;
+    return undefined;
   }
-  // Chromium takes headers only with the status (measured: headers alone are refused, and the page then hangs).
-  // Should it refuse them anyway, the document does not load with the headers it was to lose (fail closed).
+  const refused = `it hands the browser work of its own (${dropped(headers)}: the browser's own requests, which no hook sees)`;
+  // The body as the network service decoded it: its encoding and length headers no longer describe it.
+  const body = await readBody(cdp, event.requestId, maxRewrittenBytes).catch(
+    swallow('browser', 'documentResponses.answerDocumentResponse: a body that could not be read'),
+  );
+  const answered =
+    body &&
+    (await cdp
+      .send('Fetch.fulfillRequest', {
+        requestId: event.requestId,
+        responseCode: event.responseStatusCode ?? 200,
+        responseHeaders: kept.filter((header) => !bodyHeaders.has(header.name.toLowerCase())),
+        body: body.toString('base64'),
+      })
+      .then(
+        () => true,
+        swallow('browser', 'documentResponses.answerDocumentResponse: a rewritten document refused'),
+      ));
+  if (answered) return undefined;
+  // Fail closed: a document that keeps those headers would be parsed with them.
   await cdp
-    .send('Fetch.continueResponse', {
-      requestId: event.requestId,
-      responseCode: event.responseStatusCode ?? 200,
-      responseHeaders: kept,
-    })
-    .catch(() =>
-      cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }),
-    );
+    .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+    .catch(swallow('browser', 'documentResponses.answerDocumentResponse: failing a document not rewritten'));
+  return body
+    ? `${refused}, and the browser did not take it without them`
+    : `${refused}, and its body could not be read within ${maxRewrittenBytes >> 20} MB to load it without them`;
+}
+
+/** A document that hands the browser work is read whole to be answered without it; past this, it is refused. */
+const maxRewrittenBytes = 64 << 20;
+/** Headers that describe the body as it came over the wire, not as it is answered. */
+const bodyHeaders = new Set(['content-encoding', 'content-length', 'transfer-encoding']);
+
+function dropped(headers: readonly { readonly name: string }[]): string {
+  return headers
+    .map((header) => header.name.toLowerCase())
+    .filter((name) => browserWorkHeaders.has(name))
+    .join(', ');
 }
 
 /** Reads a paused response's body as a stream, stopping (undefined) once it is over `maxBytes`. */

