@@ -18,12 +18,14 @@
 //
 // What it cannot see: requests the browser process makes through loaders of its own (measured, they never pause
 // here: a payment manifest, a Background Fetch, FedCM's config fetch, speculation-rules preloading; the tab hooks
-// take the Reporting API's and speculation rules' response headers out of the agent's documents), WebSocket frames,
+// and this gate take the Reporting API's and speculation rules' response headers out of the agent's documents),
+// WebSocket frames,
 // WebRTC, and whatever is sent after tabward's connection ends (the agent's tabs are silenced and closed, and its
 // sites' service workers stopped, before the gate lets go: see BrowserSession.closeCurrent).
 
 import type { Browser, CDPSession } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { answerDocumentResponse } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
 import type { RequestJudge } from './requestJudge.ts';
 
@@ -31,6 +33,9 @@ interface PausedEvent {
   readonly requestId: string;
   readonly frameId?: string;
   readonly resourceType: string;
+  readonly responseStatusCode?: number;
+  readonly responseErrorReason?: string;
+  readonly responseHeaders?: readonly { readonly name: string; readonly value: string }[];
   readonly request: {
     readonly url: string;
     readonly method: string;
@@ -81,7 +86,14 @@ export class BrowserFetchGate {
     cdp.on('Target.targetInfoChanged', noteTarget);
     cdp.on('Target.targetDestroyed', ({ targetId }: { targetId: string }) => gate.workers.delete(targetId));
     await cdp.send('Target.setDiscoverTargets', { discover: true });
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+    // Documents pause at their response too: an agent frame's document loses the headers that hand the browser work
+    // (browser/documentResponses.ts) even before a hook of its own watches it (a popup's first document).
+    await cdp.send('Fetch.enable', {
+      patterns: [
+        { urlPattern: '*', requestStage: 'Request' },
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+      ],
+    });
     return gate;
   }
 
@@ -123,6 +135,15 @@ export class BrowserFetchGate {
   }
 
   private async onPaused(event: PausedEvent): Promise<void> {
+    if (event.responseStatusCode !== undefined || event.responseErrorReason !== undefined) {
+      if (!this.isAgents(event.frameId)) {
+        await this.cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+        return;
+      }
+      const refused = await answerDocumentResponse(this.cdp, event, undefined);
+      if (refused) this.judge.recordRefused(event.request.method, event.request.url, refused);
+      return;
+    }
     const { method, url, headers } = event.request;
     const tag = headers[tagHeader];
     // Another client's tagged request (several clients in one user's Chrome) is its own gate's to judge.

@@ -213,10 +213,18 @@ export class NetworkGuard extends RequestJudge {
           : this.onPaused(cdp, paused, mainFrameId, page);
       void stage.catch(swallowing('interceptHops: a paused request’s stage (tab or session gone)'));
     });
-    // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts).
-    const responses = this.gateOf(page)
+    // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts), and
+    // its tabs and frames bypass service workers: a document a service worker answers (made up, or passed on from
+    // its own fetch) reaches no response stage, and kept the headers that hand the browser reports (measured).
+    const gated = this.gateOf(page) !== undefined;
+    const responses = gated
       ? [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Response' as const }]
       : [];
+    if (gated) {
+      // The bypass holds only while the session's network domain is on (measured); nothing of it is buffered.
+      await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+      await cdp.send('Network.setBypassServiceWorker', { bypass: true });
+    }
     await cdp.send('Fetch.enable', {
       patterns: [{ urlPattern: '*', requestStage: 'Request' }, ...responses],
     });

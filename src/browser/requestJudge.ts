@@ -146,6 +146,11 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     return (await asked) ? undefined : `${reason}; the human did not let it go`;
   }
 
+  /** A document refused at its response by no tab's hook (the browser-wide gate, browser/browserFetchGate.ts). */
+  recordRefused(method: string, url: string, reason: string): void {
+    this.record(undefined, method, url, reason);
+  }
+
   /**
    * The choke point's verdict (browser/egressProxy.ts). A request a hook judged carries its token and goes as that
    * hook decided. One with none was judged by no hook (a frame tearing down after its session ended, a fetchLater,
