@@ -19,8 +19,7 @@
 // What it cannot see: requests the browser process makes through loaders of its own (measured, they never pause
 // here: a payment manifest, a Background Fetch, FedCM's config fetch, speculation-rules preloading; the tab hooks
 // and this gate take the Reporting API's and speculation rules' response headers out of the agent's documents),
-// WebSocket frames,
-// WebRTC, and whatever is sent after tabward's connection ends (the agent's tabs are silenced and closed, and its
+// WebSocket frames, WebRTC, and whatever is sent after tabward's connection ends (the agent's tabs are silenced and closed, and its
 // sites' service workers stopped, before the gate lets go: see BrowserSession.closeCurrent).
 
 import type { Browser, CDPSession } from 'playwright-core';
