@@ -6,11 +6,14 @@
 // off), not for its bytes; a screenshot waits for its bytes (docs/architecture.md, "Settling").
 
 import type { Page, Request } from 'playwright-core';
+import { withoutFragment } from './announcedRequests.ts';
 
 /** Methods that only read: anything else may change state on the server. */
 const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How many of the latest state-changing requests are remembered (an action asks about its own, just sent). */
 const keptWrites = 20;
+/** How many of the latest requests are remembered by address (an action asks about its own, just sent). */
+const keptReported = 200;
 
 export class PageActivity {
   private seq = 0;
@@ -19,6 +22,8 @@ export class PageActivity {
   private readonly inFlight = new Map<Request, InFlight>();
   private readonly waiters = new Set<() => void>();
   private readonly writes: { readonly seq: number; readonly what: string }[] = [];
+  /** The latest requests reported, for "has this announced request reached Playwright yet" (sawSince). */
+  private readonly reported: { readonly seq: number; readonly method: string; readonly url: string }[] = [];
 
   constructor(page: Page) {
     activities.set(page, this);
@@ -26,6 +31,8 @@ export class PageActivity {
       const passive = passiveTypes.has(request.resourceType());
       if (!passive) this.activeSeq++;
       this.inFlight.set(request, { seq: ++this.seq, passive, decided: false });
+      this.reported.push({ seq: this.seq, method: request.method(), url: withoutFragment(request.url()) });
+      if (this.reported.length > keptReported) this.reported.shift();
       if (!readingMethods.has(request.method())) {
         this.writes.push({ seq: this.seq, what: `${request.method()} ${withoutQuery(request.url())}` });
         if (this.writes.length > keptWrites) this.writes.shift();
@@ -64,6 +71,13 @@ export class PageActivity {
    */
   writeSince(mark: number): string | undefined {
     return this.writes.find((write) => write.seq > mark)?.what;
+  }
+
+  /** Whether a request to `url` (of `method`, when given; fragments ignored) was reported after `mark`. */
+  sawSince(mark: number, method: string | undefined, url: string): boolean {
+    return this.reported.some(
+      (seen) => seen.seq > mark && seen.url === url && (method === undefined || seen.method === method),
+    );
   }
 
   /**

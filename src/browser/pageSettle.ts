@@ -15,6 +15,8 @@ import { NoOwnSession } from './snapshot/isolatedReads.ts';
 const settleRequestsMs = 500;
 /** How long no new request must start after an action before it counts as settled. */
 const quietMs = 60;
+/** How long an announced request may take to reach Playwright's events (see announcedReported). */
+const announcedWaitMs = 3_000;
 /** The bound on one turn of the page's event loop. */
 const pageTurnMs = 1_000;
 
@@ -77,6 +79,8 @@ export async function settlePage(tab: SettlingTab, timeoutMs: number, marks: Act
       if (!counted) await pageTurn(tab, deadline);
       if (!counted || maySendUnannounced(tab, marks))
         await quietWindow(tab, deadline, () => stopped() || replaced(), replacement.committed);
+      if (marks.announced !== undefined)
+        await announcedReported(tab, marks, deadline, () => stopped() || replaced(), replacement.committed);
     }
     const navigating = tab.pendingNavigations > 0;
     while (tab.pendingNavigations > 0 && !stopped()) await tab.activity.changed(deadline - Date.now());
@@ -130,6 +134,29 @@ async function quietWindow(
     const seen = tab.activity.activeMark();
     await Promise.race([tab.activity.changed(quietUntil - Date.now()), committed]);
     if (tab.activity.activeMark() !== seen) quietUntil = Math.min(cap, Date.now() + quietMs);
+  }
+}
+
+/**
+ * The requests the renderer announced since the action began (and the navigation it asked for) reach
+ * Playwright's events only once every hook ahead of Playwright's has let them on: under load that can be later
+ * than the quiet window. Waits until each has been reported, has ended, or was given up, bounded by
+ * `announcedWaitMs` (a stream begun just before the mark is reported before it, and never ends).
+ */
+async function announcedReported(
+  tab: SettlingTab,
+  marks: ActionMarks,
+  deadline: number,
+  stopped: () => boolean,
+  committed: Promise<void>,
+): Promise<void> {
+  const announced = marks.announced ?? 0;
+  const seen = (method: string | undefined, url: string) =>
+    tab.activity.sawSince(marks.activity, method, url);
+  const until = Math.min(deadline, Date.now() + announcedWaitMs);
+  while (!stopped() && Date.now() < until && tab.announcements.unseenSince(announced, seen).length > 0) {
+    const ms = until - Date.now();
+    await Promise.race([tab.activity.changed(ms), tab.announcements.requestsChanged(ms), committed]);
   }
 }
 

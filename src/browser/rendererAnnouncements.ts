@@ -8,6 +8,7 @@
 // the one shown, and settling no longer waits on it (what it still sends is judged as a late request).
 
 import type { CDPSession } from 'playwright-core';
+import { AnnouncedRequests } from './announcedRequests.ts';
 import { settledWithin } from './deadline.ts';
 
 /** The events that announce something the renderer started. */
@@ -32,6 +33,9 @@ export class RendererAnnouncements {
   /** Told at the main frame's next commit, then dropped. */
   private readonly commitWaiters = new Set<() => void>();
   private counting: Promise<boolean> | undefined;
+  private mainFrameId: string | undefined;
+  /** The requests announced and not ended yet, once counting is on (see unseenSince). */
+  private requests: AnnouncedRequests | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
 
@@ -56,6 +60,20 @@ export class RendererAnnouncements {
    */
   documentsCommitted(): number {
     return this.documents;
+  }
+
+  /**
+   * The requests announced after `mark` that have not ended on this session and that `seen` (Playwright's
+   * reports, browser/pageActivity.ts) has not reported: what settling still waits to see. Empty when counting
+   * is off.
+   */
+  unseenSince(mark: number, seen: (method: string | undefined, url: string) => boolean): string[] {
+    return this.requests?.unseenSince(mark, seen) ?? [];
+  }
+
+  /** Resolves when an announced request ends or an asked-for navigation is sent or given up, or after `ms`. */
+  requestsChanged(ms: number): Promise<void> {
+    return this.requests?.changed(ms) ?? new Promise((done) => setTimeout(done, ms));
   }
 
   /**
@@ -93,14 +111,21 @@ export class RendererAnnouncements {
     const session = await this.session;
     if (!session) return false;
     for (const event of announcing) session.on(event, () => this.count++);
+    this.requests = new AnnouncedRequests(
+      session,
+      () => this.count,
+      () => this.mainFrameId,
+    );
     session.on('Page.frameNavigated', (event) => {
       if ((event as { frame: { parentId?: string } }).frame.parentId) return;
+      this.mainFrameId = event.frame.id;
       this.documents++;
       for (const waiter of this.commitWaiters) waiter();
       this.commitWaiters.clear();
     });
     try {
-      await Promise.all([
+      const [tree] = await Promise.all([
+        session.send('Page.getFrameTree'),
         session.send('Page.enable'),
         session.send('Network.enable', {
           maxTotalBufferSize: 0,
@@ -108,6 +133,7 @@ export class RendererAnnouncements {
           maxPostDataSize: 0,
         }),
       ]);
+      this.mainFrameId ??= tree.frameTree.frame.id;
       return true;
     } catch {
       return false;
