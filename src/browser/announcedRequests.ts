@@ -41,14 +41,15 @@ export class AnnouncedRequests {
     });
     session.on('Network.requestWillBeSent', (event) => {
       if (event.type === 'Document' && event.frameId === this.mainFrame()) this.settleAsked();
+      const { url = '', method = 'GET' } = event.request ?? {};
       const known = this.open.get(event.requestId);
       // A redirect's next hop: the same request, at its new address (Playwright reports each hop).
-      if (known) known.url = withoutFragment(event.request.url);
-      else if (webAddress(event.request.url) && !unreported.has(event.type ?? '')) {
+      if (known) known.url = withoutFragment(url);
+      else if (webAddress(url) && !unreported.has(event.type ?? '')) {
         this.open.set(event.requestId, {
           seq: this.seq(),
-          method: event.request.method.toUpperCase(),
-          url: withoutFragment(event.request.url),
+          method: method.toUpperCase(),
+          url: withoutFragment(url),
         });
         if (this.open.size > kept) this.open.delete(this.open.keys().next().value as string);
       }

@@ -69,8 +69,9 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   } catch (error) {
     failed.stop();
     if (pid) killGroup(pid, 'SIGKILL');
-    forget();
+    // Forgotten only once removed: tabward exiting meanwhile (a client gone during the start) still removes it.
     if (profileToDelete) await removeWithRetries(profileToDelete);
+    forget();
     if (options.signal?.aborted)
       throw new TabwardError(
         'browser_unavailable',

@@ -125,7 +125,8 @@ export class RendererAnnouncements {
     });
     try {
       const [tree] = await Promise.all([
-        session.send('Page.getFrameTree'),
+        // Only for the main frame's id; a failure leaves it to the next commit.
+        session.send('Page.getFrameTree').catch(() => undefined),
         session.send('Page.enable'),
         session.send('Network.enable', {
           maxTotalBufferSize: 0,
@@ -133,7 +134,7 @@ export class RendererAnnouncements {
           maxPostDataSize: 0,
         }),
       ]);
-      this.mainFrameId ??= tree.frameTree.frame.id;
+      this.mainFrameId ??= tree?.frameTree?.frame?.id;
       return true;
     } catch {
       return false;
