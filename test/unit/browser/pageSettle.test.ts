@@ -143,3 +143,47 @@ test('a frame’s new document is not the tab’s: the old document is still ask
   assert.equal(turnsAsked(), 1);
   assert.equal(documentReads(), 0);
 });
+
+test('a request the renderer announced holds the settle until Playwright reports it, or it ends', async () => {
+  const { tab, session, page, marks } = standInTab(true);
+  const before = await marks();
+  // Announced on tabward's session; another hook ahead of Playwright's still holds it.
+  session.emit('Network.requestWillBeSent', {
+    requestId: 'r1',
+    type: 'Fetch',
+    frameId: 'main',
+    request: { method: 'POST', url: 'https://site.test/save#x' },
+  });
+  let settled = false;
+  const settling = settlePage(tab, 60_000, before).then(() => {
+    settled = true;
+  });
+  await new Promise((done) => setTimeout(done, 300));
+  assert.equal(settled, false, 'settled before the announced POST was reported');
+  const request = {
+    resourceType: () => 'fetch',
+    method: () => 'POST',
+    url: () => 'https://site.test/save',
+    frame: () => ({ page: () => page }),
+  } as unknown as Request;
+  page.emit('request', request);
+  page.emit('requestfinished', request);
+  await settling;
+  assert.equal(tab.activity.writeSince(before.activity), 'POST https://site.test/save');
+
+  // One that ends on tabward's session (a hook refused it) holds nothing more.
+  const again = await marks();
+  session.emit('Network.requestWillBeSent', {
+    requestId: 'r2',
+    type: 'Fetch',
+    request: { method: 'PUT', url: 'https://site.test/refused' },
+  });
+  let ended = false;
+  const ending = settlePage(tab, 60_000, again).then(() => {
+    ended = true;
+  });
+  await new Promise((done) => setTimeout(done, 300));
+  assert.equal(ended, false, 'settled before the announced PUT was reported or ended');
+  session.emit('Network.loadingFailed', { requestId: 'r2' });
+  await ending;
+});
