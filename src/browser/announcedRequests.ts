@@ -17,7 +17,7 @@ interface Announced {
   /** The announcement count when it was announced (RendererAnnouncements' mark). */
   readonly seq: number;
   /** Absent for a navigation asked for and not yet sent: any method. */
-  readonly method: string | undefined;
+  method: string | undefined;
   url: string;
 }
 
@@ -43,9 +43,12 @@ export class AnnouncedRequests {
       if (event.type === 'Document' && event.frameId === this.mainFrame()) this.settleAsked();
       const { url = '', method = 'GET' } = event.request ?? {};
       const known = this.open.get(event.requestId);
-      // A redirect's next hop: the same request, at its new address (Playwright reports each hop).
-      if (known) known.url = withoutFragment(url);
-      else if (webAddress(url) && !unreported.has(event.type ?? '')) {
+      // A redirect's next hop: the same request, at its new address and method (a 303 turns a POST into a GET);
+      // Playwright reports each hop.
+      if (known) {
+        known.url = withoutFragment(url);
+        known.method = method.toUpperCase();
+      } else if (webAddress(url) && !unreported.has(event.type ?? '')) {
         this.open.set(event.requestId, {
           seq: this.seq(),
           method: method.toUpperCase(),
