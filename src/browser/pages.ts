@@ -123,8 +123,8 @@ export class TrackedPage {
    * Chromium (measured on 156) keeps a dialog whose frame was removed: a cross-site iframe calls alert() and
    * its parent removes it. Answering that dialog, closing the tab, or any navigation of it (the page's own
    * included) then crashes the whole browser. Playwright does not say which frame a dialog came from; CDP does.
-   * Such a tab is retired: its scripts are stopped (it cannot navigate itself) and tabward never touches it
-   * again; it goes when the browser closes.
+   * Such a tab is retired: its scripts are stopped and the page frozen (it cannot navigate itself, and stays so
+   * once tabward's connection ends) and tabward never touches it again; it goes when the browser closes.
    */
   private async watchDialogs(): Promise<void> {
     const cdp = await this.ownSession;
@@ -143,12 +143,18 @@ export class TrackedPage {
     const what = this.dialog
       ? `the ${this.dialog.type()} dialog ${JSON.stringify(this.dialog.message().slice(0, 100))}`
       : 'a dialog';
-    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts and leaves it alone. It was at ${this.page.url()}.`;
+    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
     await cdp
       .send('Emulation.setScriptExecutionDisabled', { value: true })
       .catch(
         swallow('browser', 'pages.retire: cdp.send("Emulation.setScriptExecutionDisabled", { value: true })'),
       );
+    // Disabled scripts come back when this session ends (a client leaving, tabward exiting), and the tab stays
+    // (closing it would crash the browser). A frozen page stays frozen without any session: its frames, in every
+    // process, and its dedicated workers run no task until it is shown again (measured on 156).
+    await cdp
+      .send('Page.setWebLifecycleState', { state: 'frozen' })
+      .catch(swallow('browser', 'pages.retire: cdp.send("Page.setWebLifecycleState", { state: "frozen" })'));
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();
   }

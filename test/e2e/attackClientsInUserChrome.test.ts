@@ -72,6 +72,11 @@ function humanAnswering(home: string, approve: (question: QuestionView) => boole
   };
 }
 
+/** Script that posts into GitHub's settings every 150 ms from 3 s after it starts, each body tagged `tag`. */
+function retiredPosts(tag: string, port: number): string {
+  return `const started = Date.now(); let n = 0; setInterval(() => { if (Date.now() - started < 3000) return; fetch('https://github.com:${port}/settings/emails', { method: 'POST', mode: 'no-cors', body: 'email=retired-${tag}-' + ++n + '%40evil.example' }).catch(() => {}); }, 150);`;
+}
+
 describe("attacks across clients in the user's Chrome, second review", { timeout: 600_000 }, () => {
   let site: Fixture;
   let chrome: UserChrome;
@@ -152,10 +157,29 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         // A page of A's that gets its tab retired (a cross-site frame alerts, the page removes the frame while the
         // alert is open: tabward stops the tab's scripts and never touches it again), and that posts into a
         // sensitive page every 150 ms from 3 s after it loaded, if its scripts run then.
-        '/retire-host': (_req, _body, res) =>
+        // Posts into GitHub's settings every 150 ms from 3 s after load: from the page itself, and with `poster`,
+        // from a dedicated worker or a cross-site frame of its own as well.
+        '/retire-host': (req, _body, res) => {
+          const query = new URL(req.url ?? '/', 'https://a.example').searchParams;
+          const tag = query.get('tag') ?? '';
+          const poster = query.get('poster');
+          const posts = retiredPosts(tag, site.port);
+          // The worker's or frame's own posts say so in their tag.
+          const extra =
+            poster === 'worker'
+              ? `<script>new Worker(URL.createObjectURL(new Blob([${JSON.stringify(retiredPosts(`${tag}-by-${poster}`, site.port))}], { type: 'text/javascript' })));</script>`
+              : poster === 'frame'
+                ? `<iframe src="https://d.example:${site.port}/retire-poster?tag=${tag}-by-${poster}"></iframe>`
+                : '';
           html(
             res,
-            `<title>Retiring</title><iframe src="https://c.example:${site.port}/alerting"></iframe><script>const loaded = Date.now(); let n = 0; addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 1000)); setInterval(() => { if (Date.now() - loaded < 3000) return; fetch('https://github.com:' + location.port + '/settings/emails', { method: 'POST', mode: 'no-cors', body: 'email=retired-' + new URLSearchParams(location.search).get('tag') + '-' + ++n + '%40evil.example' }).catch(() => {}); }, 150);</script>`,
+            `<title>Retiring</title><iframe id="alerting" src="https://c.example:${site.port}/alerting"></iframe>${extra}<script>addEventListener('message', (event) => { if (event.data === 'alerting') setTimeout(() => document.querySelector('#alerting').remove(), 1000); }); ${posts}</script>`,
+          );
+        },
+        '/retire-poster': (req, _body, res) =>
+          html(
+            res,
+            `<p>poster</p><script>${retiredPosts(new URL(req.url ?? '/', 'https://d.example').searchParams.get('tag') ?? '', site.port)}</script>`,
           ),
         '/alerting': (_req, _body, res) =>
           html(
@@ -439,23 +463,26 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     await leave(b);
   });
 
-  // Gets through: a retired tab is dropped from the registry (PageRegistry onRetire), so the client leaving
-  // (BrowserSession.closeCurrent, which closes pages.list()) never closes it (closing it would crash Chromium); its
-  // scripts were stopped by Emulation.setScriptExecutionDisabled on the client's own CDP session, which ends with the
-  // client's connection, so they run again, and no gate knows the tab's frames any more.
-  // One client staying beside or none: the same root (the tab outlives tabward's watch); one variant is run while
-  // it is a known residual, the other once it is fixed.
-  for (const beside of [false])
-    test(`a client's retired tab (a dialog of a removed frame) sends nothing into a sensitive page after that client left${beside ? ', another client staying' : ' (one client only)'}`, {
-      todo: "the retired tab is never closed, and its scripts run again ungated once its client's CDP connection ends",
-    }, async () => {
+  // A retired tab is dropped from the registry (PageRegistry onRetire), so the client leaving (BrowserSession.closeCurrent,
+  // which closes pages.list()) never closes it (closing it would crash Chromium). Its scripts were stopped by
+  // Emulation.setScriptExecutionDisabled on the client's own CDP session, which ends with the client's connection:
+  // they ran again, with no gate left that knows the tab's frames. Fixed by freezing the page as well
+  // (Page.setWebLifecycleState), which outlives the session. Alone, and with another client staying.
+  for (const { beside, poster } of [
+    { beside: false, poster: undefined },
+    { beside: true, poster: undefined },
+    { beside: false, poster: 'worker' },
+    { beside: false, poster: 'frame' },
+  ])
+    test(`a client's retired tab (a dialog of a removed frame) sends nothing into a sensitive page after that client left${beside ? ', another client staying' : ' (one client only)'}${poster ? `, a ${poster} of the tab posting too` : ''}`, async () => {
+      const tag = beside ? 'beside' : (poster ?? 'alone');
       const human = humanAnswering(home, () => false);
       const a = await connect('retiring');
       const b = beside ? await connect('staying') : undefined;
       if (b) await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
       const from = site.seen.length;
       const opened = await call(a.client, 'new_page', {
-        url: site.url('a.example', `/retire-host?tag=${beside ? 'beside' : 'alone'}`),
+        url: site.url('a.example', `/retire-host?tag=${tag}${poster ? `&poster=${poster}` : ''}`),
       });
       const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
       await waitFor(
@@ -471,9 +498,7 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
       const posts = () =>
         site.seen
           .slice(from)
-          .filter(
-            (seen) => seen.method === 'POST' && seen.body.includes(`retired-${beside ? 'beside' : 'alone'}-`),
-          )
+          .filter((seen) => seen.method === 'POST' && seen.body.includes(`retired-${tag}-`))
           .map((seen) => seen.body);
       assert.deepEqual(posts(), [], 'the retired tab posted while its client was here');
       await leave(a);
@@ -485,7 +510,8 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         'the retired tab posted into a sensitive page once its client left',
       );
       if (b) {
-        assert.doesNotMatch((await call(b.client, 'list_pages')).text, /retire-host/);
+        // The earlier tests' retired tabs stay in this Chrome (frozen): only this one's is looked for.
+        assert.doesNotMatch((await call(b.client, 'list_pages')).text, /retire-host\?tag=beside/);
         await leave(b);
       }
     });
