@@ -198,12 +198,8 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
   });
 
   // A tabward of its own for each test: the one profile taint lives as long as the process.
-  beforeEach(async () => {
-    home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-chrome2-'));
-    const secrets = join(home, 'secrets.env');
-    writeFileSync(secrets, `STASH_SECRET@${site.url('github.com', '')}=${typed}\n`, { mode: 0o600 });
-    open = [];
-    tabward = await startMcpHttp(
+  const startTabward = () =>
+    startMcpHttp(
       [
         '--mode',
         'shared',
@@ -213,10 +209,17 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         'inbox',
         '--no-notify',
         '--secrets',
-        secrets,
+        join(home, 'secrets.env'),
       ],
       home,
     );
+  beforeEach(async () => {
+    home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-chrome2-'));
+    writeFileSync(join(home, 'secrets.env'), `STASH_SECRET@${site.url('github.com', '')}=${typed}\n`, {
+      mode: 0o600,
+    });
+    open = [];
+    tabward = await startTabward();
   });
   afterEach(async () => {
     await stopAll(tabward, open);
@@ -515,4 +518,56 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         await leave(b);
       }
     });
+
+  // The tab a tabward retired and left (frozen, its dialog open) is one of the user's tabs to the next tabward.
+  // Answering its dialog, or navigating or closing the tab, would crash the user's Chrome. Measured: the next
+  // tabward is not told of the dialog (Page.enable does not tell a dialog already open), so it says the tab has
+  // none, and would let it be navigated or closed. The test stops at that first answer, before anything crashes.
+  test('a tab an earlier tabward retired is retired by the next one too: never answered, moved or closed', {
+    todo: 'residual: a dialog open before tabward attached is not told to it, so the next tabward cannot know the tab must be left alone',
+  }, async () => {
+    const first = await connect('first');
+    const opened = await call(first.client, 'new_page', {
+      url: site.url('a.example', '/retire-host?tag=next'),
+    });
+    const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+    await waitFor(
+      'the tab retired',
+      async () => {
+        const snapshot = await call(first.client, 'take_snapshot', { pageId: tab });
+        if (snapshot.isError && /retired/.test(snapshot.text)) return snapshot.text;
+        throw new Error(`take_snapshot said: ${snapshot.text.slice(0, 300)}`);
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    await stopAll(tabward, open);
+    open.length = 0;
+    // Another tabward, with a home of its own (a home prints its bearer token once, when it makes it).
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    home = mkdtempSync(join(tmpdir(), 'tabward-attack-clients-chrome2-'));
+    writeFileSync(join(home, 'secrets.env'), '', { mode: 0o600 });
+    tabward = await startTabward();
+    const human = humanAnswering(home, () => true);
+    try {
+      const next = await connect('next');
+      const listed = (await call(next.client, 'list_pages')).text;
+      const line = listed.split('\n').find((each) => each.includes('/retire-host?tag=next'));
+      const id = line ? /p\d+/.exec(line)?.[0] : undefined;
+      if (id) {
+        for (const [tool, args] of [
+          ['handle_dialog', { action: 'accept', pageId: id }],
+          ['navigate_page', { url: site.url('a.example', '/'), pageId: id }],
+          ['close_page', { pageId: id }],
+        ] as const) {
+          const outcome = await call(next.client, tool, args);
+          assert.ok(outcome.isError && /retired/.test(outcome.text), `${tool}: ${outcome.text}`);
+        }
+      }
+      // The user's Chrome is still there, and the user's own tab with it.
+      assert.match((await call(next.client, 'list_pages')).text, /mine\.example/);
+      await leave(next);
+    } finally {
+      await human.stop();
+    }
+  });
 });

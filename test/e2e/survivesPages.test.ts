@@ -38,6 +38,12 @@ describe('tabward survives its pages', () => {
           `<title>Host</title><h1>Host</h1><iframe src="http://other.test:${port(req)}/alerting"></iframe>
           <script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 1000));</script>`,
         ),
+      // The same cross-site frame alerting, left in place.
+      '/host-keeps': (req, _body, res) =>
+        html(
+          res,
+          `<title>Keeps</title><h1>Keeps</h1><iframe src="http://other.test:${port(req)}/alerting"></iframe>`,
+        ),
       '/alerting': (_req, _body, res) =>
         html(
           res,
@@ -111,6 +117,27 @@ describe('tabward survives its pages', () => {
         'new_page',
         'browser_status',
       ]);
+    });
+  });
+
+  test("a cross-site frame's dialog, its frame still there, is answered as any other (the tab is not retired)", async () => {
+    await inPlace([], async (mcp) => {
+      const opened = await mcp.call('new_page', { url: site.url('site.test', '/host-keeps') });
+      const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+      await waitFor(
+        'the dialog',
+        async () => {
+          const snapshot = await mcp.call('take_snapshot', { pageId: tab });
+          if (snapshot.isError && /from a frame/.test(snapshot.text)) return snapshot.text;
+          throw new Error(`take_snapshot said: ${snapshot.text.slice(0, 300)}`);
+        },
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
+      const answered = await mcp.call('handle_dialog', { action: 'accept', pageId: tab });
+      assert.ok(!answered.isError, answered.text);
+      const snapshot = await mcp.call('take_snapshot', { pageId: tab });
+      assert.ok(!snapshot.isError, snapshot.text);
+      assert.match(snapshot.text, /Keeps/);
     });
   });
 
