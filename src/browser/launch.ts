@@ -330,6 +330,7 @@ export async function stopChrome(
   }
   // Helpers (renderers, the GPU process) may outlive a browser process that crashed or was killed.
   if (child.pid) killGroup(child.pid, 'SIGKILL');
+  if (child.pid && profileToDelete) await groupGone(child.pid, 2_000);
   if (profileToDelete) await removeWithRetries(profileToDelete);
 }
 
@@ -340,6 +341,17 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
     // already gone
     swallowed('browser', 'launch.killGroup: already gone', error);
   }
+}
+
+/**
+ * Waits (bounded) until no process of the group runs. Removing a profile while the killed browser's helpers still
+ * write into it fails (ENOTEMPTY) and was retried with growing pauses, seconds in all under load: longer than an
+ * MCP client waits after closing tabward's stdin before it kills tabward outright, which leaves the profile behind.
+ */
+export async function groupGone(pgid: number, ms: number): Promise<void> {
+  if (process.platform !== 'linux') return;
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline && groupRunsSync(pgid)) await sleep(25);
 }
 
 /** Chrome's helpers may still be writing for a moment after exit; ENOTEMPTY goes away on a retry. */

@@ -14,6 +14,7 @@ import { loadChromium, withRefEngine } from './connect.ts';
 import { settledWithin } from './deadline.ts';
 import {
   exitedDuringStart,
+  groupGone,
   killGroup,
   type LaunchOptions,
   prepareProfile,
@@ -69,6 +70,7 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   } catch (error) {
     failed.stop();
     if (pid) killGroup(pid, 'SIGKILL');
+    if (pid && profileToDelete) await groupGone(pid, 2_000);
     // Forgotten only once removed: tabward exiting meanwhile (a client gone during the start) still removes it.
     if (profileToDelete) await removeWithRetries(profileToDelete);
     forget();

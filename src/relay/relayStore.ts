@@ -162,7 +162,7 @@ export class RelayStore {
       );
       return { credential, extension };
     });
-    return take();
+    return take.immediate();
   }
 
   /** The browser a credential belongs to, revoked ones included (the caller says which it refuses and why). */
@@ -196,7 +196,10 @@ export class RelayStore {
       this.sql('delete from shared_sites where extension_id = ?').run(id);
       return row.workspace;
     });
-    const workspace = revoke();
+    // Every transaction here is immediate: it takes the write lock first, waiting for another process (the relay,
+    // the CLI) that holds it. A deferred one that reads first fails at once with SQLITE_BUSY when the other process
+    // wrote meanwhile (its snapshot is stale; SQLite does not wait for that).
+    const workspace = revoke.immediate();
     if (workspace !== undefined) this.sitesByWorkspace.delete(workspace);
     return workspace !== undefined;
   }
@@ -248,7 +251,7 @@ export class RelayStore {
       if (extension.revoked_at !== null) return 'revoked' as const;
       return { id: extension.id, workspace: extension.workspace };
     });
-    return spend();
+    return spend.immediate();
   }
 
   /** Replaces what one paired browser shares; other browsers of the workspace keep theirs. */
@@ -265,7 +268,7 @@ export class RelayStore {
       for (const site of sites)
         insert.run(extension.workspace, extension.id, site.origin, site.url, JSON.stringify(site.tools), now);
     });
-    save();
+    save.immediate();
     this.sitesByWorkspace.delete(extension.workspace);
   }
 
@@ -371,9 +374,11 @@ export class RelayStore {
 
   addActivity(workspace: string, entries: readonly ActivityEntry[]): void {
     const insert = this.sql('insert into activity (workspace, entry_json) values (?, ?)');
-    this.db.transaction(() => {
-      for (const entry of entries) insert.run(workspace, JSON.stringify(entry));
-    })();
+    this.db
+      .transaction(() => {
+        for (const entry of entries) insert.run(workspace, JSON.stringify(entry));
+      })
+      .immediate();
   }
 
   recentActivity(workspace: string, limit: number): ActivityEntry[] {

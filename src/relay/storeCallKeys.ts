@@ -30,7 +30,8 @@ export class CallKeyTable {
       ).run(agentId, key, taskId, Date.now(), callHash);
       return undefined;
     });
-    return claim();
+    // Immediate, as every transaction of the store (relay/relayStore.ts revokeExtension says why).
+    return claim.immediate();
   }
 
   /** What became of a keyed task: `free` forgets the key (nothing ran, or the page said it failed). */
