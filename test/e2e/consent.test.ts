@@ -31,9 +31,10 @@ const records = (mcp: McpUnderTest): AuditRecord[] =>
     .filter((entry) => entry.outcome !== 'started');
 
 /** A call as a client with a 10 s tool timeout makes it (tabward is told to answer "still waiting" at 3 s). */
+/** A call with a bound of its own: 30 s, for a call that waits while the test plays the human (loaded CI hosts). */
 async function callWithTimeout(mcp: McpUnderTest, name: string, args: object) {
   const result = await mcp.client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   const text = (result.content as { text?: string }[]).map((part) => part.text ?? '').join('\n');
   return { text, isError: result.isError === true };
