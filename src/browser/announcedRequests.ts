@@ -7,6 +7,7 @@
 // "Settling").
 
 import type { CDPSession } from 'playwright-core';
+import { Wakeups } from './wakeups.ts';
 
 /** CORS preflights: Chromium sends them on its own, and Playwright reports none. */
 const unreported = new Set(['Preflight']);
@@ -23,7 +24,7 @@ interface Announced {
 
 export class AnnouncedRequests {
   private readonly open = new Map<string, Announced>();
-  private readonly waiters = new Set<() => void>();
+  private readonly wakeups = new Wakeups();
   /** The navigation the main frame asked for, until its request is announced or its loading stops. */
   private asked: Announced | undefined;
 
@@ -83,15 +84,7 @@ export class AnnouncedRequests {
 
   /** Resolves when an announced request ends or an asked-for navigation is sent or given up, or after `ms`. */
   changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      this.waiters.add(done);
-    });
+    return this.wakeups.next(ms);
   }
 
   private settleAsked(): void {
@@ -101,7 +94,7 @@ export class AnnouncedRequests {
   }
 
   private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.wakeups.wake();
   }
 }
 

@@ -7,6 +7,7 @@
 
 import type { Page, Request } from 'playwright-core';
 import { withoutFragment } from './announcedRequests.ts';
+import { Wakeups } from './wakeups.ts';
 
 /** Methods that only read: anything else may change state on the server. */
 const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -20,7 +21,7 @@ export class PageActivity {
   /** Requests started that are not passive loads: what a quiet window watches for (activeMark). */
   private activeSeq = 0;
   private readonly inFlight = new Map<Request, InFlight>();
-  private readonly waiters = new Set<() => void>();
+  private readonly wakeups = new Wakeups();
   private readonly writes: { readonly seq: number; readonly what: string }[] = [];
   /** The latest requests reported, for "has this announced request reached Playwright yet" (sawSince). */
   private readonly reported: { readonly seq: number; readonly method: string; readonly url: string }[] = [];
@@ -108,19 +109,11 @@ export class PageActivity {
 
   /** Resolves on the next request, answer, navigation or interruption of the tab, or after `ms`. */
   changed(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      this.waiters.add(done);
-    });
+    return this.wakeups.next(ms);
   }
 
   private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
+    this.wakeups.wake();
   }
 }
 
