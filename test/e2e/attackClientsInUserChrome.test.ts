@@ -137,16 +137,17 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         '/accepted': (_req, _body, res) => html(res, '<title>Accepted</title>'),
         '/dismissed': (_req, _body, res) => html(res, '<title>Dismissed</title>'),
         // A page of A's with a github.com frame that forges tabward's header: on its requests, and on a keepalive
-        // POST into a sensitive page as the parent removes it.
+        // POST into a sensitive page as the parent removes it, once five forged requests were answered (a fixed
+        // delay removed the frame before it had loaded on a loaded CI host).
         '/forger': (_req, _body, res) =>
           html(
             res,
-            `<title>Forger</title><iframe id="f" src="https://github.com:${site.port}/forged-frame"></iframe><script>setTimeout(() => document.getElementById('f').remove(), 1500)</script>`,
+            `<title>Forger</title><iframe id="f" src="https://github.com:${site.port}/forged-frame"></iframe><script>addEventListener('message', (event) => { if (event.data === 'sent') document.getElementById('f').remove(); })</script>`,
           ),
         '/forged-frame': (_req, _body, res) =>
           html(
             res,
-            `<title>Forged</title><script>const forged = () => ({ 'x-tabward-request': Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, '0')).join('') }); setInterval(() => { fetch('/echo?forged', { headers: forged() }).catch(() => {}); fetch('/echo?plain').catch(() => {}); }, 100); addEventListener('pagehide', () => { fetch('/settings/emails', { method: 'POST', keepalive: true, headers: forged(), body: 'email=forged%40evil.example' }); });</script>`,
+            `<title>Forged</title><script>const forged = () => ({ 'x-tabward-request': Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, '0')).join('') }); let sent = 0; setInterval(() => { fetch('/echo?forged', { headers: forged() }).then(() => { if (++sent === 5) parent.postMessage('sent', '*'); }, () => {}); fetch('/echo?plain').catch(() => {}); }, 100); addEventListener('pagehide', () => { fetch('/settings/emails', { method: 'POST', keepalive: true, headers: forged(), body: 'email=forged%40evil.example' }); });</script>`,
           ),
         '/echo': (req, _body, res) => {
           noteTag(req);
