@@ -14,6 +14,7 @@ import { swallowed } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { settledWithin } from './deadline.ts';
 import { type ActivePort, readActivePort } from './devToolsActivePort.ts';
+import { type Reaper, startReaper } from './profileReaper.ts';
 
 export interface LaunchOptions {
   readonly executablePath: string;
@@ -77,7 +78,7 @@ export async function launchChrome(options: LaunchOptions): Promise<LaunchedChro
   const { userDataDir, artifactsDir } = profile;
   const { child, stderr } = spawnChrome(options, profile, '--remote-debugging-port=0');
   const profileToDelete = profile.temporary ? userDataDir : undefined;
-  const forget = rememberBrowser(() => child.pid, profileToDelete);
+  const forget = rememberBrowser(() => child.pid, profileToDelete, profile.reaper);
   let closing: Promise<void> | undefined;
   const close = (graceful?: () => Promise<void>) => {
     closing ??= stopChrome(child, profileToDelete, graceful).finally(forget);
@@ -110,15 +111,19 @@ export interface Profile {
   readonly ownTmp: string;
   /** Where Playwright keeps its artifacts (downloads, traces) for this browser: inside the profile. */
   readonly artifactsDir: string;
+  /** Ends the browser and removes a temporary profile if tabward is killed outright (profileReaper.ts). */
+  readonly reaper: Reaper;
 }
 
 export function prepareProfile(given: string | undefined): Profile {
   const userDataDir = given ?? mkdtempSync(join(tmpdir(), 'tabward-profile-'));
+  // At once, before the browser is spawned: tabward killed from here on leaves nothing.
+  const reaper = startReaper(given === undefined ? userDataDir : undefined);
   const ownTmp = join(userDataDir, '.tmp');
   const artifactsDir = join(userDataDir, '.playwright-artifacts');
   mkdirSync(ownTmp, { recursive: true });
   mkdirSync(artifactsDir, { recursive: true });
-  return { userDataDir, temporary: given === undefined, ownTmp, artifactsDir };
+  return { userDataDir, temporary: given === undefined, ownTmp, artifactsDir, reaper };
 }
 
 /**
@@ -158,12 +163,22 @@ export function refuseNonSwitches(extraArgs: readonly string[] | undefined): voi
 /** Browsers still running, so that tabward exiting by any path (even process.exit) ends them and their profiles. */
 const running = new Map<symbol, { readonly pid: () => number | undefined; readonly profile?: string }>();
 
-/** Until the returned function is called, tabward's exit kills the browser's process group and removes its profile. */
-export function rememberBrowser(pid: () => number | undefined, profile: string | undefined): () => void {
+/**
+ * Until the returned function is called, tabward's exit kills the browser's process group and removes its profile;
+ * so does a reaper process (profileReaper.ts) if tabward is killed outright, which runs no exit handler.
+ */
+export function rememberBrowser(
+  pid: () => number | undefined,
+  profile: string | undefined,
+  reaper: Reaper = startReaper(profile),
+): () => void {
   if (running.size === 0) process.once('exit', killAllSync);
   const key = Symbol('browser');
   running.set(key, { pid, ...(profile ? { profile } : {}) });
+  const group = pid();
+  if (group) reaper.adopt(group);
   return () => {
+    reaper.done();
     running.delete(key);
     if (running.size === 0) process.removeListener('exit', killAllSync);
   };

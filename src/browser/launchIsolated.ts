@@ -49,7 +49,7 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
   const { child, stderr } = spawnChrome(options, profile, '--remote-debugging-pipe');
   const pid = child.pid ?? 0;
   // Registered at once: tabward exiting while Chromium starts still ends it and removes the profile.
-  const forget = rememberBrowser(() => pid, profileToDelete);
+  const forget = rememberBrowser(() => pid, profileToDelete, profile.reaper);
   const failed = startFailure(child, stderr, options.signal);
   let browser: Browser;
   try {

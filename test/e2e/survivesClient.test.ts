@@ -20,6 +20,7 @@ import {
   processesMentioning,
   removePlace,
   startIn,
+  tempLeftovers,
 } from '../helpers/lifecycle.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
@@ -88,14 +89,41 @@ describe('tabward survives its client', () => {
     }
   });
 
+  // No exit handler runs on SIGKILL (an MCP client kills tabward that way 4 s after closing its stdin, a user with
+  // kill -9, the OOM killer): the reaper tabward starts with each browser (browser/profileReaper.ts) ends the
+  // browser and removes its profile. With the browser up and serving a page, and while it starts.
+  for (const when of ['with its browser up', 'while its browser starts'] as const)
+    test(`tabward killed outright (SIGKILL) ${when}: no browser and no profile left`, async () => {
+      const place = makePlace();
+      try {
+        const mcp = await startIn(place);
+        const told = mcp.call('new_page', { url: site.url('site.test', '/') }).catch((error: Error) => error);
+        if (when === 'with its browser up') await told;
+        else
+          await waitFor('Chromium starting', () => processesMentioning(place.tmp).length > 0, {
+            intervalMs: 10,
+          });
+        // Only now: a profile of this place exists, and a browser in it.
+        assert.ok(tempLeftovers(place).some((name) => name.startsWith('tabward-profile-')));
+        process.kill(mcp.pid, 'SIGKILL');
+        await waitFor('tabward gone', () => !isAlive(mcp.pid));
+        await assertNothingLeft(place);
+        await told;
+        await mcp.close();
+      } finally {
+        removePlace(place);
+      }
+    });
+
   for (const how of ['SIGTERM', 'stdin closed'] as const)
     test(`${how} while the browser starts: the start is stopped, nothing left, the call audited`, {
-      // Under a loaded full run (2 of 3 here), the profile folder stays with no process left. The MCP SDK's client
-      // kills tabward 4 s after closing its stdin, before any exit handler can remove it; the cause of the slow
-      // shutdown is not found yet.
+      // Under a loaded full run (2 of 3 before the reaper), tabward was still loading playwright-core when its
+      // client closed stdin: that synchronous load blocks the event loop 1.2-2.2 s with one core busy while Chromium
+      // starts (traced), longer in a full run, and the MCP SDK's client kills tabward 4 s after closing stdin. The
+      // reaper now removes the profile then (the SIGKILL tests above); the call's end is still not recorded.
       todo:
         how === 'stdin closed'
-          ? 'under load, a tabward-profile folder can be left: the client kills tabward 4 s after closing stdin'
+          ? "under heavy load the client kills tabward before it can record the call's end: playwright-core's load blocks its event loop over 4 s"
           : false,
     }, async () => {
       const place = makePlace();
