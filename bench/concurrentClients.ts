@@ -96,7 +96,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 async function step(client: Client, url: string): Promise<void> {
   await call(client, 'navigate_page', { url });
   const snapshot = await call(client, 'take_snapshot', {});
-  const ref = /button "[^"]*"[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? /@(f?\d*e\d+)/.exec(snapshot)?.[1];
+  const ref = /^\s*button [^\n]*@(\S+)/m.exec(snapshot)?.[1] ?? /@(f?\d*e\d+)/.exec(snapshot)?.[1];
   if (ref) await call(client, 'click', { ref });
 }
 

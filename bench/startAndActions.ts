@@ -77,7 +77,7 @@ async function measureActions(chrome: string) {
       part.type === 'text' ? part.text : '',
     );
     const refOf = (name: string) =>
-      new RegExp(`"${name}"[^\\n]*?(@\\S+)|(@\\S+)[^\\n]*"${name}"`)
+      new RegExp(`^\\s*\\S+ "?${name}"? [^\\n]*?(@\\S+)`, 'm')
         .exec(snapshot.join('\n'))
         ?.slice(1)
         .find(Boolean);

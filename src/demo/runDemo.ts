@@ -91,7 +91,8 @@ async function connectClient(
 }
 
 function refOf(snapshot: string, name: string): string {
-  return new RegExp(`"${name}" @(\\S+)`).exec(snapshot)?.[1] ?? 'missing-ref';
+  // A plain name is shown bare, one that could be misread quoted (snapshotFormat.ts shownName).
+  return new RegExp(`(?:"${name}"|\\b${name}) @(\\S+)`).exec(snapshot)?.[1] ?? 'missing-ref';
 }
 
 async function story(client: Client, human: ScriptedHuman, origin: string, print: Print): Promise<void> {

@@ -83,7 +83,7 @@ describe('tabward agent', () => {
       { tool: 'take_snapshot', args: {} },
       {
         tool: 'click',
-        args: (conversation) => ({ ref: /Delete shop\\" @(e\d+)/.exec(conversation)?.[1] ?? 'e0' }),
+        args: (conversation) => ({ ref: /Delete shop @(e\d+)/.exec(conversation)?.[1] ?? 'e0' }),
       },
       'I did not delete the shop: you said no.',
     );

@@ -68,7 +68,7 @@ describe('tabward agent in a terminal', { timeout: 120_000 }, () => {
       { tool: 'take_snapshot', args: {} },
       {
         tool: 'click',
-        args: (conversation) => ({ ref: /Delete shop\\" @(e\d+)/.exec(conversation)?.[1] ?? 'e0' }),
+        args: (conversation) => ({ ref: /Delete shop @(e\d+)/.exec(conversation)?.[1] ?? 'e0' }),
       },
       'I left the shop alone.',
     );

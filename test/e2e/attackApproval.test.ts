@@ -62,7 +62,7 @@ describe('the agent cannot approve its own actions', () => {
     outputs.push((await mcp.call('new_page', { url: pageUrl })).text);
     // Had the page loaded, this is where the agent clicks Approve on its own question.
     const approvePage = await mcp.call('take_snapshot');
-    const approve = /button "Approve" @(\S+)/.exec(approvePage.text)?.[1];
+    const approve = /button Approve @(\S+)/.exec(approvePage.text)?.[1];
     if (approve) outputs.push((await mcp.call('click', { ref: approve })).text);
     outputs.push((await mcp.call('navigate_page', { url: `${pageUrl}pending` })).text);
     outputs.push(

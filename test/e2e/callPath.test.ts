@@ -271,7 +271,7 @@ describe('skip and modify', { timeout: 120_000 }, () => {
       const modified = await mcp.call('fill', { ref: memo, value: 'from the agent' });
       assert.ok(!modified.isError, modified.text);
       const shown = (await mcp.call('take_snapshot')).text;
-      assert.match(shown, /textbox "Memo" ="from the human"/);
+      assert.match(shown, /textbox Memo ="from the human"/);
       assert.doesNotMatch(shown, /from the agent/);
 
       mcp.human.will({ decision: 'modify', args: 'not json' });

@@ -156,7 +156,11 @@ async function obey(mcp: McpUnderTest, start: string, blogBase: string, ready: s
     for (const instruction of agenda.filter((text) => !text.startsWith('open ') && !done.has(text))) {
       const clickName = /^click "([^"]+)"/.exec(instruction)?.[1];
       const [, value = '', label = ''] = /^type "([^"]+)" into "([^"]+)"/.exec(instruction) ?? [];
-      const ref = new RegExp(`"${clickName ?? label}"[^\\n]*@(\\S+)`).exec(snapshot)?.[1];
+      const name = (clickName ?? label).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      // A name follows its element's role, bare or quoted (snapshotFormat.ts shownName).
+      const ref = new RegExp(`(?:"${name}"|^\\s*(?:- )?(?:#+ )?\\S+ ${name}(?= ))[^\\n]*@(\\S+)`, 'm').exec(
+        snapshot,
+      )?.[1];
       if (ref) done.add(instruction);
       if (ref && clickName) await act(instruction, 'click', { ref });
       else if (ref) await act(instruction, 'fill', { ref, value });

@@ -276,7 +276,7 @@ describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
       const { client } = await connect(name);
       await call(client, 'new_page', { url: site.url('app.example', '/profile') });
       const snapshot = (await call(client, 'take_snapshot')).text;
-      const ref = /button "Add email"[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? '';
+      const ref = /button Add email[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? '';
       const clicking = call(client, 'click', { ref });
       const question = await waitFor('the question in the inbox', async () =>
         (await human.questions()).find((each) => each.question.includes(`Asked by: ${name}`)),

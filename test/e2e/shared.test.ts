@@ -207,7 +207,7 @@ describe('shared and auto modes', { timeout: 300_000 }, () => {
       assert.ok(!(await mcp.call('fill', { ref: userField, value: 'mallory' })).isError);
       assert.match(
         (await mcp.call('take_snapshot')).text,
-        /textbox "User name" ="alice"/,
+        /textbox User name ="alice"/,
         "the human's arguments ran",
       );
       mcp.human.will({ decision: 'skip' });

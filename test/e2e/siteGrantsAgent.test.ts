@@ -29,7 +29,7 @@ after(async () => {
 
 test('t grants fill on the site for 15 min; /grants lists and revokes it', { timeout: 120_000 }, async () => {
   const noteRef = (conversation: string) => ({
-    ref: /Note\\" @(e\d+)/.exec(conversation)?.[1] ?? 'e0',
+    ref: /Note @(e\d+)/.exec(conversation)?.[1] ?? 'e0',
   });
   model.reply(
     { tool: 'new_page', args: { url: site.url('shop.test', '/form') } },

@@ -106,10 +106,10 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
   test('new_page and wait_for with snapshot; press_key with snapshot shows the page Enter led to', async () => {
     const mcp = await tw.connect();
     const form = await mcp.call('new_page', { url: url('/search'), snapshot: true });
-    assert.match(form.text, /textbox "Query" @e\d+/, form.text);
+    assert.match(form.text, /textbox Query @e\d+/, form.text);
     const field = refOf(form.text, 'Query');
     const filled = await mcp.call('fill_form', { fields: [{ ref: field, value: 'lamps' }], snapshot: true });
-    assert.match(filled.text, /textbox "Query" ="lamps"/, filled.text);
+    assert.match(filled.text, /textbox Query ="lamps"/, filled.text);
     const pressed = await mcp.call('press_key', { key: 'Enter', ref: field, snapshot: true });
     assert.ok(!pressed.isError, pressed.text);
     assert.match(pressed.text, /Results for lamps/, pressed.text);
@@ -141,7 +141,7 @@ describe('the snapshot option', { timeout: 120_000 }, () => {
     assert.ok(!answered.isError, answered.text);
     assert.match(answered.text, /<untrusted>[\s\S]*Kept it/, 'the page as the answer left it');
     const hovered = await mcp.call('hover', { ref: refOf(page.text, 'Account menu'), snapshot: true });
-    assert.match(hovered.text, /link "Sign out" .*@e\d+/, 'the menu the hover opened, with its refs');
+    assert.match(hovered.text, /link Sign out .*@e\d+/, 'the menu the hover opened, with its refs');
     await mcp.close();
   });
 

@@ -61,8 +61,8 @@ describe('tools across browser modes', () => {
         });
         assert.ok(!filled.isError, filled.text);
         snap = (await mcp.call('take_snapshot')).text;
-        assert.match(snap, /textbox "Name" ="Alice"/);
-        assert.match(snap, /combobox "Size" ="L" @e\d+ options: S \| M \| L/);
+        assert.match(snap, /textbox Name ="Alice"/);
+        assert.match(snap, /combobox Size ="L" @e\d+ options: S \| M \| L/);
 
         const shots: string[] = [];
         for (const secret of ['aaaa', 'bbbbbbbbbbbb']) {

@@ -124,10 +124,12 @@ export async function callThrough(
 /** The ref of the element with this accessible name in a snapshot text. */
 export function refOf(snapshot: string, name: string): string {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // An element line names it in quotes; with allRefs, a plain text line ends in its ref.
+  // An element line names it after its role, bare or quoted (snapshotFormat.ts shownName); with allRefs, a plain
+  // text line ends in its ref.
   const match =
-    new RegExp(`"${escaped}"[^\\n]*@(\\S+)`).exec(snapshot) ??
-    new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
+    new RegExp(`(?:"${escaped}"|^\\s*(?:- )?(?:#+ )?\\S+ ${escaped}(?= ))[^\\n]*@(\\S+)`, 'm').exec(
+      snapshot,
+    ) ?? new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
   if (!match?.[1]) throw new Error(`no ref for "${name}" in:\n${snapshot}`);
   return match[1];
 }

@@ -155,7 +155,7 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
   if (node.role === 'heading') return `${headingMark(node)} ${node.name ?? node.text ?? ''}`;
   if (node.role === 'listitem') return '-';
   const parts: string[] = [node.role === 'generic' ? 'clickable' : node.role];
-  if (node.name) parts.push(JSON.stringify(node.name));
+  if (node.name) parts.push(shownName(node.name));
   const value = node.text ?? options?.selected;
   if (actionable && value && value !== node.name) parts.push(`=${JSON.stringify(value)}`);
   for (const state of shownStates) {
@@ -169,6 +169,21 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
   if (options) parts.push(`options: ${options.list}`);
   return parts.join(' ');
 }
+
+/**
+ * A name as its line shows it: bare when nothing in it can be read as what follows a name on the line (a value
+ * `="…"`, a state `[checked]`, a URL, a ref, a table cell's bar) or as a line break, quoted otherwise. The quotes
+ * were 5-9% of a large page's snapshot (bench/results.md). `role Name …`: the role is one word, so the name is
+ * what runs from there to the first of those.
+ */
+function shownName(name: string): string {
+  return plainName.test(name) && !name.includes('://') ? name : JSON.stringify(name);
+}
+
+// Starts with a letter or digit, ends with no space, and is made of letters, marks, digits, punctuation, symbols
+// and single plain spaces only (no control, format or bidi character, no other kind of space), none of them a
+// quote, backslash, sign of a ref (either at sign), bracket, equals sign, slash, hash or bar.
+const plainName = /^(?=[\p{L}\p{N}])(?:(?! {2})(?!["\\@＠[\]=/#|])[\p{L}\p{M}\p{N}\p{P}\p{S} ])*(?<! )$/u;
 
 function headingMark(node: AriaNode): string {
   return '#'.repeat(Math.min(node.level ?? 2, 6));
@@ -263,19 +278,23 @@ function mergeBullets(lines: readonly string[]): string[] {
 }
 
 function dropLabelEchoes(lines: readonly string[]): string[] {
-  const names = (line: string | undefined) => (line?.includes('@') ? line : '');
+  // A control's line (it has a ref) whose name, right after its role, is exactly `text`.
+  const names = (line: string | undefined, text: string) => {
+    if (!line?.includes('@')) return false;
+    const shown = line.trim().replace(/^- /, '');
+    return shown.slice(shown.indexOf(' ') + 1).startsWith(`${shownName(text)} `);
+  };
   return lines.filter((line, index) => {
     const text = line.trim();
     if (!text || text.includes('"')) return true;
     // A label before its field, or after its checkbox or radio button.
-    const echo = `${JSON.stringify(text)} `;
-    return !(names(lines[index + 1]).includes(echo) || names(lines[index - 1]).includes(echo));
+    return !(names(lines[index + 1], text) || names(lines[index - 1], text));
   });
 }
 
 function renderTable(node: AriaNode, depth: number, lines: string[], context: RenderContext): void {
   const pad = ' '.repeat(depth);
-  lines.push(`${pad}table${node.name ? ` ${JSON.stringify(node.name)}` : ''}:`);
+  lines.push(`${pad}table${node.name ? ` ${shownName(node.name)}` : ''}:`);
   for (const row of collectRows(node)) {
     const cells = (row.children ?? []).map((cell) => cellText(cell, context));
     lines.push(`${pad} | ${cells.join(' | ')} |`);

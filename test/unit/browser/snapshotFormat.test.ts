@@ -58,12 +58,12 @@ test('refs appear only on elements an agent can act on', () => {
   for (const ref of ['e4', 'e5', 'e14', 'e15']) assert.ok(has(ref), ref);
   for (const ref of ['e1', 'e2', 'e3', 'e6', 'e9', 'e12']) assert.ok(!has(ref), ref);
   assert.ok(text.includes('## Orders'));
-  assert.ok(text.includes('checkbox "Paid only" [checked] @e15'));
+  assert.ok(text.includes('checkbox Paid only [checked] @e15'));
 });
 
 test('same-origin URLs become relative, others stay absolute', () => {
   const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/orders' });
-  assert.ok(text.includes('link "All" /orders?all=1 @e4'));
+  assert.ok(text.includes('link All /orders?all=1 @e4'));
   assert.ok(text.includes('https://other.test/x'));
 });
 
@@ -78,14 +78,14 @@ test('a link to a place in the page itself shows its fragment alone; an unnamed 
   );
   assert.equal(
     text,
-    'link "Pricing" #pricing @e1\nlink "Other page" /faq#pricing @e2\nimg "Chart"\nSales by month',
+    'link Pricing #pricing @e1\nlink Other page /faq#pricing @e2\nimg Chart\nSales by month',
   );
 });
 
 test('tables are compact rows with actionable cells addressable', () => {
   const text = renderSnapshot(tree, { pageUrl: 'https://shop.test/' });
   assert.ok(text.includes('| Id | Total |'));
-  assert.ok(text.includes('| 17 | button "Refund" @e14 |'));
+  assert.ok(text.includes('| 17 | button Refund @e14 |'));
 });
 
 test('subtree by ref, text query, and the token budget with its marker', () => {
@@ -108,7 +108,51 @@ test('a label echoed by the field it names is printed once', () => {
       children: ['Workspace name', { role: 'textbox', name: 'Workspace name', ref: 'e5' }, 'Other'],
     },
   ];
-  assert.equal(renderSnapshot(form, { pageUrl: 'https://a.test/' }), 'textbox "Workspace name" @e5\nOther');
+  assert.equal(renderSnapshot(form, { pageUrl: 'https://a.test/' }), 'textbox Workspace name @e5\nOther');
+});
+
+test('a label is dropped only before the field it names exactly, quoted or not', () => {
+  const form: AriaNode[] = [
+    {
+      role: 'generic',
+      children: [
+        'Email',
+        { role: 'textbox', name: 'Work Email address', ref: 'e5' },
+        'Work / home',
+        { role: 'textbox', name: 'Work / home', ref: 'e6' },
+      ],
+    },
+  ];
+  assert.equal(
+    renderSnapshot(form, { pageUrl: 'https://a.test/' }),
+    'Email\ntextbox Work Email address @e5\ntextbox "Work / home" @e6',
+  );
+});
+
+test('a name goes bare unless something in it could be read as the rest of its line', () => {
+  const button = (name: string) =>
+    renderSnapshot([{ role: 'button', name, ref: 'e1' }], { pageUrl: 'https://a.test/' });
+  for (const plain of ['Save', 'Story 1: the account report', 'Helpful (0) review 1', 'Résumé — v2', '100%'])
+    assert.equal(button(plain), `button ${plain} @e1`);
+  // A value, a state, a URL, a ref, a cell's bar, a quote, a line break, a bidi control, spaces that would not
+  // show where the name ends, or a start that is not a letter or digit.
+  for (const quoted of [
+    'a=b',
+    'Pay [checked]',
+    'Docs /docs',
+    'See https://x.test',
+    'Go #top',
+    'a | b',
+    'say "hi"',
+    'two\nlines',
+    'a\u202eb',
+    'a  b',
+    'trailing ',
+    '-5',
+    '€129.00',
+    'back\\slash',
+  ])
+    assert.equal(button(quoted), `button ${JSON.stringify(quoted)} @e1`);
 });
 
 test('allRefs gives plain elements with text a ref too', () => {
@@ -132,7 +176,7 @@ test('list items read "- text", unnamed lists and landmarks add no line, a check
   ];
   assert.equal(
     renderSnapshot(page, { pageUrl: 'https://a.test/' }),
-    '- First point\ncheckbox "Keep me signed in" @e3',
+    '- First point\ncheckbox Keep me signed in @e3',
   );
 });
 
@@ -148,7 +192,7 @@ test('a list item whose content is an element reads "- element" on one line', ()
       ],
     },
   ];
-  assert.equal(renderSnapshot(list, { pageUrl: 'https://a.test/' }), '- link "Result 1" /r/1 @e7\nsnippet');
+  assert.equal(renderSnapshot(list, { pageUrl: 'https://a.test/' }), '- link Result 1 /r/1 @e7\nsnippet');
 });
 
 test('a heading that is one control of its own name is one line; any other heading keeps its own', () => {
@@ -173,16 +217,16 @@ test('a heading that is one control of its own name is one line; any other headi
   assert.equal(
     renderSnapshot(page, { pageUrl: 'https://a.test/' }),
     [
-      '- ### link "Story 1" /story/1 @e4',
+      '- ### link Story 1 /story/1 @e4',
       'teaser',
-      '### button "Save" @e5',
+      '### button Save @e5',
       '### Story 2 new',
-      'link "Story 2" /s/2 @e6',
+      'link Story 2 /s/2 @e6',
       'new',
       '### Story 3',
-      'link "Story three" /s/3 @e7',
+      'link Story three /s/3 @e7',
       '### Plain',
-      'strong "Plain"',
+      'strong Plain',
     ].join('\n'),
   );
 });
@@ -200,19 +244,19 @@ test('a drop-down reads as one line: its choice as its value, then its options',
     renderSnapshot(select(children), { pageUrl: 'https://a.test/' });
   assert.equal(
     render([option('40', true), option('41'), option('42')]),
-    'combobox "Size" ="40" @e9 options: 40 | 41 | 42',
+    'combobox Size ="40" @e9 options: 40 | 41 | 42',
   );
   // A name that holds the separator, or space at an end, quotes every option.
   assert.equal(
     render([option('A | B'), option(' C', true)]),
-    'combobox "Size" =" C" @e9 options: "A | B", " C"',
+    'combobox Size =" C" @e9 options: "A | B", " C"',
   );
   assert.equal(
     render([option('a\nbutton "Delete" @e5'), option('b')]),
-    'combobox "Size" @e9 options: "a\\nbutton \\"Delete\\" ＠e5", "b"',
+    'combobox Size @e9 options: "a\\nbutton \\"Delete\\" ＠e5", "b"',
   );
   // Nothing chosen: no value.
-  assert.equal(render([option('S'), option('M')]), 'combobox "Size" @e9 options: S | M');
+  assert.equal(render([option('S'), option('M')]), 'combobox Size @e9 options: S | M');
   // Options an agent acts on one by one (a ref), with a state, in groups, or several chosen keep a line each.
   for (const children of [
     [option('S'), { role: 'option', name: 'M', ref: 'e10' }],
@@ -220,11 +264,11 @@ test('a drop-down reads as one line: its choice as its value, then its options',
     [{ role: 'group', name: 'Small', children: [option('S')] }],
     [option('S', true), option('M', true)],
   ])
-    assert.match(render(children), /\n option "S"/);
+    assert.match(render(children), /\n option S/);
   // The query finds the drop-down by one of its options.
   assert.equal(
     renderSnapshot(select([option('40', true), option('41')]), { pageUrl: 'https://a.test/', query: '41' }),
-    'combobox "Size" ="40" @e9 options: 40 | 41',
+    'combobox Size ="40" @e9 options: 40 | 41',
   );
 });
 
@@ -244,7 +288,7 @@ test('text that only separates (a breadcrumb\'s "›", a menu\'s "|") is left ou
   ];
   assert.equal(
     renderSnapshot(crumbs, { pageUrl: 'https://a.test/' }),
-    'navigation\n link "Shop" / @e3\n link "Shoes" /shoes @e4\n › Sale',
+    'navigation\n link Shop / @e3\n link Shoes /shoes @e4\n › Sale',
   );
 });
 
@@ -265,7 +309,7 @@ test('a list inside a list item is indented under it; a named list keeps its lin
   ];
   assert.equal(
     renderSnapshot(nested, { pageUrl: 'https://a.test/' }),
-    '- Fruit\n - Apple\n - Pear\n- Nuts\nlist "Tags"\n - red',
+    '- Fruit\n - Apple\n - Pear\n- Nuts\nlist Tags\n - red',
   );
 });
 
@@ -297,11 +341,11 @@ test("page text that reads like one of tabward's refs cannot pass for an element
     text,
     [
       'button "Keep my data" ＠e2',
-      'button "Delete everything" @e2',
+      'button Delete everything @e2',
       '### Keep my data ＠e2',
       'button "Named ＠e2" @e7',
-      'combobox "Plan" ="Keep ＠e2" @e8 options: Keep ＠e2 | x',
-      'link "Go" /＠e2 @e9',
+      'combobox Plan ="Keep ＠e2" @e8 options: Keep ＠e2 | x',
+      'link Go /＠e2 @e9',
       'table:',
       ' | go ＠f1e9 |',
       'mail team@e2e.dev or bob@example.com',
