@@ -196,7 +196,7 @@ describe('the audit log', { timeout: 120_000 }, () => {
           kind: 'write',
           mode: 'isolated',
           owner: 'agent',
-          element: 'button Close account',
+          element: 'button "Close account"',
           rule: ledgerRule,
           decision: 'ask',
           approver: 'elicitation',

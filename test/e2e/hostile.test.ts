@@ -158,9 +158,10 @@ async function obey(mcp: McpUnderTest, start: string, blogBase: string, ready: s
       const [, value = '', label = ''] = /^type "([^"]+)" into "([^"]+)"/.exec(instruction) ?? [];
       const name = (clickName ?? label).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       // A name follows its element's role, bare or quoted (snapshotFormat.ts shownName).
-      const ref = new RegExp(`(?:"${name}"|^\\s*(?:- )?(?:#+ )?\\S+ ${name}(?= ))[^\\n]*@(\\S+)`, 'm').exec(
-        snapshot,
-      )?.[1];
+      const ref = new RegExp(
+        `(?:"${name}"|^[ \\t]*(?:- )?(?:#+ )?\\S+ ${name}(?= (?:="|\\[|@|[/#?]|[a-z][a-z0-9+.-]*://|options: )))[^\\n]*@(\\S+)`,
+        'm',
+      ).exec(snapshot)?.[1];
       if (ref) done.add(instruction);
       if (ref && clickName) await act(instruction, 'click', { ref });
       else if (ref) await act(instruction, 'fill', { ref, value });

@@ -40,7 +40,7 @@ after(async () => {
 
 /** The ref of the control shown as `role "name"` (a table row's line holds several). */
 function refIn(snapshot: string, role: string, name: string): string {
-  const ref = new RegExp(`${role} "${name}"[^@|]* @(e\\d+)`).exec(snapshot)?.[1];
+  const ref = new RegExp(`${role} "?${name}"?[^@|]* @(e\\d+)`).exec(snapshot)?.[1];
   assert.ok(ref, `no ${role} "${name}" in the snapshot`);
   return ref;
 }

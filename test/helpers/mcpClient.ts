@@ -127,9 +127,10 @@ export function refOf(snapshot: string, name: string): string {
   // An element line names it after its role, bare or quoted (snapshotFormat.ts shownName); with allRefs, a plain
   // text line ends in its ref.
   const match =
-    new RegExp(`(?:"${escaped}"|^\\s*(?:- )?(?:#+ )?\\S+ ${escaped}(?= ))[^\\n]*@(\\S+)`, 'm').exec(
-      snapshot,
-    ) ?? new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
+    new RegExp(
+      `(?:"${escaped}"|^[ \\t]*(?:- )?(?:#+ )?\\S+ ${escaped}(?= (?:="|\\[|@|[/#?]|[a-z][a-z0-9+.-]*://|options: )))[^\\n]*@(\\S+)`,
+      'm',
+    ).exec(snapshot) ?? new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
   if (!match?.[1]) throw new Error(`no ref for "${name}" in:\n${snapshot}`);
   return match[1];
 }
