@@ -54,7 +54,13 @@ export function servers(chrome: string): ServerUnderTest[] {
       look: (url) => [{ name: 'navigate_page', arguments: { url, snapshot: true } }],
       ref: /@f?\d*e\d+/,
       click: (snapshot, name) => {
-        const ref = found(snapshot, (n) => `"${n}"[^\\n]*@(\\S+)`, name);
+        // The name after the role, quoted or bare (tabward's snapshotFormat.ts shownName).
+        const ref = found(
+          snapshot,
+          (n) =>
+            `(?:"${n}"|(?:^|\\n)[ \\t]*(?:- )?(?:#+ )?\\S+ ${n}(?= (?:="|\\[|@|[/#?]|[a-z]+://)))[^\\n]*@(\\S+)`,
+          name,
+        );
         return ref ? { name: 'click', arguments: { ref } } : undefined;
       },
     },
