@@ -260,15 +260,19 @@ function pushText(lines: string[], depth: number, text: string, ref = ''): void 
   lines.push(`${' '.repeat(depth)}${trimmed}`);
 }
 
-/** A label's text printed just before the field it names says nothing the field's own line does not. */
-/** A list bullet on a line of its own takes the line that follows it: "- link ...". */
+/**
+ * A list bullet on a line of its own takes the line that follows it: "- link ...". One that a heading follows (a
+ * news page's or a search page's items) gives way to it: the heading already starts the item, and the bullet was
+ * 1.6% of such a page's snapshot (bench/results.md, the eighth pass).
+ */
 function mergeBullets(lines: readonly string[]): string[] {
   const out: string[] = [];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? '';
     const next = lines[index + 1];
     if (line.trim() === '-' && next !== undefined) {
-      out.push(`${line} ${next.trim()}`);
+      const item = next.trim();
+      out.push(item.startsWith('#') ? `${line.slice(0, line.indexOf('-'))}${item}` : `${line} ${item}`);
       index++;
     } else {
       out.push(line);
@@ -277,6 +281,7 @@ function mergeBullets(lines: readonly string[]): string[] {
   return out;
 }
 
+/** A label's text printed just before the field it names says nothing the field's own line does not. */
 function dropLabelEchoes(lines: readonly string[]): string[] {
   // A control's line (it has a ref) whose name, right after its role, is exactly `text`.
   const names = (line: string | undefined, text: string) => {

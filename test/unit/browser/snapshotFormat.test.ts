@@ -217,7 +217,7 @@ test('a heading that is one control of its own name is one line; any other headi
   assert.equal(
     renderSnapshot(page, { pageUrl: 'https://a.test/' }),
     [
-      '- ### link Story 1 /story/1 @e4',
+      '### link Story 1 /story/1 @e4',
       'teaser',
       '### button Save @e5',
       '### Story 2 new',
