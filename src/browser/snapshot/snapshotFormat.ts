@@ -34,6 +34,17 @@ export interface RenderOptions {
 interface RenderContext {
   readonly pageUrl: string;
   readonly allRefs: boolean;
+  /** The snapshot's own lines, marked as they are written: which are page text alone, and each control's name. */
+  readonly marks: LineMarks;
+}
+
+/** For dropping a label beside its field: decided on what each line is, never by reading the lines back. */
+interface LineMarks {
+  readonly lines: readonly string[];
+  /** Lines of page text with nothing else on them (no role, no ref). */
+  readonly texts: Set<number>;
+  /** Lines of a control with a ref: its name. */
+  readonly controls: Map<number, string>;
 }
 
 /** Roles an agent acts on: their elements carry a ref (domSnapshotTree.ts also marks them disabled under a disabling ancestor). */
@@ -94,9 +105,10 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   if (!found) return `(no element with ref ${options.ref}; take a new snapshot)`;
   const roots = found.map(withoutForgedRefs);
   const lines: string[] = [];
-  const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false };
+  const marks = { lines, texts: new Set<number>(), controls: new Map<number, string>() };
+  const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false, marks };
   for (const node of roots) renderNode(node, 0, lines, context);
-  const deduped = mergeBullets(dropLabelEchoes(lines));
+  const deduped = mergeBullets(dropLabelEchoes(marks));
   const visible = options.hide ? deduped.map(options.hide) : deduped;
   const kept = options.query ? filterByQuery(visible, options.query) : visible;
   return applyBudget(kept, options.maxTokens);
@@ -111,7 +123,7 @@ function renderNode(
   withinItem = false,
 ): void {
   if (typeof node === 'string') {
-    pushText(lines, depth, node);
+    pushText(lines, depth, node, '', context.marks);
     return;
   }
   if (node.role === 'table' || node.role === 'grid') {
@@ -142,7 +154,10 @@ function renderNode(
     lines.push(
       `${' '.repeat(depth)}${label}${node.text && !isActionable(node) ? `${separator}${node.text}` : ''}`,
     );
-  } else if (node.text) pushText(lines, depth, node.text, context.allRefs && node.ref ? ` @${node.ref}` : '');
+    if (lines === context.marks.lines && node.name && node.ref && isActionable(node))
+      context.marks.controls.set(lines.length - 1, node.name.trim());
+  } else if (node.text)
+    pushText(lines, depth, node.text, context.allRefs && node.ref ? ` @${node.ref}` : '', context.marks);
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
   for (const child of children)
     renderNode(child, childDepth, lines, context, withinItem || node.role === 'listitem');
@@ -171,19 +186,25 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
 }
 
 /**
- * A name as its line shows it: bare when nothing in it can be read as what follows a name on the line (a value
- * `="…"`, a state `[checked]`, a URL, a ref, a table cell's bar) or as a line break, quoted otherwise. The quotes
- * were 5-9% of a large page's snapshot (bench/results.md). `role Name …`: the role is one word, so the name is
- * what runs from there to the first of those.
+ * A name as its line shows it: bare when it is made only of what cannot be read as what follows a name on the line
+ * (a value `="…"`, a state `[checked]`, a URL, a ref, a cell's bar, an option list) nor hide anything, quoted
+ * otherwise. An allow-list, since look-alikes of those signs (a full-width bracket or equals sign, a small at sign,
+ * a division slash) would pass any list of signs refused. The quotes were 4-12% of a large page's snapshot
+ * (bench/results.md, the eighth pass).
  */
 function shownName(name: string): string {
-  return plainName.test(name) && !name.includes('://') ? name : JSON.stringify(name);
+  return plainName.test(name) && !schemeLike.test(name) && !refLike.test(name) ? name : JSON.stringify(name);
 }
 
-// Starts with a letter or digit, ends with no space, and is made of letters, marks, digits, punctuation, symbols
-// and single plain spaces only (no control, format or bidi character, no other kind of space), none of them a
-// quote, backslash, sign of a ref (either at sign), bracket, equals sign, slash, hash or bar.
-const plainName = /^(?=[\p{L}\p{N}])(?:(?! {2})(?!["\\@＠[\]=/#|])[\p{L}\p{M}\p{N}\p{P}\p{S} ])*(?<! )$/u;
+// Starts with a letter or digit, ends with no space, holds single plain spaces only, and otherwise letters, marks,
+// digits and everyday punctuation; none of them invisible (Unicode's default-ignorable code points: the Hangul
+// fillers are letters, the variation selectors marks).
+const plainName =
+  /^(?=[\p{L}\p{N}])(?:(?! {2})(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N} .,;:!?'’()&%+*_\-–—$€£…])*(?<! )$/u;
+// A colon with no space after it: a scheme (`mailto:x`, `https:x`) that reads as the line's URL.
+const schemeLike = /:\S/;
+// A word that is a ref (`e7`, `(e7)`, `f1e7`), even with its at sign left out.
+const refLike = /(?:^|[^\p{L}\p{N}])(?:f\d+)?e\d+(?![\p{L}\p{N}])/u;
 
 function headingMark(node: AriaNode): string {
   return '#'.repeat(Math.min(node.level ?? 2, 6));
@@ -246,7 +267,7 @@ export function isActionable(node: AriaNode): boolean {
 const separatorOnly = /^[›»«‹|·•∙⋅/\\>—–~\s]+$/;
 
 /** `ref`: tabward's own ref after the text (with allRefs), left as it is. */
-function pushText(lines: string[], depth: number, text: string, ref = ''): void {
+function pushText(lines: string[], depth: number, text: string, ref = '', marks?: LineMarks): void {
   const plain = text.trim();
   if (!plain || separatorOnly.test(plain)) return;
   const trimmed = `${plain}${ref}`;
@@ -258,6 +279,7 @@ function pushText(lines: string[], depth: number, text: string, ref = ''): void 
     return;
   }
   lines.push(`${' '.repeat(depth)}${trimmed}`);
+  if (marks?.lines === lines && !ref) marks.texts.add(lines.length - 1);
 }
 
 /**
@@ -281,19 +303,17 @@ function mergeBullets(lines: readonly string[]): string[] {
   return out;
 }
 
-/** A label's text printed just before the field it names says nothing the field's own line does not. */
-function dropLabelEchoes(lines: readonly string[]): string[] {
-  // A control's line (it has a ref) whose name, right after its role, is exactly `text`.
-  const names = (line: string | undefined, text: string) => {
-    if (!line?.includes('@')) return false;
-    const shown = line.trim().replace(/^- /, '');
-    return shown.slice(shown.indexOf(' ') + 1).startsWith(`${shownName(text)} `);
-  };
+/**
+ * A label's text printed just before the field it names (or just after its checkbox or radio button) says nothing
+ * the field's own line does not. Only a line of page text alone goes, and only beside a control of exactly that
+ * name: never a frame's, a dialog's or an image's line, nor a label longer or shorter than the name.
+ */
+function dropLabelEchoes(marks: LineMarks): string[] {
+  const { lines, texts, controls } = marks;
   return lines.filter((line, index) => {
+    if (!texts.has(index)) return true;
     const text = line.trim();
-    if (!text || text.includes('"')) return true;
-    // A label before its field, or after its checkbox or radio button.
-    return !(names(lines[index + 1], text) || names(lines[index - 1], text));
+    return controls.get(index + 1) !== text && controls.get(index - 1) !== text;
   });
 }
 

@@ -129,6 +129,52 @@ test('a label is dropped only before the field it names exactly, quoted or not',
   );
 });
 
+test("a label is dropped only as page text beside a control of exactly its name; a frame's, dialog's or image's line never", () => {
+  const render = (tree: AriaNode[]) => renderSnapshot(tree, { pageUrl: 'https://bank.test/' });
+  // The frame's own first text names its title, as a label would: the frame's line stays.
+  assert.match(
+    render([
+      {
+        role: 'iframe',
+        name: 'Ad',
+        children: ['Help iframe Ad help@ads.test', { role: 'textbox', name: 'Password', ref: 'e5' }],
+      },
+    ]),
+    /^iframe Ad$/m,
+  );
+  assert.match(
+    render([
+      {
+        role: 'dialog',
+        name: 'Delete repository?',
+        children: [{ role: 'button', name: 'dialog Delete repository? Cancel', ref: 'e3' }],
+      },
+    ]),
+    /^dialog Delete repository\?$/m,
+  );
+  assert.match(
+    render([
+      { role: 'img', name: 'Warning sign' },
+      { role: 'textbox', name: 'img Warning sign x', ref: 'e3' },
+    ]),
+    /^img Warning sign$/m,
+  );
+  // A label shorter than the control's name before it is another field's only label.
+  assert.equal(
+    render([
+      { role: 'checkbox', name: 'Share my data with partners', ref: 'e3' },
+      'Share my data',
+      { role: 'textbox', ref: 'e4' },
+    ]),
+    'checkbox Share my data with partners @e3\nShare my data\ntextbox @e4',
+  );
+  // Exactly its name, after its checkbox: said once.
+  assert.equal(
+    render([{ role: 'checkbox', name: 'Remember me', ref: 'e3' }, 'Remember me']),
+    'checkbox Remember me @e3',
+  );
+});
+
 test('a name goes bare unless something in it could be read as the rest of its line', () => {
   const button = (name: string) =>
     renderSnapshot([{ role: 'button', name, ref: 'e1' }], { pageUrl: 'https://a.test/' });
@@ -151,6 +197,20 @@ test('a name goes bare unless something in it could be read as the rest of its l
     '-5',
     '€129.00',
     'back\\slash',
+    // Look-alikes of a state, a value, an at sign, a slash or a colon; a scheme with no slashes; a ref without its
+    // sign; letters and marks that show nothing.
+    'Opt out of data sharing ［checked］',
+    'Recipient IBAN ＝＂DE89＂',
+    'Amount ＝“0.00”',
+    'Keep my data ﹫e7',
+    'Sign in https：∕∕bank.test∕login',
+    'Open ∕account∕keep',
+    'Help mailto:help',
+    'Keep (e7)',
+    'f1e7',
+    '\u3164- link Keep',
+    'Keep\ufe0f',
+    'Orders｜17',
   ])
     assert.equal(button(quoted), `button ${JSON.stringify(quoted)} @e1`);
 });
