@@ -130,7 +130,7 @@ test('a label is dropped only before the field it names exactly, quoted or not',
 });
 
 test("a label is dropped only as page text beside a control of exactly its name; a frame's, dialog's or image's line never", () => {
-  const render = (tree: AriaNode[]) => renderSnapshot(tree, { pageUrl: 'https://bank.test/' });
+  const render = (tree: (AriaNode | string)[]) => renderSnapshot(tree, { pageUrl: 'https://bank.test/' });
   // The frame's own first text names its title, as a label would: the frame's line stays.
   assert.match(
     render([
