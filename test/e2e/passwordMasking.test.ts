@@ -238,7 +238,7 @@ test('a value is masked however the tree rewrites it (whitespace, soft hyphens, 
   const snapshot = await mcp.call('take_snapshot');
   for (const marker of ['Pw-2231', 'Pw-2232', 'Pw-2233'])
     assert.ok(!snapshot.text.includes(marker), `${marker} shown:\n${snapshot.text}`);
-  assert.match(snapshot.text, /textbox Named by •••• @e\d+/);
+  assert.match(snapshot.text, /textbox "Named by ••••" @e\d+/);
 });
 
 test('a password field of an XHTML document, its type in capitals, is masked', async () => {
@@ -262,7 +262,7 @@ test('a password stays masked once shown as text, and an autocomplete password f
 test('masking one-character values leaves the refs intact', async () => {
   await mcp.call('new_page', { url: site.url('site.test', '/code') });
   const snapshot = await mcp.call('take_snapshot');
-  assert.match(snapshot.text, /^link Help •••• \/help\*\*\*\* @e11$/m);
+  assert.match(snapshot.text, /^link "Help ••••" \/help\*\*\*\* @e11$/m);
   assert.match(snapshot.text, /^button Verify @e\d+$/m);
   const clicked = await mcp.call('click', { ref: refOf(snapshot.text, 'Verify') });
   assert.equal(clicked.isError, false, clicked.text);

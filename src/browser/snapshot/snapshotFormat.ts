@@ -36,6 +36,8 @@ interface RenderContext {
   readonly allRefs: boolean;
   /** The snapshot's own lines, marked as they are written: which are page text alone, and each control's name. */
   readonly marks: LineMarks;
+  /** RenderOptions.hide: whether a name is quoted is decided on what the agent will see of it. */
+  readonly hide?: (line: string) => string;
 }
 
 /** For dropping a label beside its field: decided on what each line is, never by reading the lines back. */
@@ -106,7 +108,12 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const roots = found.map(withoutForgedRefs);
   const lines: string[] = [];
   const marks = { lines, texts: new Set<number>(), controls: new Map<number, string>() };
-  const context = { pageUrl: options.pageUrl, allRefs: options.allRefs ?? false, marks };
+  const context = {
+    pageUrl: options.pageUrl,
+    allRefs: options.allRefs ?? false,
+    marks,
+    ...(options.hide ? { hide: options.hide } : {}),
+  };
   for (const node of roots) renderNode(node, 0, lines, context);
   const deduped = mergeBullets(dropLabelEchoes(marks));
   const visible = options.hide ? deduped.map(options.hide) : deduped;
@@ -146,7 +153,7 @@ function renderNode(
     lines.push(`${' '.repeat(depth)}${headingMark(node)} ${first.trimStart()}`, ...rest);
     return;
   }
-  const options = inlineOptions(node);
+  const options = inlineOptions(node, context.hide);
   const label = describe(node, context, options);
   const children = options ? [] : (node.children ?? []);
   if (label) {
@@ -170,7 +177,7 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
   if (node.role === 'heading') return `${headingMark(node)} ${node.name ?? node.text ?? ''}`;
   if (node.role === 'listitem') return '-';
   const parts: string[] = [node.role === 'generic' ? 'clickable' : node.role];
-  if (node.name) parts.push(shownName(node.name));
+  if (node.name) parts.push(shownName(node.name, context.hide));
   const value = node.text ?? options?.selected;
   if (actionable && value && value !== node.name) parts.push(`=${JSON.stringify(value)}`);
   for (const state of shownStates) {
@@ -192,8 +199,13 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
  * a division slash) would pass any list of signs refused. The quotes were 4-12% of a large page's snapshot
  * (bench/results.md, the eighth pass).
  */
-function shownName(name: string): string {
-  return plainName.test(name) && !schemeLike.test(name) && !refLike.test(name) ? name : JSON.stringify(name);
+function shownName(name: string, hide?: (line: string) => string): string {
+  // Decided on the name as it will be shown: a hidden value (a password typed into a field its name echoes) is
+  // always quoted, so that whether it is tells nothing of the value's characters.
+  const shown = hide ? hide(name) : name;
+  return plainName.test(shown) && !schemeLike.test(shown) && !refLike.test(shown)
+    ? name
+    : JSON.stringify(name);
 }
 
 // Starts with a letter or digit, ends with no space, holds single plain spaces only, and otherwise letters, marks,
@@ -234,7 +246,7 @@ interface InlineOptions {
  * options with no ref and no state but `selected`, no groups; a name holding "|", a quote, a control character,
  * space at an end (or none at all) quotes them all.
  */
-function inlineOptions(node: AriaNode): InlineOptions | undefined {
+function inlineOptions(node: AriaNode, hide?: (line: string) => string): InlineOptions | undefined {
   if (node.role !== 'combobox' || !node.children?.length) return undefined;
   const names: string[] = [];
   let selected: string | undefined;
@@ -254,7 +266,11 @@ function inlineOptions(node: AriaNode): InlineOptions | undefined {
     names.push(name);
   }
   if (names.length === 0) return undefined;
-  const plain = names.every((name) => name.trim() === name && name !== '' && !unquotable.test(name));
+  // Decided on what the agent will see, as a name's quotes are (shownName).
+  const plain = names.every((name) => {
+    const shown = hide ? hide(name) : name;
+    return shown.trim() === shown && shown !== '' && !unquotable.test(shown);
+  });
   const list = plain ? names.join(' | ') : names.map((name) => JSON.stringify(name)).join(', ');
   return selected === undefined ? { list } : { selected, list };
 }
@@ -319,7 +335,7 @@ function dropLabelEchoes(marks: LineMarks): string[] {
 
 function renderTable(node: AriaNode, depth: number, lines: string[], context: RenderContext): void {
   const pad = ' '.repeat(depth);
-  lines.push(`${pad}table${node.name ? ` ${shownName(node.name)}` : ''}:`);
+  lines.push(`${pad}table${node.name ? ` ${shownName(node.name, context.hide)}` : ''}:`);
   for (const row of collectRows(node)) {
     const cells = (row.children ?? []).map((cell) => cellText(cell, context));
     lines.push(`${pad} | ${cells.join(' | ')} |`);

@@ -175,6 +175,29 @@ test("a label is dropped only as page text beside a control of exactly its name;
   );
 });
 
+test('whether a name with a hidden value in it is quoted tells nothing of the value', () => {
+  for (const secret of ['hunter2', 'hunt/er"2', 'p@ss [x]']) {
+    const hide = (line: string) =>
+      line.replaceAll(secret, '••••').replaceAll(JSON.stringify(secret).slice(1, -1), '••••');
+    const named = renderSnapshot(
+      [
+        { role: 'button', name: `Pay ${secret}`, ref: 'e1' },
+        {
+          role: 'combobox',
+          name: 'Plan',
+          ref: 'e2',
+          children: [
+            { role: 'option', name: secret, selected: true },
+            { role: 'option', name: 'b' },
+          ],
+        },
+      ],
+      { pageUrl: 'https://a.test/', hide },
+    );
+    assert.equal(named, 'button "Pay ••••" @e1\ncombobox Plan ="••••" @e2 options: •••• | b', secret);
+  }
+});
+
 test('a name goes bare unless something in it could be read as the rest of its line', () => {
   const button = (name: string) =>
     renderSnapshot([{ role: 'button', name, ref: 'e1' }], { pageUrl: 'https://a.test/' });
