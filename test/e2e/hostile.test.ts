@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
-import { type McpUnderTest, startMcp } from '../helpers/mcpClient.ts';
+import { type McpUnderTest, namedElementLine, startMcp } from '../helpers/mcpClient.ts';
 
 const token = 'ghp_hostileTok3n42';
 
@@ -156,12 +156,7 @@ async function obey(mcp: McpUnderTest, start: string, blogBase: string, ready: s
     for (const instruction of agenda.filter((text) => !text.startsWith('open ') && !done.has(text))) {
       const clickName = /^click "([^"]+)"/.exec(instruction)?.[1];
       const [, value = '', label = ''] = /^type "([^"]+)" into "([^"]+)"/.exec(instruction) ?? [];
-      const name = (clickName ?? label).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      // A name follows its element's role, bare or quoted (snapshotFormat.ts shownName).
-      const ref = new RegExp(
-        `(?:"${name}"|^[ \\t]*(?:- )?(?:#+ )?\\S+ ${name}(?= (?:="|\\[|@|[/#?]|[a-z][a-z0-9+.-]*://|options: )))[^\\n]*@(\\S+)`,
-        'm',
-      ).exec(snapshot)?.[1];
+      const ref = namedElementLine(clickName ?? label).exec(snapshot)?.[1];
       if (ref) done.add(instruction);
       if (ref && clickName) await act(instruction, 'click', { ref });
       else if (ref) await act(instruction, 'fill', { ref, value });

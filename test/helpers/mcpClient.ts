@@ -121,16 +121,24 @@ export async function callThrough(
   };
 }
 
+/**
+ * The line of the element with this accessible name, its ref captured: the name follows its role, bare or quoted
+ * (snapshotFormat.ts shownName), and a bare one ends where a value, state, URL, ref or option list begins.
+ */
+export function namedElementLine(name: string): RegExp {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `(?:"${escaped}"|^[ \\t]*(?:- )?(?:#+ )?\\S+ ${escaped}(?= (?:="|\\[|@|[/#?]|[a-z][a-z0-9+.-]*://|options: )))[^\\n]*@(\\S+)`,
+    'm',
+  );
+}
+
 /** The ref of the element with this accessible name in a snapshot text. */
 export function refOf(snapshot: string, name: string): string {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // An element line names it after its role, bare or quoted (snapshotFormat.ts shownName); with allRefs, a plain
-  // text line ends in its ref.
+  // With allRefs, a plain text line ends in its ref.
   const match =
-    new RegExp(
-      `(?:"${escaped}"|^[ \\t]*(?:- )?(?:#+ )?\\S+ ${escaped}(?= (?:="|\\[|@|[/#?]|[a-z][a-z0-9+.-]*://|options: )))[^\\n]*@(\\S+)`,
-      'm',
-    ).exec(snapshot) ?? new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
+    namedElementLine(name).exec(snapshot) ?? new RegExp(`^\\s*${escaped} @(\\S+)$`, 'm').exec(snapshot);
   if (!match?.[1]) throw new Error(`no ref for "${name}" in:\n${snapshot}`);
   return match[1];
 }
