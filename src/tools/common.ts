@@ -205,6 +205,7 @@ export async function runAction(
     return withDownloads(statusLine(tab), tab, downloadsFrom, timeoutMs);
   } finally {
     acted();
+    tab.actionEnded();
   }
 }
 

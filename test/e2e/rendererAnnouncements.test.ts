@@ -74,3 +74,55 @@ describe('what a click starts is announced before the page answers the turn afte
     for (let round = 0; round < 2; round++) assert.equal(await announcedBy('nothing'), 0);
   });
 });
+
+describe('requests are counted only while an action runs', () => {
+  let site: Fixture;
+  const session = new BrowserSession({
+    mode: 'isolated',
+    headless: true,
+    chromeArgs: testChromeArgs,
+    attach: {},
+    attachTimeoutMs: 10_000,
+    notify: () => undefined,
+  });
+
+  before(async () => {
+    site = await startFixture({
+      '/': (_req, _body, res) => html(res, `<button onclick="fetch('/ping?' + Math.random())">send</button>`),
+      '/ping': (_req, _body, res) => html(res, 'pong'),
+    });
+  });
+  after(async () => {
+    await session.close();
+    await site?.close();
+  });
+
+  test('between two actions the tab’s requests reach tabward once (Playwright’s events), not on its own session too', async () => {
+    const tab = await session.newPage();
+    await tab.page.goto(site.url('site.example', '/'));
+    const send = async () => {
+      await tab.page.getByRole('button', { name: 'send' }).click({ noWaitAfter: true });
+      assert.ok(await tab.announcements.turn(5_000), 'the page did not answer its turn');
+    };
+    for (let round = 0; round < 2; round++) {
+      const mark = await tab.announcements.mark();
+      assert.notEqual(mark, undefined, 'counting could not be turned on');
+      await send();
+      assert.ok(
+        tab.announcements.since(mark ?? 0) >= 1,
+        `round ${round}: the action's fetch was not counted`,
+      );
+      tab.actionEnded();
+      // The turn is asked on the same session after the disable: its answer comes once events are off.
+      assert.ok(await tab.announcements.turn(5_000));
+      const counted = tab.announcements.since(mark ?? 0);
+      await send();
+      await send();
+      assert.equal(
+        tab.announcements.since(mark ?? 0),
+        counted,
+        `round ${round}: fetches sent with no action running were still delivered on tabward's own session`,
+      );
+    }
+  });
+});
