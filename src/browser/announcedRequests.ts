@@ -82,11 +82,6 @@ export class AnnouncedRequests {
       .map((request) => `${request.method ?? 'navigation'} ${request.url}`);
   }
 
-  /** Network events were turned off: what is open now will not be told to end. */
-  forget(): void {
-    this.open.clear();
-  }
-
   /** Resolves when an announced request ends or an asked-for navigation is sent or given up, or after `ms`. */
   changed(ms: number): Promise<void> {
     return this.wakeups.next(ms);

@@ -258,11 +258,6 @@ export class TrackedPage {
     return { activity, announced, documents: this.announcements.documentsCommitted() };
   }
 
-  /** Ends markAction's counting, once the action has settled or failed (each mark ended once). */
-  actionEnded(): void {
-    this.announcements.actionEnded();
-  }
-
   /** After an action: waits for what it set off, and only that, bounded (browser/pageSettle.ts). */
   async settle(timeoutMs: number, marks: ActionMarks): Promise<void> {
     await settlePage(this, timeoutMs, marks);

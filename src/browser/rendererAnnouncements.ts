@@ -6,15 +6,8 @@
 // its quiet window after an action that set nothing off. The same session counts the main frame's new documents
 // (cross-document commits, not pushState): once one has committed, the document the action ran in is no longer
 // the one shown, and settling no longer waits on it (what it still sends is judged as a late request).
-//
-// Requests are counted only while an action runs (from its mark to the end of its settling): the session's Network
-// events are on just then. Left on, every event of every request the tab made (six or so a request: sent, extra
-// info, response, data, finished) came to tabward twice, once for Playwright and once here, a second stream to
-// parse and dispatch on tabward's one thread while a page loads (measured: a news page of 32 assets read 4-7%
-// slower with it on; bench/results.md, the ninth pass).
 
 import type { CDPSession } from 'playwright-core';
-import { swallow } from '../core/debug.ts';
 import { AnnouncedRequests } from './announcedRequests.ts';
 import { settledWithin } from './deadline.ts';
 
@@ -43,38 +36,17 @@ export class RendererAnnouncements {
   private mainFrameId: string | undefined;
   /** The requests announced and not ended yet, once counting is on (see unseenSince). */
   private requests: AnnouncedRequests | undefined;
-  /** Actions marked and not ended: the session's Network events are on while there is one. */
-  private actions = 0;
-  /** Network events turned on for the actions running (resolves false when they could not be). */
-  private networkOn: Promise<boolean> | undefined;
 
   constructor(private readonly session: Promise<CDPSession | undefined>) {}
 
   /**
-   * Before an action: the count now, for since(), with requests counted until actionEnded() (Network events on
-   * this session, with no bodies kept). Undefined when counting cannot be on: the caller then assumes anything may
-   * have been started. Each mark is ended by one actionEnded(), whatever the action's outcome.
+   * The count now, for since(); the first call turns counting on (Network events on this session, with no
+   * bodies kept). Undefined when counting cannot be on: the caller then assumes anything may have been started.
    */
   async mark(timeoutMs = 1_000): Promise<number | undefined> {
     this.counting ??= this.startCounting();
-    this.actions++;
-    const on = await settledWithin(
-      this.counting.then((started) => started && this.networkEvents()),
-      timeoutMs,
-    );
+    const on = await settledWithin(this.counting, timeoutMs);
     return on === true ? this.count : undefined;
-  }
-
-  /** An action marked has settled (or failed): with none left running, requests are no longer counted. */
-  actionEnded(): void {
-    this.actions = Math.max(0, this.actions - 1);
-    if (this.actions > 0 || !this.networkOn) return;
-    this.networkOn = undefined;
-    // Requests still open are never told to end now: forgotten, as counted before any later mark.
-    this.requests?.forget();
-    void this.session.then((session) =>
-      session?.send('Network.disable').catch(swallow('browser', 'rendererAnnouncements: Network.disable')),
-    );
   }
 
   /** How many announcements came after `mark`. */
@@ -156,30 +128,16 @@ export class RendererAnnouncements {
         // Only for the main frame's id; a failure leaves it to the next commit.
         session.send('Page.getFrameTree').catch(() => undefined),
         session.send('Page.enable'),
+        session.send('Network.enable', {
+          maxTotalBufferSize: 0,
+          maxResourceBufferSize: 0,
+          maxPostDataSize: 0,
+        }),
       ]);
       this.mainFrameId ??= tree?.frameTree?.frame?.id;
       return true;
     } catch {
       return false;
     }
-  }
-
-  /**
-   * Network events on this session while an action runs. Commands on one session run in order, so an enable sent
-   * after the last action's disable leaves them on; its reply comes after it took effect.
-   */
-  private networkEvents(): Promise<boolean> {
-    if (this.actions === 0) return Promise.resolve(false);
-    this.networkOn ??= this.session.then((session) =>
-      session
-        ? session
-            .send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0, maxPostDataSize: 0 })
-            .then(
-              () => true,
-              () => false,
-            )
-        : false,
-    );
-    return this.networkOn;
   }
 }

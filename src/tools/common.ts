@@ -205,7 +205,6 @@ export async function runAction(
     return withDownloads(statusLine(tab), tab, downloadsFrom, timeoutMs);
   } finally {
     acted();
-    tab.actionEnded();
   }
 }
 
