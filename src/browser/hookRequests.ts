@@ -55,3 +55,10 @@ export function pageOf(request: Request): Page | undefined {
     return undefined;
   }
 }
+
+/** A header of a request as CDP reports it (names in the case they were set), by its name in any case. */
+export function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}

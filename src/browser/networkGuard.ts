@@ -28,7 +28,14 @@ import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
-import { type FrameTree, initiatorUrlOf, isMainFrame, type PausedRequest, pageOf } from './hookRequests.ts';
+import {
+  type FrameTree,
+  headerOf,
+  initiatorUrlOf,
+  isMainFrame,
+  type PausedRequest,
+  pageOf,
+} from './hookRequests.ts';
 import { requestDecided } from './pageActivity.ts';
 import { RequestJudge } from './requestJudge.ts';
 
@@ -270,7 +277,15 @@ export class NetworkGuard extends RequestJudge {
     // A redirect hop, and a request the route never saw, are only seen here.
     const document = event.resourceType === 'Document';
     const mainFrame = document && event.frameId === mainFrameId;
-    const facts = { method, url, document, mainFrame, hop: event.redirectedRequestId !== undefined };
+    const origin = headerOf(headers, 'origin');
+    const facts = {
+      method,
+      url,
+      document,
+      mainFrame,
+      hop: event.redirectedRequestId !== undefined,
+      ...(origin !== undefined ? { origin } : {}),
+    };
     const reason = await this.verdict(facts, page);
     if (!reason) {
       const tagged = { ...headers, [tagHeader]: this.tags.issue(method, url, this.taintEpoch) };
@@ -397,6 +412,7 @@ export class NetworkGuard extends RequestJudge {
   private async judgeSafely(request: Request): Promise<string | undefined> {
     try {
       const document = request.isNavigationRequest();
+      const origin = request.headers().origin;
       const facts = {
         method: request.method(),
         url: request.url(),
@@ -404,6 +420,7 @@ export class NetworkGuard extends RequestJudge {
         mainFrame: document && isMainFrame(request),
         hop: request.redirectedFrom() !== null,
         ...initiatorUrlOf(request),
+        ...(origin !== undefined ? { origin } : {}),
       };
       return await this.verdict(facts, pageOf(request));
     } catch (error) {

@@ -189,15 +189,21 @@ export class TrackedPage {
     return this.secretDocumentSeq === this.documentSeq && this.secretFields.size > 0;
   }
 
-  /** Told when a secret is typed into this tab (the network backstop's taint grows). */
-  onSecretTyped: (() => void) | undefined;
+  /**
+   * Told when a secret is typed into this tab, with the origin of the document it was typed into (the network
+   * backstop's taint grows, for the session: tabWatchers.ts).
+   */
+  onSecretTyped: ((origin: string) => void) | undefined;
 
-  /** Remembers a field a secret was typed into: screenshots mask it, scripts on the page ask first. */
-  noteSecretField(field: Locator): void {
+  /**
+   * Remembers a field a secret was typed into, in the document of `origin` (the field's own frame): screenshots
+   * mask it, scripts on the page ask first, and the session's taint grows.
+   */
+  noteSecretField(field: Locator, origin: string): void {
     if (this.secretDocumentSeq !== this.documentSeq) this.secretFields = new Set();
     this.secretDocumentSeq = this.documentSeq;
     this.secretFields.add(field);
-    this.onSecretTyped?.();
+    this.onSecretTyped?.(origin);
   }
 
   /**

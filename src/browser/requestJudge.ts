@@ -260,6 +260,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       this.passes.covers(url, kind, where.scope, where.seenAt, {
         document: facts.document,
         mainFrame: facts.mainFrame,
+        hop: facts.hop,
+        ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
       });
     if (!safeMethods.has(method)) {
       if (covered('write')) return undefined;

@@ -1,18 +1,32 @@
 // Passes for the network backstop: a request that would change state on a sensitive page, or a top-level
 // navigation into one, is let through only when a human approval covers it. An approval opens a pass for the
-// requests its action causes, only toward what the human saw, from the tab they were asked about: each form action
-// or link the action was predicted to send to, once and only while the action runs; navigations within the
-// approved origins while it runs and for a short grace after (the redirect that answers a post).
+// requests its action causes, only toward what the human saw, from the tab and the document they were asked about:
+// each form action the action was predicted to submit to, once, sent by the document holding the form, and only
+// while the action runs; a top-level navigation only to an address the human saw (a link, navigate_page's
+// destination, a form's action), and a redirect hop of one within the approved origins, while the action runs and
+// for a short grace after (the redirect that answers a post).
 
 export interface PassSpec {
   /**
-   * The URLs (query included, fragment not) of the form submissions and link navigations the human saw, each let
-   * go once, and only as the navigation of a document (a form submitting), never as a script's request.
+   * The URLs (query included, fragment not) of the form submissions the human saw, each let go once, and only as
+   * the navigation of a document (a form submitting), never as a script's request. A link the human saw as a GET
+   * opens none: a page could post to its address under its cover.
    */
   readonly writeTargets: readonly string[];
+  /**
+   * The origin of the document holding the approved element: a write spends a target only when it comes from a
+   * document of that origin (its Origin header), not from another frame of the page submitting a form of its own
+   * to the same address. Absent: no write is covered.
+   */
+  readonly writeOrigin?: string;
   /** The approved action acts in the tab's top document: only its own navigations spend the write targets. */
   readonly topFrame?: boolean;
-  /** Origins the tab may navigate to (the approved destination, the origin of the approved page). */
+  /**
+   * Where the human saw the action lead (navigationTarget keys): a top-level navigation that is not a redirect hop
+   * is covered only toward one of them, not toward any page of their site a script sends the tab to.
+   */
+  readonly navigationTargets: readonly string[];
+  /** Origins a redirect hop of a covered navigation or submission may land in (the approved destination's, the page's). */
   readonly navigationOrigins: readonly string[];
   /**
    * The tab the approved action acts in: requests of other tabs are not covered. Absent (new_page, whose tab has
@@ -37,6 +51,10 @@ export interface PassedRequest {
   readonly document: boolean;
   /** A document request of the tab's top frame. */
   readonly mainFrame: boolean;
+  /** A redirect hop of an earlier request. */
+  readonly hop?: boolean;
+  /** Its Origin header: the origin of the document that sent it (writes carry one; "null" from an opaque one). */
+  readonly origin?: string;
 }
 
 export interface PassHandle {
@@ -81,6 +99,7 @@ export class ActionPasses {
     const parsed = safeUrl(url);
     if (!parsed) return false;
     const target = writeTargetOf(url);
+    const destinations = navigationKeysOf(url);
     for (const pass of [...this.passes]) {
       if (pass.expiresAt <= this.now()) {
         this.passes.delete(pass);
@@ -89,15 +108,24 @@ export class ActionPasses {
       if (pass.scope !== undefined && pass.scope !== scope) continue;
       const newTab = seenAt !== undefined && seenAt > pass.openedAt;
       if (pass.scope === undefined && scope !== undefined && !newTab) continue;
-      // A script's fetch to the same URL, or a frame's form, is not the submission the human saw.
-      const ownNavigation = request.document && (pass.topFrame !== true || request.mainFrame);
+      // A script's fetch to the same URL, or a frame's form, is not the submission the human saw; nor is a form
+      // another document of the page (another origin's frame, an opaque one) submits to the same address.
+      const ownNavigation =
+        request.document &&
+        (pass.topFrame !== true || request.mainFrame) &&
+        pass.writeOrigin !== undefined &&
+        request.origin === pass.writeOrigin;
       const write = pass.ended || !ownNavigation || !target ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {
         // Spent: the human saw one submission of this form, not a page posting it again and again.
         pass.writesLeft.splice(write, 1);
         return true;
       }
-      if (kind === 'navigation' && pass.navigationOrigins.includes(parsed.origin)) return true;
+      if (kind !== 'navigation') continue;
+      // A redirect answers what went before it (a post, a link): it may land anywhere in the approved origins. A
+      // navigation of its own goes only where the human saw the action lead.
+      if (request.hop === true && pass.navigationOrigins.includes(parsed.origin)) return true;
+      if (destinations.some((key) => pass.navigationTargets.includes(key))) return true;
     }
     return false;
   }
@@ -105,6 +133,21 @@ export class ActionPasses {
   clear(): void {
     this.passes.clear();
   }
+}
+
+/**
+ * The key of an address the human saw an action lead to (PassSpec.navigationTargets): a link's or a destination's
+ * whole address; a form's action without its query, since a form sent by GET puts its fields there.
+ */
+export function navigationTarget(url: string, form: boolean): string | undefined {
+  const parsed = safeUrl(url);
+  if (!parsed || parsed.origin === 'null') return undefined;
+  return form ? `form ${parsed.origin}${parsed.pathname}` : writeTargetOf(url);
+}
+
+/** The keys a navigation to `url` matches: as a link's or a destination's address, and as a form's action. */
+function navigationKeysOf(url: string): string[] {
+  return [navigationTarget(url, false), navigationTarget(url, true)].filter((key) => key !== undefined);
 }
 
 /** A URL as write targets are compared: origin, path and query, no fragment; undefined when it does not parse. */

@@ -19,6 +19,8 @@ export interface RequestFacts {
    * frame's document request, the document that holds the frame.
    */
   readonly frameUrl?: string;
+  /** Its Origin header, when it carries one: the origin of the document that sent it ("null": an opaque one). */
+  readonly origin?: string;
 }
 
 /** The human answering for one running action, as the backstop reaches them. */

@@ -276,7 +276,13 @@ async function fillOne(
   const isSelect = element.info.role === 'combobox' || element.info.role === 'listbox';
   // A declared secret makes the tab hold a typed secret (the taint follows). A literal password is masked from
   // every record (literalIntoSecretField) but does not taint: that is for declared secrets, whose sites are known.
-  if (isSecret) tab.noteSecretField(element.locator);
+  if (isSecret) {
+    const [frame] = element.frames;
+    tab.noteSecretField(
+      element.locator,
+      frame ? originOf(frame.url, frame.creatorUrl) : originOf(tab.page.url()),
+    );
+  }
   const secretNamed = isSecret
     ? undefined
     : (context.secrets.nameOf(value) ??

@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { navigationTarget } from '../../src/core/actionPasses.ts';
 import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { type CallOutcome, refOf } from '../helpers/mcpClient.ts';
@@ -198,7 +199,12 @@ describe('one approval, one action as the human saw it', { timeout: 120_000 }, (
       const reload = async () => {
         const origin = new URL(tab.page.url()).origin;
         const pass = tw.browser.network.open(
-          { writeTargets: [], navigationOrigins: [origin], scope: tab.id },
+          {
+            writeTargets: [],
+            navigationTargets: [navigationTarget(tab.page.url(), false) ?? ''],
+            navigationOrigins: [origin],
+            scope: tab.id,
+          },
           5_000,
         );
         await tab.page.reload();

