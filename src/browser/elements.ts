@@ -42,6 +42,8 @@ interface LiveFacts {
   readonly name: string;
   readonly tag: string;
   readonly secretKind: string;
+  /** The origin of the element's document as the browser holds it ("null": opaque); undefined when unread. */
+  readonly origin?: string;
 }
 
 /** The few DOM properties effectsOf reads; the Node tsconfig has no DOM types (docs/architecture.md "Source text run in pages"). */
@@ -123,7 +125,18 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
         : autocomplete.includes('one-time-code')
           ? 'one-time-code'
           : '';
-  return { effects: out, name: (name ?? '').slice(0, 300), tag: el.tagName, secretKind };
+  // The document's own origin: an about:blank frame has the origin of whoever navigated it there, which need not be
+  // its parent's (an ancestor of another site may send a grandchild frame to about:blank and write a form into it).
+  const view = (el.ownerDocument as { readonly defaultView?: { readonly origin?: unknown } | null })
+    .defaultView;
+  const origin = typeof view?.origin === 'string' ? view.origin : undefined;
+  return {
+    effects: out,
+    name: (name ?? '').slice(0, 300),
+    tag: el.tagName,
+    secretKind,
+    ...(origin !== undefined ? { origin } : {}),
+  };
 }
 
 /** The element's locator and its frame as Playwright knows it (the main frame's needs no lookup). */
@@ -180,7 +193,7 @@ export async function resolveRef(
       locatorAndFrame(tracked, info.target, ref, timeoutMs),
       callOnElement<[LiveFacts, ElementHooks]>(info.target, readsWorld, factsOnElement, [keyPress], ref),
     ]);
-    return { locator, frames: frameChain(frame), live, hooks };
+    return { locator, frames: withDocumentOrigin(frameChain(frame), live.origin), live, hooks };
   };
   // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
   const navigated = tracked.nextDocument(
@@ -280,6 +293,28 @@ export function frameChain(frame: Frame): FrameFact[] {
     current = parent;
   }
   return chain;
+}
+
+/**
+ * The element's frame as its document really is: an about: frame is taken to share its parent's origin
+ * (frameChain), but one an ancestor of another origin navigated has that ancestor's origin, or an opaque one. Then
+ * it is judged as that origin's document (its creator), not as the parent's: a secret is not typed into it as into
+ * the parent's site. Unchanged where the parent's origin is the document's (its path still counts for the rules).
+ */
+function withDocumentOrigin(chain: FrameFact[], origin: string | undefined): FrameFact[] {
+  const [first, ...rest] = chain;
+  if (!first?.url.startsWith('about:') || origin === undefined) return chain;
+  if (first.creatorUrl !== undefined && originOfUrl(first.creatorUrl) === origin) return chain;
+  const { creatorUrl: _parent, ...own } = first;
+  return [origin === 'null' ? own : { ...own, creatorUrl: `${origin}/` }, ...rest];
+}
+
+function originOfUrl(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function fingerprintOf(frames: readonly FrameFact[], live: LiveFacts): string {

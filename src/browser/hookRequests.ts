@@ -19,6 +19,8 @@ export interface PausedRequest {
   readonly resourceType: string;
   /** Set when this request is a redirect hop of an earlier one. */
   readonly redirectedRequestId?: string;
+  /** The network id, the same for every hop of a redirect chain. */
+  readonly networkId?: string;
   readonly request: {
     readonly url: string;
     readonly method: string;

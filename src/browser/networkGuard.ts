@@ -285,6 +285,7 @@ export class NetworkGuard extends RequestJudge {
       mainFrame,
       hop: event.redirectedRequestId !== undefined,
       ...(origin !== undefined ? { origin } : {}),
+      ...(event.networkId !== undefined ? { chain: event.networkId } : {}),
     };
     const reason = await this.verdict(facts, page);
     if (!reason) {

@@ -251,18 +251,22 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
         reason: "it goes to one of tabward's own local servers, which the agent's browser may never reach",
         final: true,
       };
+    const passed = {
+      document: facts.document,
+      mainFrame: facts.mainFrame,
+      hop: facts.hop,
+      ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
+      ...(facts.chain !== undefined ? { chain: facts.chain } : {}),
+    };
+    // A navigation to where an approval said the tab would go begins a chain whose hops are the approval's, even
+    // when its first address matches no rule (a login page that redirects into settings).
+    if (facts.document && facts.mainFrame && !where.untied) this.passes.beginChain(url, where.scope, passed);
     const hit = this.rules.match(url);
     if (!hit) return undefined;
     const method = facts.method.toUpperCase();
     // A request no hook tied to a tab rides no pass: a pass is for requests of the tab its human was asked about.
     const covered = (kind: 'write' | 'navigation') =>
-      !where.untied &&
-      this.passes.covers(url, kind, where.scope, where.seenAt, {
-        document: facts.document,
-        mainFrame: facts.mainFrame,
-        hop: facts.hop,
-        ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
-      });
+      !where.untied && this.passes.covers(url, kind, where.scope, where.seenAt, passed);
     if (!safeMethods.has(method)) {
       if (covered('write')) return undefined;
       return {

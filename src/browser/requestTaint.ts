@@ -1,5 +1,5 @@
 // The session's taint as the network backstop sees it: what the sessions judged over it have read and allowed,
-// the origins of tabs holding a typed secret, a sensitive read recorded as it goes through, and the choke points
+// the origins secrets were typed into (each a read of its own), a sensitive read recorded as it goes through, and the choke points
 // told to cut their open connections when the taint grows. Base of the judge (browser/requestJudge.ts).
 
 import type { TaintView, UntiedStop } from '../core/callPath.ts';
@@ -12,14 +12,10 @@ interface TaintWatcher {
   readonly view: () => TaintView;
   readonly recordRead: (origin: string) => void;
   readonly recordUntied: ((stop: UntiedStop) => void) | undefined;
+  readonly recordTypedSecret: ((origin: string) => void) | undefined;
 }
 
 export class TaintTracker extends RequestLog implements TaintMember {
-  /**
-   * Origins of the agent's pages that hold a secret tabward typed: while one does, requests to other hosts are
-   * judged as after a sensitive read (set by the session, which knows its tabs).
-   */
-  secretHolders: () => readonly string[] = () => [];
   /**
    * Grows each time the session's taint does (a sensitive read, a secret typed): a request a hook judged before it
    * grew and that reaches the choke point after is judged again for taint there.
@@ -45,10 +41,6 @@ export class TaintTracker extends RequestLog implements TaintMember {
     };
   }
 
-  ownSecretHolders(): readonly string[] {
-    return this.secretHolders();
-  }
-
   taintFromPeer(origin: string): void {
     this.recordRead(origin);
   }
@@ -61,8 +53,9 @@ export class TaintTracker extends RequestLog implements TaintMember {
     view: () => TaintView,
     recordRead: (origin: string) => void,
     recordUntied?: (stop: UntiedStop) => void,
+    recordTypedSecret?: (origin: string) => void,
   ): () => void {
-    const watcher = { view, recordRead, recordUntied };
+    const watcher = { view, recordRead, recordUntied, recordTypedSecret };
     this.taintWatchers.add(watcher);
     return () => this.taintWatchers.delete(watcher);
   }
@@ -87,14 +80,13 @@ export class TaintTracker extends RequestLog implements TaintMember {
   }
 
   /**
-   * The session's own taint, for any request: after a sensitive read, or while a page of the agent's holds a typed
-   * secret, a request to a host that is neither one read, nor one holding the secret, nor one the human allowed.
+   * The session's own taint, for any request: after a sensitive read, or once a secret was typed, a request to a
+   * host that is neither one read, nor one a secret was typed into, nor one the human allowed.
    */
   protected sessionTaint(facts: RequestFacts): string | undefined {
     const { tainted, allowed } = this.taintView();
-    const holders = [...this.secretHolders(), ...(this.profile?.holdersBesides(this) ?? [])];
     return taintReason(facts, {
-      tainted: [...tainted, ...holders],
+      tainted,
       allowed,
       acting: [],
       navigationOnly: false,
@@ -130,6 +122,18 @@ export class TaintTracker extends RequestLog implements TaintMember {
         hop: false,
       }) !== undefined;
     for (const cut of this.cutters) cut(crosses);
+  }
+
+  /**
+   * tabward typed a secret into a document of `origin`: every session watching is tainted by it for good, as by a
+   * read, and so are the other clients of the same user's Chrome. Not only while that document lives: the page can
+   * keep what was typed (its storage, its service worker, a reload) and send it as it goes (its pagehide as the tab
+   * closes). The origin is the document's the secret went into (a login frame's), not the page framing it.
+   */
+  secretTyped(origin: string): void {
+    for (const watcher of this.taintWatchers) (watcher.recordTypedSecret ?? watcher.recordRead)(origin);
+    this.profile?.read(this, origin);
+    this.taintGrew();
   }
 
   /** A choke point to tell when the taint grows; until the returned function is called. */

@@ -12,8 +12,6 @@
 export interface TaintMember {
   /** Another member read a sensitive page of `origin`: taint this one as if it had. */
   taintFromPeer(origin: string): void;
-  /** Origins of this member's tabs holding a typed secret. */
-  ownSecretHolders(): readonly string[];
   /**
    * Origins this member's session is tainted by, however it learnt of them: a read its hooks saw, and a read only a
    * result showed (a snapshot of a sensitive tab already loaded, which no request of the agent's fetched).
@@ -49,12 +47,5 @@ export class SharedProfileTaint {
   read(reader: TaintMember, origin: string): void {
     this.reads.add(origin);
     for (const member of this.members) if (member !== reader) member.taintFromPeer(origin);
-  }
-
-  /** Origins holding a typed secret in the tabs of members other than `asking`. */
-  holdersBesides(asking: TaintMember): string[] {
-    return [...this.members]
-      .filter((member) => member !== asking)
-      .flatMap((member) => member.ownSecretHolders());
   }
 }

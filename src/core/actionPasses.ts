@@ -55,7 +55,12 @@ export interface PassedRequest {
   readonly hop?: boolean;
   /** Its Origin header: the origin of the document that sent it (writes carry one; "null" from an opaque one). */
   readonly origin?: string;
+  /** The id its redirect hops share with it (CDP's network id), when the hook knows it. */
+  readonly chain?: string;
 }
+
+/** How many redirect chains begun under a pass are remembered (a tab's navigations, a few at a time). */
+const maxChains = 200;
 
 export interface PassHandle {
   /** The action is over: the pass lives on for `graceMs` (a redirect or a late submit), then lapses. */
@@ -64,6 +69,12 @@ export interface PassHandle {
 
 export class ActionPasses {
   private readonly passes = new Set<Pass>();
+  /**
+   * Redirect chains a pass began (a navigation it covered or that went to an address it names, a write it
+   * covered), by the id their hops share: only their hops are the pass's. A page that sends the tab to a redirector
+   * of its own (another site, no rule) begins no chain, so the hop it lands on in the approved site is not covered.
+   */
+  private readonly chains = new Map<string, Pass>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -119,19 +130,46 @@ export class ActionPasses {
       if (kind === 'write' && write >= 0) {
         // Spent: the human saw one submission of this form, not a page posting it again and again.
         pass.writesLeft.splice(write, 1);
+        this.chainOf(request, pass);
         return true;
       }
       if (kind !== 'navigation') continue;
-      // A redirect answers what went before it (a post, a link): it may land anywhere in the approved origins. A
-      // navigation of its own goes only where the human saw the action lead.
-      if (request.hop === true && pass.navigationOrigins.includes(parsed.origin)) return true;
-      if (destinations.some((key) => pass.navigationTargets.includes(key))) return true;
+      // A redirect answers what went before it (a post, a link the human saw): it may land anywhere in the approved
+      // origins, if its chain began under this pass. A navigation of its own goes only where the human saw the
+      // action lead.
+      const chained = request.chain !== undefined && this.chains.get(request.chain) === pass;
+      if (request.hop === true && chained && pass.navigationOrigins.includes(parsed.origin)) return true;
+      if (request.hop !== true && destinations.some((key) => pass.navigationTargets.includes(key))) {
+        this.chainOf(request, pass);
+        return true;
+      }
     }
     return false;
   }
 
+  /**
+   * A top-level navigation, sensitive or not: one to an address a live pass names (in its tab) begins a chain whose
+   * redirect hops are that pass's (the approved navigate_page to a login page that redirects into settings).
+   */
+  beginChain(url: string, scope: string | undefined, request: PassedRequest): void {
+    if (request.hop === true || request.chain === undefined) return;
+    const destinations = navigationKeysOf(url);
+    for (const pass of this.passes) {
+      if (pass.expiresAt <= this.now() || (pass.scope !== undefined && pass.scope !== scope)) continue;
+      if (destinations.some((key) => pass.navigationTargets.includes(key))) this.chainOf(request, pass);
+    }
+  }
+
   clear(): void {
     this.passes.clear();
+    this.chains.clear();
+  }
+
+  private chainOf(request: PassedRequest, pass: Pass): void {
+    if (request.chain === undefined) return;
+    this.chains.delete(request.chain);
+    this.chains.set(request.chain, pass);
+    if (this.chains.size > maxChains) this.chains.delete(this.chains.keys().next().value as string);
   }
 }
 

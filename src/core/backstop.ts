@@ -24,6 +24,7 @@ export interface Backstop {
     view: () => TaintView,
     recordRead: (origin: string) => void,
     recordUntied?: (stop: UntiedStop) => void,
+    recordTypedSecret?: (origin: string) => void,
   ): () => void;
   /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
   sentSince(mark: number): string[];

@@ -25,6 +25,8 @@ export class GuardState {
   private readonly siteGrants: SiteGrants;
   /** Hosts the human let requests go to after a sensitive read (a held request or a taint question approved). */
   private readonly allowedHosts = new Set<string>();
+  /** Origins of the documents tabward typed a secret into (recordTypedSecret). */
+  private readonly typedSecrets = new Set<string>();
 
   constructor(private readonly options: GuardStateOptions) {
     this.grants = new ApproveAllGrants(options.approveAllTtlMs ?? 30 * 60_000);
@@ -44,13 +46,30 @@ export class GuardState {
     this.taint.recordRead(origin, true, 'background');
   }
 
+  /**
+   * tabward typed a secret into a document of `origin`: from then on, for good, the network backstop judges the
+   * session's requests as after a read of it (the page can keep what was typed). Not the guard's taint: the agent
+   * learnt nothing it could carry (it names a secret, never sees it).
+   */
+  recordTypedSecret(origin: string): void {
+    this.typedSecrets.add(origin);
+  }
+
+  /** What the network backstop judges a request against: the origins read, and those a secret was typed into. */
+  networkTaintedOrigins(): string[] {
+    return [...new Set([...this.taint.list(), ...this.typedSecrets])];
+  }
+
   taintedOrigins(): string[] {
     return this.taint.list();
   }
 
   /** Each tainted origin with how it was read, for browser_status. */
   describeTaint(): string[] {
-    return this.taint.describe();
+    return [
+      ...this.taint.describe(),
+      ...[...this.typedSecrets].map((origin) => `${origin} (a secret was typed into a page of it)`),
+    ];
   }
 
   /** Origins read only in the background since the agent was last told; told once. */

@@ -65,7 +65,7 @@ export class HeldRequests {
       taintReason: (request) =>
         (carries
           ? taintReason(request, {
-              tainted: [...new Set([...this.deps.state.taintedOrigins(), ...readsNow()])],
+              tainted: [...new Set([...this.deps.state.networkTaintedOrigins(), ...readsNow()])],
               allowed: this.deps.state.allowed,
               acting,
               navigationOnly,

@@ -21,6 +21,8 @@ export interface RequestFacts {
   readonly frameUrl?: string;
   /** Its Origin header, when it carries one: the origin of the document that sent it ("null": an opaque one). */
   readonly origin?: string;
+  /** The id it shares with its redirect hops (CDP's network id), when the hook that saw it knows it. */
+  readonly chain?: string;
 }
 
 /** The human answering for one running action, as the backstop reaches them. */

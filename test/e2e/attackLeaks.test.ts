@@ -89,7 +89,11 @@ describe('data does not leave without the human', () => {
       await mcp.call('press_key', { key: 'Enter' });
       assert.ok(!evilSaw('sk-should') && !evilSaw(encodeURIComponent(secret)), 'only the approved note left');
 
+      // A secret typed into evil.example (the human let it) taints the session for good: going to another site asks.
+      const before = mcp.human.questions.length;
+      mcp.human.will({ decision: 'approve' });
       await mcp.call('new_page', { url: login.url('login.example', '/login') });
+      assert.match(mcp.human.questions.at(before) ?? '', /typed a secret\) on evil\.example/);
       const field = refOf((await mcp.call('take_snapshot')).text, 'Password');
       const typed = await mcp.call('fill', { ref: field, secret: 'LOGIN_PASSWORD' });
       assert.ok(!typed.isError, `its own site asks nobody: ${typed.text}`);

@@ -3,7 +3,8 @@
 // else. Found by an attack review after issue 37's eighth pass, each variant on a real tabward (in process) over a
 // real Chromium, with a human who approves what the guard asks and refuses every request it "did not predict":
 // - a link the human saw as a GET, which the page turns into a POST to the same address;
-// - a link or a navigate_page the human approved, whose page sends the tab to another sensitive address of the site;
+// - a link or a navigate_page the human approved, whose page sends the tab to another sensitive address of the site,
+//   directly or through a redirector of its own on another site (a hop that lands in the approved site);
 // - a form inside a cross-site frame the human approved, whose host page submits a form of its own to the same
 //   address, into throwaway frames or into the approved frame itself by its name.
 // And what the pass still lets through: the approved form, and the redirect that answers it.
@@ -87,6 +88,16 @@ describe('an approval covers what the human saw, not what the page does with it'
               `location.href = ${JSON.stringify(url('github.com', '/settings/delete-account?confirm=yes'))};`,
             ),
           ),
+        // A redirector of the attacker's own site, matching no rule: its answer is a hop into the approved site.
+        '/r': (req, _body, res) => {
+          res
+            .writeHead(302, { location: new URL(req.url ?? '/', 'https://x').searchParams.get('to') ?? '/' })
+            .end();
+        },
+        '/promo-laundered': (req, _body, res) => {
+          const go = `location.href = ${JSON.stringify(`${url('evil.example', '/r')}?to=${encodeURIComponent(url('github.com', '/settings/delete-account?confirm=yes'))}`)};`;
+          html(res, promo(req.url?.includes('later') ? `setTimeout(() => { ${go} }, 1000);` : go));
+        },
         '/host-sinks': (_req, _body, res) => html(res, host('sink0')),
         '/host-named': (_req, _body, res) => html(res, host('gh')),
       },
@@ -122,6 +133,17 @@ describe('an approval covers what the human saw, not what the page does with it'
     await settle();
     assert.equal(received('/settings/delete-account').length, 0, 'the script sent the tab to delete-account');
   });
+
+  for (const when of ['during the click', 'a second after it returned'] as const)
+    test(`an approved link does not cover a redirect into the site that begins on another site (${when})`, async () => {
+      const agentMcp = await agent();
+      const page = when === 'during the click' ? '/promo-laundered' : '/promo-laundered?later';
+      await agentMcp.call('new_page', { url: url('shop.example', page) });
+      const snapshot = await agentMcp.call('take_snapshot');
+      await agentMcp.call('click', { ref: refOf(snapshot.text, 'Manage emails') });
+      await settle();
+      assert.equal(received('/settings/delete-account').length, 0, 'the redirect landed on delete-account');
+    });
 
   test('an approved navigate_page does not open another sensitive address to the page it loads', async () => {
     const agentMcp = await agent();

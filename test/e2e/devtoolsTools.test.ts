@@ -151,7 +151,13 @@ describe('devtools tools', { timeout: 180_000 }, () => {
   });
 
   test('network requests: headers, bodies and URLs shown with credentials and a typed secret redacted', async () => {
-    const mcp = await tw.connect();
+    // A tabward of its own: a typed secret taints its browser for good, and the next tests start untainted.
+    const own = await startInProcess({
+      rules: ['*://vault.test/*'],
+      secrets: `SHOP_NOTE@${new URL(shop('/')).origin}=${typedSecret}\n`,
+      tools: ['core', 'devtools'],
+    });
+    const mcp = await own.connect();
     try {
       await succeeds(mcp.call('new_page', { url: shop('/app') }));
       await idOf(mcp, 'list_console_messages', /order sent/);
@@ -182,6 +188,7 @@ describe('devtools tools', { timeout: 180_000 }, () => {
       assert.ok(!note.includes(typedSecret), note);
     } finally {
       await mcp.close();
+      await own.close();
     }
   });
 

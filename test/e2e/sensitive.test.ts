@@ -68,6 +68,18 @@ describe('sensitive pages', { timeout: 240_000 }, () => {
   });
 
   test('a secret typed by name never appears in any response, log or the audit', async () => {
+    // A session of its own: a typed secret taints it for good, and the tests below start without it.
+    const mcp = await startMcp({
+      args: ['--mode', 'isolated', '--secrets', join(secretsDir, 'secrets.env')],
+    });
+    try {
+      await typesTheSecret(mcp);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  const typesTheSecret = async (mcp: McpUnderTest) => {
     await mcp.call('new_page', { url: other.url('notes.example', '/form') });
     const form = await mcp.call('take_snapshot');
     const outputs: string[] = [];
@@ -90,7 +102,7 @@ describe('sensitive pages', { timeout: 240_000 }, () => {
     assert.ok(outputs.some((output) => output.includes('«redacted»')));
     assert.ok(!readFileSync(mcp.auditPath, 'utf8').includes(secret));
     assert.ok(!mcp.stderr().includes(secret));
-  });
+  };
 
   // The tests above need a session that has read no sensitive page; this one proves its own read taints it.
   test('taint: data read on a sensitive page cannot be typed into another origin without approval', async () => {

@@ -7,7 +7,9 @@
 // - the page stashes the value in its storage and reloads; the new document sends it;
 // - another tab of the same site, opened later, reads the stash and sends it;
 // - the page's pagehide sends it (keepalive fetch, beacon, fetchLater) as the agent navigates away or closes the tab;
-// - a login frame inside evil.example's page hands it to its service worker, which sends it.
+// - a login frame inside evil.example's page hands it to its service worker, which sends it;
+// and a field evil.example wrote into an about:blank frame it sent, two frames down, inside login.example's frame
+// is evil.example's document: the secret is not typed there unasked.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -101,6 +103,26 @@ describe('a typed secret outlives the document it was typed into', () => {
             res,
             `<title>Embed</title><p>Sign in below</p><iframe src="${url('login.example', '/worker-login')}" width="500" height="200"></iframe>`,
           ),
+        // A login page with a frame of its own, which the page framing it sends to about:blank and writes a
+        // password field into: a document of evil.example's, two frames down in login.example's.
+        '/login-captcha': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Sign in</title><p>Sign in to Login</p><iframe src="${url('captcha.example', '/captcha')}" width="400" height="120"></iframe>`,
+          ),
+        '/captcha': (_req, _body, res) => html(res, '<title>captcha</title><p>I am human</p>'),
+        '/grandchild': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Embed</title><p>Sign in below</p><iframe id="lf" src="${url('login.example', '/login-captcha')}" width="500" height="250"></iframe>
+            <script>
+              lf.addEventListener('load', () => setTimeout(() => {
+                frames[0][0].location = 'about:blank';
+                setTimeout(() => { const d = frames[0][0].document; window.planted = d;
+                  d.body.innerHTML = '<label>Password <input type=password id=pw></label>'; document.title = 'Planted'; }, 300);
+              }, 200));
+            </script>`,
+          ),
         '/next': (_req, _body, res) => html(res, '<title>Next</title><p>next</p>'),
         '/k': (_req, _body, res) => html(res, 'ok'),
         '/beacon': (_req, _body, res) => html(res, 'ok'),
@@ -145,6 +167,31 @@ describe('a typed secret outlives the document it was typed into', () => {
       await pause(2_500);
       assert.deepEqual(leaked(), []);
     });
+
+  test('a field another site wrote into an about:blank frame inside the login frame is not the login site’s', async () => {
+    const agentMcp = await agent();
+    // Whatever tabward asks about typing the secret there is refused.
+    agentMcp.human.policy = () => ({ decision: 'reject' });
+    await agentMcp.call('new_page', { url: url('evil.example', '/grandchild') });
+    let snapshot = await agentMcp.call('take_snapshot');
+    for (let tries = 0; !snapshot.text.includes('Planted') && tries < 40; tries++) {
+      await pause(100);
+      snapshot = await agentMcp.call('take_snapshot');
+    }
+    assert.match(snapshot.text, /Planted/, 'the page did not plant its field');
+    await agentMcp.call('fill', { ref: refOf(snapshot.text, 'Password'), secret: 'LOGIN_PASSWORD' });
+    const evil = tw?.browser.session.pages
+      .list()
+      .find((tab) => tab.page.url().includes('evil.example'))?.page;
+    const planted = await evil?.evaluate(
+      "(() => { const field = window.planted && window.planted.getElementById('pw'); return field ? field.value : null; })()",
+    );
+    assert.notEqual(planted, secret, 'the secret was typed, unasked, into a document evil.example reads');
+    assert.ok(
+      agentMcp.human.questions.some((question) => /evil\.example/.test(question)),
+      `the question did not name the document's real site: ${agentMcp.human.questions.join('\n---\n')}`,
+    );
+  });
 
   test('typed into a login frame of an evil page, sent by the frame’s service worker', async () => {
     const agentMcp = await agent();

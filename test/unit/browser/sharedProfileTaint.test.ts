@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SharedProfileTaint, type TaintMember } from '../../../src/browser/sharedProfileTaint.ts';
 
-function member(holders: string[] = [], shown: string[] = []): TaintMember & { tainted: string[] } {
+function member(shown: string[] = []): TaintMember & { tainted: string[] } {
   const tainted: string[] = [];
   return {
     tainted,
     taintFromPeer: (origin) => tainted.push(origin),
-    ownSecretHolders: () => holders,
     ownTainted: () => [...shown, ...tainted],
   };
 }
@@ -27,19 +26,9 @@ test('a read taints every other member, and every member that joins later (the p
   assert.deepEqual(later.tainted, ['https://github.com']);
 });
 
-test('typed-secret holders count for every member but their own', () => {
-  const profile = new SharedProfileTaint();
-  const typist = member(['https://github.com']);
-  const other = member();
-  profile.join(typist);
-  profile.join(other);
-  assert.deepEqual(profile.holdersBesides(other), ['https://github.com']);
-  assert.deepEqual(profile.holdersBesides(typist), []);
-});
-
 test("a read only a result showed (no hook saw it) taints the others' view, and stays once its reader left", () => {
   const profile = new SharedProfileTaint();
-  const reader = member([], ['https://github.com']);
+  const reader = member(['https://github.com']);
   const other = member();
   const leaveReader = profile.join(reader);
   profile.join(other);
