@@ -103,7 +103,7 @@ describe('WebMCP bridge, service worker and relay restarts', () => {
     const page = await rig.context.newPage();
     const cdp = await rig.context.newCDPSession(page);
     await cdp.send('ServiceWorker.enable');
-    // A call racing the socket's close gets "disconnected during task-…; outcome unknown"; once the relay
+    // A call racing the socket's close gets "disconnected during task-…. The outcome is unknown"; once the relay
     // knows, every call gets "not connected" at once. On a loaded machine an extension event can wake the
     // worker again between two calls: then it is stopped again (a few times at most).
     const notConnected = /No browser of workspace "team" is connected/;
@@ -115,7 +115,7 @@ describe('WebMCP bridge, service worker and relay restarts', () => {
       for (let i = 0; i < 30 && down.isError && !notConnected.test(down.text); i++) {
         assert.match(
           down.text,
-          /not connected|disconnected during task-\w+(; the outcome is unknown|; nothing was run)/,
+          /not connected|disconnected during task-\w+(\. The outcome is unknown|; nothing was run)/,
         );
         await new Promise((resolve) => setTimeout(resolve, 100));
         down = await search('while stopped');
