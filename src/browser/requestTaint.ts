@@ -2,6 +2,7 @@
 // the origins secrets were typed into (each a read of its own), a sensitive read recorded as it goes through, and the choke points
 // told to cut their open connections when the taint grows. Base of the judge (browser/requestJudge.ts).
 
+import type { Page } from 'playwright-core';
 import type { TaintView, UntiedStop } from '../core/callPath.ts';
 import { type RequestFacts, taintReason } from '../core/networkHolds.ts';
 import type { EgressRequest } from './egressProxy.ts';
@@ -156,6 +157,17 @@ export class TaintTracker extends RequestLog implements TaintMember {
       tainted &&
       `${tainted}; the socket was opened before and its messages are not judged one by one, so it is closed`
     );
+  }
+
+  /**
+   * A stop no action will be told of (a hook stopped a request of no tab: a service worker's, a popup's first post)
+   * is also an event of its own in every watching session's audit, as the choke point's untied stops are: the
+   * action results name only their own tab's stops.
+   */
+  protected override record(page: Page | undefined, method: string, url: string, reason: string): void {
+    super.record(page, method, url, reason);
+    if (page === undefined)
+      for (const watcher of this.taintWatchers) watcher.recordUntied?.({ method, url, reason });
   }
 
   socketStopped(request: EgressRequest, reason: string): void {

@@ -193,6 +193,22 @@ describe('a typed secret outlives the document it was typed into', () => {
     );
   });
 
+  test('sent by the login page’s own service worker: stopped, and the audit says so', async () => {
+    const agentMcp = await agent();
+    await agentMcp.call('new_page', { url: url('login.example', '/worker-login') });
+    await pause(1_500);
+    await typeSecret(agentMcp);
+    await pause(3_000);
+    await agentMcp.call('take_snapshot');
+    assert.deepEqual(leaked(), []);
+    const stops = agentMcp
+      .audit()
+      .filter(
+        (record) => record.outcome === 'blocked' && /evil\.example:\d+\/k\?sw=/.test(JSON.stringify(record)),
+      );
+    assert.ok(stops.length > 0, 'the worker’s stopped request is not in the audit');
+  });
+
   test('typed into a login frame of an evil page, sent by the frame’s service worker', async () => {
     const agentMcp = await agent();
     await agentMcp.call('new_page', { url: url('evil.example', '/embed') });
