@@ -139,10 +139,8 @@ export class ActionPasses {
       // action lead.
       const chained = request.chain !== undefined && this.chains.get(request.chain) === pass;
       if (request.hop === true && chained && pass.navigationOrigins.includes(parsed.origin)) return true;
-      if (request.hop !== true && destinations.some((key) => pass.navigationTargets.includes(key))) {
-        this.chainOf(request, pass);
-        return true;
-      }
+      // (Its chain was begun by beginChain, which the judge calls for every top-level navigation first.)
+      if (request.hop !== true && leadsTo(pass, destinations)) return true;
     }
     return false;
   }
@@ -156,7 +154,7 @@ export class ActionPasses {
     const destinations = navigationKeysOf(url);
     for (const pass of this.passes) {
       if (pass.expiresAt <= this.now() || (pass.scope !== undefined && pass.scope !== scope)) continue;
-      if (destinations.some((key) => pass.navigationTargets.includes(key))) this.chainOf(request, pass);
+      if (leadsTo(pass, destinations)) this.chainOf(request, pass);
     }
   }
 
@@ -171,6 +169,11 @@ export class ActionPasses {
     this.chains.set(request.chain, pass);
     if (this.chains.size > maxChains) this.chains.delete(this.chains.keys().next().value as string);
   }
+}
+
+/** Whether a navigation (its navigationKeysOf) goes where the pass's human saw the action lead. */
+function leadsTo(pass: PassSpec, destinations: readonly string[]): boolean {
+  return destinations.some((key) => pass.navigationTargets.includes(key));
 }
 
 /**
