@@ -99,6 +99,15 @@ before(async () => {
       ),
     '/narrowed': (_req, _body, res) =>
       html(res, `<title>Narrowed</title><h1>Top</h1><p>Words</p>${pressing('Delete everything', 'delete')}`),
+    // A store locator of another site: its links are paths of that site, as the page's own are of the page's.
+    '/with-stores': (_req, _body, res) =>
+      html(
+        res,
+        `<title>News</title><a href="/dir/1">Our office</a><iframe title="Stores" src="${site.url('maps.test', '/stores')}"></iframe>`,
+      ),
+    '/stores': (_req, _body, res) =>
+      html(res, `<title>Stores</title><a href="/dir/1">Store directions</a><a href="/">Back to the map</a>`),
+    '/dir/1': (_req, _body, res) => html(res, '<title>Directions</title>Turn left'),
     'POST /pressed': (_req, _body, res) => html(res, 'ok'),
   });
   // A sensitive page (github.com/settings) whose script lies to its own world about the button the agent clicks.
@@ -176,6 +185,24 @@ test('a ref acts on its element in every kind of frame and in a shadow root', as
     });
     assert.deepEqual(pressed, [id], `${label} pressed ${pressed.join(', ')}`);
   }
+});
+
+test("a frame of another site shows its origin, its links' paths read against it, and a click goes there", async () => {
+  const snapshot = await openShowing(site.url('news.test', '/with-stores'), 'Store directions');
+  const maps = new URL(site.url('maps.test')).origin;
+  assert.match(snapshot, /^link Our office \/dir\/1 @e\d+$/m, snapshot);
+  assert.match(snapshot, new RegExp(`^iframe Stores ${maps.replaceAll('.', '\\.')}$`, 'm'), snapshot);
+  assert.match(snapshot, /^ link Store directions \/dir\/1 @e\d+$/m, snapshot);
+  assert.match(snapshot, /^ link Back to the map \/ @e\d+$/m, snapshot);
+  const before = site.seen.length;
+  const click = await mcp.call('click', { ref: refOf(snapshot, 'Store directions') });
+  assert.equal(click.isError, false, click.text);
+  const visits = site.seen.slice(before).filter((request) => request.path === '/dir/1');
+  assert.deepEqual(
+    visits.map((request) => request.host.split(':')[0]),
+    ['maps.test'],
+    "the path shown in the frame is of the frame's site",
+  );
 });
 
 test('a ref whose element the page replaced by a look-alike is stale; one it moved still acts on it', async () => {

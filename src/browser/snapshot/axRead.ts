@@ -9,7 +9,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { settledWithin } from '../deadline.ts';
-import { axToAria } from './axToAria.ts';
+import { axToAria, type FrameShown } from './axToAria.ts';
 import {
   DocumentChanged,
   passwordsIn,
@@ -61,7 +61,9 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
   };
   const shared = { answered, captures: new SessionCaptures() };
   const early = readOutOfProcessEarly(page, finder, shared);
-  const readFrame = async (scope: FrameScope): Promise<{ tree: (AriaNode | string)[]; title: string }> => {
+  const readFrame = async (
+    scope: FrameScope,
+  ): Promise<{ tree: (AriaNode | string)[]; title: string; url: string }> => {
     const started = early.get(scope.frameId);
     const { nodes, facts } = await (started?.session === scope.session
       ? started.read
@@ -71,14 +73,16 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
     frames.set(frameKey, read);
     passwords.push(...facts.passwords);
     const pointer = facts.pointerCount > 0 ? await pointerElements(read) : new Set<number>();
-    const contents = new Map<number, (AriaNode | string)[]>();
+    const contents = new Map<number, FrameShown>();
     const iframes = nodes.filter((node) => iframeRoles.has(String(node.role?.value)) && !node.ignored);
     await Promise.all(
       iframes.map(async (node) => {
         const owner = node.backendDOMNodeId;
         if (owner === undefined) return;
         if (read.owners.length + 1 > maxFrameDepth || reserved >= maxFrames) {
-          contents.set(owner, [`(a frame not shown: ${maxFrames} frames, ${maxFrameDepth} deep at most)`]);
+          contents.set(owner, {
+            children: [`(a frame not shown: ${maxFrames} frames, ${maxFrameDepth} deep at most)`],
+          });
           return;
         }
         reserved++;
@@ -97,7 +101,7 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
       frameContent: (backendNodeId) => contents.get(backendNodeId),
       pointer,
     });
-    return { tree, title: facts.title };
+    return { tree, title: facts.title, url: facts.url };
   };
   const { tree, title } = await readFrame(await mainScope(session));
   passwords.push(...(await unshownPasswords(page, session, finder, frames, frameBudgetMs)));
@@ -153,14 +157,16 @@ async function childContent(
   parent: FrameScope,
   owner: number,
   { budgetMs, progress }: { budgetMs: number; progress: ReadProgress },
-  readFrame: (scope: FrameScope) => Promise<{ tree: (AriaNode | string)[] }>,
-): Promise<(AriaNode | string)[] | undefined> {
+  readFrame: (scope: FrameScope) => Promise<{ tree: (AriaNode | string)[]; url: string }>,
+): Promise<FrameShown | undefined> {
   let child: FrameScope | undefined;
   const work = (async () => {
     child = await finder.childScope(parent, owner);
-    return child ? (await readFrame(child)).tree : undefined;
+    if (!child) return undefined;
+    const { tree, url } = await readFrame(child);
+    return { children: tree, url };
   })().then(
-    (tree) => ({ tree }),
+    (shown) => ({ shown }),
     (error: unknown) => ({ error }),
   );
   let outcome: Awaited<typeof work> | { late: true };
@@ -176,7 +182,7 @@ async function childContent(
     clearTimeout(timer);
     if (!('late' in outcome) || progress.answered === answeredBefore) break;
   }
-  if ('tree' in outcome) return outcome.tree;
+  if ('shown' in outcome) return outcome.shown;
   if ('error' in outcome && outcome.error instanceof DocumentChanged) throw outcome.error;
   // Asked of the parent's document (the frame itself may be what does not answer): does the element still hold a
   // frame? Only an answer that it does not (or that the element is gone) shows the frame as gone.
@@ -189,7 +195,7 @@ async function childContent(
   );
   if (still === false) {
     if (child && child.session !== parent.session) forgetSession(finder.page, child.session);
-    return ['(a frame that went away while it was read)'];
+    return { children: ['(a frame that went away while it was read)'] };
   }
   // A frame that failed (most often one between two documents, loading) is read again with the whole tab.
   if ('error' in outcome) throw new DocumentChanged(`a frame could not be read: ${String(outcome.error)}`);

@@ -27,10 +27,16 @@ export interface AxNode {
 export interface AxConversion {
   /** Names the document the nodes belong to; a ref key is `${frameKey}/${backendNodeId}`. */
   readonly frameKey: string;
-  /** The converted content of an iframe element (by its backend node id); undefined when it was not read. */
-  readonly frameContent: (backendNodeId: number) => readonly (AriaNode | string)[] | undefined;
+  /** What an iframe element shows (by its backend node id); undefined when it was not read. */
+  readonly frameContent: (backendNodeId: number) => FrameShown | undefined;
   /** Elements with a pointer cursor of their own that are not controls already: custom widgets an agent can click. */
   readonly pointer: ReadonlySet<number>;
+}
+
+/** An iframe's converted content, and the address of the document it shows (none when it shows none). */
+export interface FrameShown {
+  readonly children: readonly (AriaNode | string)[];
+  readonly url?: string;
 }
 
 type Item = AriaNode | string | typeof block;
@@ -121,8 +127,12 @@ export function axToAria(nodes: readonly AxNode[], conversion: AxConversion): (A
     }
     Object.assign(element, statesOf(node, role));
     let children: (AriaNode | string)[];
-    if (role === 'iframe') children = [...(conversion.frameContent(node.backendDOMNodeId ?? -1) ?? [])];
-    else if (isSelect(node, byId)) children = joinStrings(childrenOf(node, name, depth, [])).map(withoutRef);
+    if (role === 'iframe') {
+      const shown = conversion.frameContent(node.backendDOMNodeId ?? -1);
+      children = [...(shown?.children ?? [])];
+      if (shown?.url) element.frameUrl = shown.url;
+    } else if (isSelect(node, byId))
+      children = joinStrings(childrenOf(node, name, depth, [])).map(withoutRef);
     else if (valued.has(role)) {
       const value = valueText(node);
       children = value ? [value] : [];

@@ -26,6 +26,8 @@ export interface DocumentFacts {
   /** Names this document (in this frame) for as long as it lives. */
   readonly document: string;
   readonly title: string;
+  /** The document's address (an iframe's line shows its origin when it is another than the one above it). */
+  readonly url: string;
   readonly passwords: string[];
   readonly pointerCount: number;
 }
@@ -102,8 +104,10 @@ export async function readDocument(
     evaluate<[string, number, boolean]>(session, contextId, sizeAndFit),
   ).catch(unreadable);
   const tree = noted(treeOf(session, frameId, domCanServe && elements, () => captures.after(session, token)));
-  const after = noted(evaluate<[string, string, string[], number]>(session, contextId, readFactsInDocument));
-  const [{ nodes, late }, [again, title, passwords, pointerCount]] = await Promise.all([
+  const after = noted(
+    evaluate<[string, string, string[], number, string]>(session, contextId, readFactsInDocument),
+  );
+  const [{ nodes, late }, [again, title, passwords, pointerCount, url]] = await Promise.all([
     tree,
     after.catch(unreadable),
   ]);
@@ -111,7 +115,7 @@ export async function readDocument(
   if (again !== document || last !== document)
     throw new DocumentChanged('the document changed while it was read');
   const fields = await fieldPasswords(session, contextId, document, nodes);
-  return { nodes, facts: { document, title, passwords: [...passwords, ...fields], pointerCount } };
+  return { nodes, facts: { document, title, url, passwords: [...passwords, ...fields], pointerCount } };
 }
 
 /**
@@ -227,7 +231,7 @@ const isPasswordSource = `(input) =>
 
 /**
  * Runs in tabward's isolated world of a document (source text: the Node tsconfig has no DOM types). Returns
- * [token, title, password values, pointer widgets] and keeps the widgets for pointerElements: the outermost elements
+ * [token, title, password values, pointer widgets, address] and keeps the widgets for pointerElements: the outermost elements
  * whose cursor is a pointer that are not controls or elements with a role already. Open shadow roots are walked;
  * what a closed one holds is read through the tree's nodes (fieldPasswords). The walk goes element by element with
  * its parent's cursor in hand (one style read an element, where asking the parent again doubled them on a large
@@ -265,7 +269,7 @@ const readFactsInDocument = `(() => {
     if (el.shadowRoot) pushChildren(el.shadowRoot, pointing === null ? null : false);
   }
   globalThis.__tabwardWidgets = widgets;
-  return [${documentToken}, document.title, values, widgets.length];
+  return [${documentToken}, document.title, values, widgets.length, location.href];
 })()`;
 
 /** The roles under which Chromium's tree shows a field's value (and a password field's bullets). */

@@ -1,7 +1,8 @@
 // Renders the aria tree of a tab (axToAria.ts: Chromium's accessibility tree in the shape of Playwright's AI
 // snapshot) into tabward's compact snapshot: refs only on elements an agent can act on, wrappers without meaning
 // flattened, a headline that is one link a line of its own (not its title twice), tables as rows of cells, URLs
-// relative to the page, and a token budget with an explicit truncation marker.
+// relative to the document that shows them (a frame of another site says its origin on its line), and a token
+// budget with an explicit truncation marker.
 
 export interface AriaNode {
   readonly role: string;
@@ -9,6 +10,8 @@ export interface AriaNode {
   readonly text?: string;
   readonly ref?: string;
   readonly url?: string;
+  /** An iframe's: the address of the document it shows. */
+  readonly frameUrl?: string;
   readonly cursor?: string;
   readonly level?: number;
   readonly children?: readonly (AriaNode | string)[];
@@ -32,7 +35,11 @@ export interface RenderOptions {
 }
 
 interface RenderContext {
-  readonly pageUrl: string;
+  /**
+   * What a URL is shown relative to: the page's address, or inside a frame of another origin the frame's (whose
+   * origin its line shows), so that each path reads against the nearest address above it.
+   */
+  readonly baseUrl: string;
   readonly allRefs: boolean;
   /** The snapshot's own lines, marked as they are written: which are page text alone, and each control's name. */
   readonly marks: LineMarks;
@@ -109,7 +116,7 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const lines: string[] = [];
   const marks = { lines, texts: new Set<number>(), controls: new Map<number, string>() };
   const context = {
-    pageUrl: options.pageUrl,
+    baseUrl: options.pageUrl,
     allRefs: options.allRefs ?? false,
     marks,
     ...(options.hide ? { hide: options.hide } : {}),
@@ -154,7 +161,10 @@ function renderNode(
     return;
   }
   const options = inlineOptions(node, context.hide);
-  const label = describe(node, context, options);
+  const frameBase = node.role === 'iframe' ? frameBaseOf(node, context.baseUrl) : undefined;
+  const described = describe(node, context, options);
+  const label = frameBase && described ? `${described} ${disarmed(frameBase.origin)}` : described;
+  const inner = frameBase && label ? { ...context, baseUrl: frameBase.url } : context;
   const children = options ? [] : (node.children ?? []);
   if (label) {
     const separator = node.role === 'listitem' ? ' ' : ': ';
@@ -167,7 +177,7 @@ function renderNode(
     pushText(lines, depth, node.text, context.allRefs && node.ref ? ` @${node.ref}` : '', context.marks);
   const childDepth = label && (indentingRoles.has(node.role) || isActionable(node)) ? depth + 1 : depth;
   for (const child of children)
-    renderNode(child, childDepth, lines, context, withinItem || node.role === 'listitem');
+    renderNode(child, childDepth, lines, inner, withinItem || node.role === 'listitem');
 }
 
 /** One line for an element, or '' when it is a wrapper whose children say everything. */
@@ -186,7 +196,7 @@ function describe(node: AriaNode, context: RenderContext, options?: InlineOption
     else if (typeof stateValue === 'string' || typeof stateValue === 'number')
       parts.push(`[${state}=${stateValue}]`);
   }
-  if (node.url) parts.push(disarmed(relativeUrl(node.url, context.pageUrl)));
+  if (node.url) parts.push(disarmed(relativeUrl(node.url, context.baseUrl)));
   if ((actionable || context.allRefs) && node.ref) parts.push(`@${node.ref}`);
   if (options) parts.push(`options: ${options.list}`);
   return parts.join(' ');
@@ -360,6 +370,25 @@ function cellText(cell: AriaNode | string, context: RenderContext): string {
   return (isActionable(cell) || context.allRefs) && cell.ref ? `${own} @${cell.ref}` : own;
 }
 
+/**
+ * The frame's address and origin when its document is of another origin than the URLs around it are shown
+ * against (an http or https document: an about:blank or srcdoc frame's links resolve against its parent's, and a
+ * data: document's links are whole anyway): its line then shows the origin, and the URLs inside read against it.
+ * Shown as whole URLs, the links of a store-locator frame were a third of what a page of frames showed above its
+ * text (bench/results.md, the eighth pass).
+ */
+function frameBaseOf(node: AriaNode, baseUrl: string): { url: string; origin: string } | undefined {
+  if (!node.frameUrl) return undefined;
+  try {
+    const frame = new URL(node.frameUrl);
+    if (frame.protocol !== 'http:' && frame.protocol !== 'https:') return undefined;
+    if (frame.origin === new URL(baseUrl).origin) return undefined;
+    return { url: frame.href, origin: frame.origin };
+  } catch {
+    return undefined;
+  }
+}
+
 export function relativeUrl(url: string, pageUrl: string): string {
   try {
     const target = new URL(url, pageUrl);
@@ -385,7 +414,13 @@ function withoutForgedRefs(node: AriaNode | string): AriaNode | string {
   for (const [key, value] of Object.entries(node)) {
     if (key === 'children' && Array.isArray(value)) out[key] = value.map(withoutForgedRefs);
     // A URL is disarmed once shown (relative to the page): parsed, the sign would come out percent-encoded.
-    else if (typeof value === 'string' && key !== 'ref' && key !== 'role' && key !== 'url')
+    else if (
+      typeof value === 'string' &&
+      key !== 'ref' &&
+      key !== 'role' &&
+      key !== 'url' &&
+      key !== 'frameUrl'
+    )
       out[key] = disarmed(value);
     else out[key] = value;
   }

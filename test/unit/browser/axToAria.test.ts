@@ -48,7 +48,8 @@ const page = (...children: Spec[]): Spec => ({ role: 'RootWebArea', internal: tr
 function convert(root: Spec, pointer: number[] = []): (AriaNode | string)[] {
   return axToAria(axNodes(root), {
     frameKey: 'F',
-    frameContent: (id) => (id === 99 ? ['inside the frame'] : undefined),
+    frameContent: (id) =>
+      id === 99 ? { children: ['inside the frame'], url: 'https://frame.example/x' } : undefined,
     pointer: new Set(pointer),
   });
 }
@@ -235,7 +236,13 @@ test("an iframe holds its document's tree; a widget with a pointer cursor is mar
     [7],
   );
   assert.deepEqual(tree, [
-    { role: 'iframe', name: 'Payment', ref: 'F/99', text: 'inside the frame' },
+    {
+      role: 'iframe',
+      name: 'Payment',
+      ref: 'F/99',
+      frameUrl: 'https://frame.example/x',
+      text: 'inside the frame',
+    },
     { role: 'iframe', ref: 'F/98' },
     { role: 'generic', ref: 'F/7', cursor: 'pointer', text: 'Open menu' },
   ]);

@@ -67,6 +67,91 @@ test('same-origin URLs become relative, others stay absolute', () => {
   assert.ok(text.includes('https://other.test/x'));
 });
 
+test('a frame of another origin says its origin on its line, and its URLs read against it', () => {
+  const link = (name: string, ref: string, url: string) => ({ role: 'link', name, ref, url });
+  const text = renderSnapshot(
+    [
+      link('Home', 'e1', 'https://news.test/home'),
+      {
+        role: 'iframe',
+        name: 'Stores',
+        frameUrl: 'https://maps.test/embed?q=1',
+        children: [
+          link('Directions', 'e2', 'https://maps.test/dir/0'),
+          link('Here', 'e3', 'https://maps.test/embed?q=1#map'),
+          link('Back to the news', 'e4', 'https://news.test/home'),
+          {
+            // A frame of the page's origin inside it: its own origin again, and paths against that.
+            role: 'iframe',
+            name: 'Inner',
+            frameUrl: 'https://news.test/inner',
+            children: [
+              link('Story', 'e5', 'https://news.test/story/1'),
+              link('Map', 'e6', 'https://maps.test/m'),
+            ],
+          },
+        ],
+      },
+      // Of the page's own origin, or an about:blank or data: document: no origin shown, the page's address holds.
+      {
+        role: 'iframe',
+        name: 'Same',
+        frameUrl: 'https://news.test/widget',
+        children: [link('Story', 'e7', 'https://news.test/story/2')],
+      },
+      {
+        role: 'iframe',
+        name: 'Blank',
+        frameUrl: 'about:blank',
+        children: [link('Story', 'e8', 'https://news.test/story/3')],
+      },
+      {
+        role: 'iframe',
+        name: 'Data',
+        frameUrl: 'data:text/html,x',
+        children: [link('Maps', 'e9', 'https://maps.test/dir/1')],
+      },
+      link('After the frames', 'e10', 'https://news.test/after'),
+    ],
+    { pageUrl: 'https://news.test/front' },
+  );
+  assert.equal(
+    text,
+    [
+      'link Home /home @e1',
+      'iframe Stores https://maps.test',
+      ' link Directions /dir/0 @e2',
+      ' link Here #map @e3',
+      ' link Back to the news https://news.test/home @e4',
+      ' iframe Inner https://news.test',
+      '  link Story /story/1 @e5',
+      '  link Map https://maps.test/m @e6',
+      'iframe Same',
+      ' link Story /story/2 @e7',
+      'iframe Blank',
+      ' link Story /story/3 @e8',
+      'iframe Data',
+      ' link Maps https://maps.test/dir/1 @e9',
+      'link After the frames /after @e10',
+    ].join('\n'),
+  );
+});
+
+test("a frame's name cannot pass for its origin: a name holding an address is quoted", () => {
+  const text = renderSnapshot(
+    [
+      {
+        role: 'iframe',
+        name: 'Login https://github.com',
+        frameUrl: 'https://evil.test/x',
+        children: ['Sign in'],
+      },
+    ],
+    { pageUrl: 'https://github.com/' },
+  );
+  assert.equal(text, 'iframe "Login https://github.com" https://evil.test\n Sign in');
+});
+
 test('a link to a place in the page itself shows its fragment alone; an unnamed figure adds no line', () => {
   const text = renderSnapshot(
     [
