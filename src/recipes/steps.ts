@@ -81,17 +81,27 @@ function consent(step: RecipeStep, context: StepContext): Approver & { lastReaso
 }
 
 function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): GuardedAction<void> {
+  /** The origin of the document the step types a secret into (its field's frame), from the step's last look. */
+  let secretOrigin: string | undefined;
   return {
     name: `recipe ${step.action}`,
     auditKind: step.action,
     args: stepArgs(step),
     subject: { recipe: context.recipeName, step: context.index },
-    look: () => lookAt(page, step, context),
+    look: async () => {
+      const look = await lookAt(page, step, context);
+      secretOrigin = look.facts.secrets?.[0]?.origin;
+      return look;
+    },
     // Judged before the deadline, acting after it: no. A run that was cut off does nothing more.
-    act: () =>
-      context.signal.aborted
-        ? Promise.reject(new TabwardError('timeout', 'The run was cut off; this step did not act.'))
-        : perform(page, step, context),
+    act: () => {
+      if (context.signal.aborted)
+        return Promise.reject(new TabwardError('timeout', 'The run was cut off; this step did not act.'));
+      // Before the value is in the page: the page can keep what it is given and send it anywhere later, so the
+      // run's requests to other sites are judged from here on as after a sensitive read (as the agent's are).
+      if (secretOrigin !== undefined) context.path.state.recordTypedSecret(secretOrigin);
+      return perform(page, step, context);
+    },
     // What the run has on screen once the step acted is what it has read: the path taints the rest of the run by
     // each sensitive page (or frame) of it.
     readsOf: () => page.frameUrls(),
