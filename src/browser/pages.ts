@@ -214,23 +214,39 @@ export class TrackedPage {
   async historyEntry(
     offset: -1 | 0 | 1,
     timeoutMs: number,
-  ): Promise<{ url: string; reposts: boolean } | undefined> {
+  ): Promise<{ url: string; reposts: boolean; id: number } | undefined> {
     const read = async () => {
       const cdp = await this.page.context().newCDPSession(this.page);
       try {
         const history = (await cdp.send('Page.getNavigationHistory')) as {
           currentIndex: number;
-          entries: { url: string; transitionType: string }[];
+          entries: { id: number; url: string; transitionType: string }[];
         };
         const entry = history.entries[history.currentIndex + offset];
         if (!entry) return undefined;
         const reposts = entry.transitionType === 'form_submit' && this.postedUrls.has(entry.url);
-        return { url: entry.url, reposts };
+        return { url: entry.url, reposts, id: entry.id };
       } finally {
         await cdp.detach().catch(swallow('browser', 'pages.historyEntry: cdp.detach()'));
       }
     };
     return withDeadline(read(), timeoutMs, 'reading the tab history', this.interrupted);
+  }
+
+  /**
+   * Moves the tab to the history entry `id` (a Page.getNavigationHistory id), over CDP: never through the page's
+   * own `history`, which its script can redefine (a `back` that goes two entries back, to one nobody judged).
+   */
+  async goToHistoryEntry(id: number, timeoutMs: number): Promise<void> {
+    const move = async () => {
+      const cdp = await this.page.context().newCDPSession(this.page);
+      try {
+        await cdp.send('Page.navigateToHistoryEntry', { entryId: id });
+      } finally {
+        await cdp.detach().catch(swallow('browser', 'pages.goToHistoryEntry: cdp.detach()'));
+      }
+    };
+    await withDeadline(move(), timeoutMs, 'moving in the tab history', this.interrupted);
   }
 
   /**

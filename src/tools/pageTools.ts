@@ -110,7 +110,12 @@ export const navigatePage = defineTool({
       const offset = type === 'back' ? -1 : type === 'forward' ? 1 : 0;
       const entry = await tab.historyEntry(offset, context.timeoutMs);
       if (!entry) throw new TabwardError('not_found', `There is no page to go ${type} to in tab ${tab.id}.`);
-      return { ...target, destination: entry.url, repostsForm: entry.reposts };
+      return {
+        ...target,
+        destination: entry.url,
+        repostsForm: entry.reposts,
+        ...(type === 'reload' ? {} : { historyEntryId: entry.id }),
+      };
     }
     if (!args.url)
       throw new TabwardError('bad_input', 'navigate_page needs a url (or type back/forward/reload).');
@@ -121,7 +126,9 @@ export const navigatePage = defineTool({
     const type = args.type ?? 'url';
     if (type === 'url') return navigateTab(tab, target.destination ?? '', context);
     const timeoutMs = context.timeoutMs * 2;
-    const line = await runOnPage(tab, `Going ${type}`, timeoutMs, () => moveInHistory(tab, type, timeoutMs));
+    const line = await runOnPage(tab, `Going ${type}`, timeoutMs, () =>
+      moveInHistory(tab, type, target.historyEntryId, timeoutMs),
+    );
     return { content: [text(line)], readFrom: [tab] };
   },
 });
@@ -146,19 +153,21 @@ export const resizePage = defineTool({
 });
 
 /**
- * Back, forward and reload through the page's own history. Playwright's goBack can wait forever for a page
- * restored from the back/forward cache, which fires no load events; here the move is seen as a new document
- * (or a new URL), bounded in time.
+ * Back and forward to the history entry the call was judged by (`entryId`, over CDP: a page can redefine its own
+ * `history.back`), and reload (`location.reload`, which a page cannot redefine). Playwright's goBack can wait
+ * forever for a page restored from the back/forward cache, which fires no load events; here the move is seen as a
+ * new document (or a new URL), bounded in time.
  */
 async function moveInHistory(
   tab: TrackedPage,
   type: 'back' | 'forward' | 'reload',
+  entryId: number | undefined,
   timeoutMs: number,
 ): Promise<void> {
   const before = { seq: tab.documentSeq, url: tab.page.url() };
-  const script =
-    type === 'back' ? 'history.back()' : type === 'forward' ? 'history.forward()' : 'location.reload()';
-  await tab.page.evaluate(script);
+  if (type === 'reload') await tab.page.evaluate('location.reload()');
+  else if (entryId !== undefined) await tab.goToHistoryEntry(entryId, timeoutMs);
+  else throw new TabwardError('internal', `The ${type} move was not judged by a history entry.`);
   const deadline = Date.now() + Math.min(timeoutMs, 5_000);
   while (tab.documentSeq === before.seq && tab.page.url() === before.url && Date.now() < deadline)
     await sleep(50);

@@ -49,6 +49,8 @@ export interface ToolTarget {
   readonly secretFields?: Readonly<Record<string, string>>;
   /** A reload or history move that would send a POST again. */
   readonly repostsForm?: boolean;
+  /** The history entry a back or forward move was judged by (CDP's id): the move goes to it and nowhere else. */
+  readonly historyEntryId?: number;
   /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
   /**

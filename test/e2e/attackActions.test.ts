@@ -44,6 +44,14 @@ describe('attacks on how actions are judged', () => {
         html(res, '<title>Checkout</title><form method="post" action="/pay"><button>Pay 100</button></form>'),
       'POST /pay': (_req, _body, res) => html(res, '<title>Paid</title><h1>Paid 100</h1>'),
       'GET /elsewhere': (_req, _body, res) => html(res, '<title>Elsewhere</title>Elsewhere'),
+      // A page whose `history.back` goes two entries back: to one the move was not judged by.
+      'GET /first': (_req, _body, res) => html(res, '<title>First</title>First'),
+      'GET /second': (_req, _body, res) => html(res, '<title>Second</title>Second'),
+      'GET /third': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Third</title>Third<script>History.prototype.back = function () { history.go(-2); };</script>',
+        ),
     });
     evil = await startFixture({
       '/keys': (_req, _body, res) =>
@@ -165,6 +173,17 @@ describe('attacks on how actions are judged', () => {
     const back = await mcp.call('navigate_page', { type: 'back' });
     assert.ok(back.isError && back.text.startsWith('rejected:'), back.text);
     assert.equal(pay.writes().length, 1, 'paid once, whatever the agent did after');
+  });
+
+  test('back goes to the history entry it was judged by, whatever the page made of history.back', async () => {
+    await mcp.call('new_page', { url: pay.url('shop.example', '/first') });
+    await mcp.call('navigate_page', { url: pay.url('shop.example', '/second') });
+    await mcp.call('navigate_page', { url: pay.url('shop.example', '/third') });
+    const back = await mcp.call('navigate_page', { type: 'back' });
+    assert.ok(!back.isError, back.text);
+    assert.match(back.text, /\/second\b/, back.text);
+    const pages = await mcp.call('list_pages');
+    assert.match(pages.text, /shop\.example:\d+\/second/, pages.text);
   });
 
   test('a reload of an approved sensitive POST asks again, whatever the policy', async () => {
