@@ -57,24 +57,30 @@ export interface TaintContext {
 
 /**
  * Why a request made during a data-carrying action, after the agent read a sensitive site, must be asked
- * about: it goes to a host that is neither one the agent read, nor one the action was judged on, nor one the
- * human allowed for this session. Hosts, not registrable domains: a read of mail.google.com must not make
- * every google.com host (forms, scripts anyone can publish) a safe place to send to. An address tabward cannot
- * read is never let go.
+ * about: it goes to a host that is neither one the action was judged on nor one the human allowed for this
+ * session, and it could carry what was read on another host than its own. What was read on a host may go back to
+ * that host, and only there: a host read is no safe place for what was read elsewhere (an attacker's host that a
+ * broad rule calls sensitive, `bank.evil.example`, fetched once by its page, would otherwise take what the agent
+ * read on github.com). Hosts, not registrable domains: a read of mail.google.com must not make every google.com
+ * host (forms, scripts anyone can publish) a safe place to send to. An address tabward cannot read is never let go.
  */
 export function taintReason(request: RequestFacts, context: TaintContext): string | undefined {
   if (context.tainted.length === 0) return undefined;
   if (context.navigationOnly && !(request.document && request.mainFrame) && !opaqueDocument(request.frameUrl))
     return undefined;
   const host = hostKeyOf(request.url);
-  const read = context.tainted.map((origin) => hostOf(origin)).join(', ');
   if (host === undefined)
     return webAddress(request.url)
-      ? `the agent has read sensitive pages (or typed a secret) on ${read}, and this request goes to an address tabward cannot read`
+      ? `the agent has read sensitive pages (or typed a secret) on ${hostsOf(context.tainted)}, and this request goes to an address tabward cannot read`
       : undefined;
-  const known = [...context.tainted, ...context.acting].map(hostKeyOf);
-  if (known.includes(host) || context.allowed.has(host)) return undefined;
-  return `the agent has read sensitive pages (or typed a secret) on ${read}, and this request could carry that to ${host}`;
+  if (context.acting.map(hostKeyOf).includes(host) || context.allowed.has(host)) return undefined;
+  const elsewhere = context.tainted.filter((origin) => hostKeyOf(origin) !== host);
+  if (elsewhere.length === 0) return undefined;
+  return `the agent has read sensitive pages (or typed a secret) on ${hostsOf(elsewhere)}, and this request could carry that to ${host}`;
+}
+
+function hostsOf(origins: readonly string[]): string {
+  return origins.map((origin) => hostOf(origin)).join(', ');
 }
 
 /** scheme://host, the unit taint is judged in (ws: and wss: as http: and https:); undefined when unreadable. */

@@ -56,6 +56,24 @@ test('after a sensitive read, another site is held; the same site, an acting or 
   );
   const allowed = new Set(['https://evil.example']);
   assert.equal(taintReason(request('https://evil.example/p'), { ...context, allowed }), undefined);
+  // What was read on a host goes back to that host only: another host read is no place for it (an attacker's
+  // host a broad rule calls sensitive, read once, would take what was read on github.com).
+  const twoReads = { ...context, acting: [], tainted: ['https://github.com', 'https://bank.evil.example'] };
+  assert.match(
+    taintReason(request('https://bank.evil.example/k?d=1'), twoReads) ?? '',
+    /read sensitive pages \(or typed a secret\) on github\.com, and this request could carry that to https:\/\/bank\.evil\.example/,
+  );
+  assert.match(
+    taintReason(request('https://github.com/graphql'), twoReads) ?? '',
+    /on bank\.evil\.example, and this request could carry that to https:\/\/github\.com/,
+  );
+  assert.equal(
+    taintReason(request('https://github.com/graphql'), {
+      ...twoReads,
+      allowed: new Set(['https://github.com']),
+    }),
+    undefined,
+  );
 });
 
 test("a navigation carries data only in the tab's document request and hops, and what an opaque document requests", () => {
