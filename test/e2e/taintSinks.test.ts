@@ -27,8 +27,8 @@ before(async () => {
           res,
           `<title>Profile</title><p id="t">${marker}</p><script>parent.postMessage(document.getElementById('t').textContent, '*')</script>`,
         ),
-      '/pixel': (_req, _body, res) => res.writeHead(204).end(),
-      '/k': (_req, _body, res) => res.writeHead(204).end(),
+      '/pixel': (_req, _body, res) => void res.writeHead(204).end(),
+      '/k': (_req, _body, res) => void res.writeHead(204).end(),
       // Makes bank.evil.example read before anything else, then frames the settings page until it answers, and
       // sends what it shows (to its own host and to the one it made read) once the agent's calls are over.
       '/watch': (_req, _body, res) =>
