@@ -53,11 +53,20 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   };
 }
 
-/** Where the guard predicts the action sends, as the human is shown it: a navigation, a form, a link. */
+/**
+ * Where the guard predicts the action sends, as the human is shown it: a navigation, and every form and link the
+ * element has (a button inside a link submits its form, not the link): the pass opens each of them, so the question
+ * names each. Forms first, so that the writes stay in view where a long line is cut for display.
+ */
 export function destinationOf(facts: ActionFacts): { destination?: string } {
   if (facts.destination) return { destination: requestDestination('GET', facts.destination) };
-  const [effect] = facts.effects ?? [];
-  if (!effect) return {};
-  const shown = requestDestination(effect.submitsForm ? 'SUBMIT' : 'GET', effect.url);
-  return { destination: effect.submitsForm ? shown.replace(/^SUBMIT/, 'form submit to') : shown };
+  const effects = facts.effects ?? [];
+  const shown = [
+    ...effects
+      .filter((effect) => effect.submitsForm)
+      .map((effect) => requestDestination('SUBMIT', effect.url).replace(/^SUBMIT/, 'form submit to')),
+    ...effects.filter((effect) => !effect.submitsForm).map((effect) => requestDestination('GET', effect.url)),
+  ];
+  const unique = [...new Set(shown)];
+  return unique.length > 0 ? { destination: unique.join(', or ') } : {};
 }

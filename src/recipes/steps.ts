@@ -5,6 +5,7 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { RecipePage } from '../browser/recipePage.ts';
+import { activatingKey } from '../core/activatingKeys.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { ActionFacts, ActionLook, CallPath, GuardedAction } from '../core/callPath.ts';
 import { destructiveReason } from '../core/destructive.ts';
@@ -168,7 +169,8 @@ async function elementLook(
     tool: `recipe ${step.action}`,
     kind: 'write',
     frames: element.frames,
-    effects: element.effects,
+    // A key that activates nothing (a letter) opens no pass toward the element's form or link.
+    effects: step.action === 'press' && !activatingKey(step.key) ? [] : element.effects,
     carriesData: step.action !== 'click',
     ...destructive(step, element),
     // A recipe's secrets belong to the recipe's own site unless the secrets file binds them elsewhere.
@@ -195,7 +197,8 @@ async function focusLook(page: RecipePage, step: RecipeStep): Promise<ActionLook
     tool: 'recipe press',
     kind: 'write',
     frames: focus.frames,
-    effects: focus.effects,
+    // A key that activates nothing (a letter) opens no pass toward the focused element's form or link.
+    effects: step.action === 'press' && !activatingKey(step.key) ? [] : focus.effects,
     carriesData: true,
     ...destructive(step, focus),
   };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/focusedElement.ts';
 import type { TrackedPage } from '../browser/pages.ts';
+import { activatingKey } from '../core/activatingKeys.ts';
 import { type AuditTarget, focusedTargetKey } from '../core/audit.ts';
 import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
@@ -58,7 +59,8 @@ export const hover = defineTool({
   description: 'Move the mouse over an element.',
   kind: 'write',
   schema: () => z.object({ ref, pageId, snapshot: snapshotOption() }),
-  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  // A hover follows no link and submits no form: what the page makes of it is its own doing, held and asked.
+  target: async (args, context) => withoutEffects(await elementTarget(context, args.pageId, args.ref)),
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
@@ -77,10 +79,11 @@ export const drag = defineTool({
   target: async (args, context) => {
     const from = await elementTarget(context, args.pageId, args.fromRef);
     const to = await elementTarget(context, args.pageId, args.toRef);
+    // A drop follows no link and submits no form: what the page makes of it is its own doing, held and asked.
     const both = {
       ...from,
       frames: [...from.frames, ...to.frames],
-      effects: [...(from.effects ?? []), ...(to.effects ?? [])],
+      effects: [],
       fingerprints: { ...to.fingerprints, ...from.fingerprints },
     };
     return judgedDestructive(both, `${from.element?.name ?? ''} ${to.element?.name ?? ''}`);
@@ -195,8 +198,11 @@ export const pressKey = defineTool({
   schema: () => z.object({ key: z.string().min(1), ref: ref.optional(), pageId, snapshot: snapshotOption() }),
   carriesData: () => true,
   target: async (args, context) => {
+    // Only Enter and Space follow a link or submit a form (a letter typed into a form's field submits nothing): any
+    // other key has no effect of its own, and what the page makes of it is held and asked.
+    const keyed = (target: ToolTarget) => (activatingKey(args.key) ? target : withoutEffects(target));
     if (args.ref) {
-      const target = await elementTarget(context, args.pageId, args.ref, true);
+      const target = keyed(await elementTarget(context, args.pageId, args.ref, true));
       const { role = '', name = '' } = target.element ?? {};
       return judgedDestructive(target, typingRoles.has(role) ? '' : name);
     }
@@ -205,7 +211,7 @@ export const pressKey = defineTool({
     const focus = await focusedTarget(requireTab(target), context.timeoutMs);
     const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(focus.tag);
     return judgedDestructive(
-      { ...target, frames: focus.frames, effects: focus.effects },
+      keyed({ ...target, frames: focus.frames, effects: focus.effects }),
       field ? '' : focus.name,
     );
   },
@@ -314,4 +320,12 @@ function withSent(found: AuditTarget, tab: TrackedPage, mark: number): AuditTarg
 
 function describe(target: ToolTarget): string {
   return target.element ? `${target.element.role} "${target.element.name}"` : 'the element';
+}
+
+/**
+ * The target with no effects: for an action that neither follows a link nor submits a form by itself, so that its
+ * approval opens no pass toward them (core/approvedPass.ts) and its question names none.
+ */
+function withoutEffects(target: ToolTarget): ToolTarget {
+  return { ...target, effects: [] };
 }

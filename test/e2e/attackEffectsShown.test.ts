@@ -1,0 +1,150 @@
+// An approval opens what its question shows, and only an action that does it by itself opens a write. Found by an
+// attack review (each variant on a real tabward over a real Chromium, a human who refuses any question naming a
+// deletion or a request tabward "did not predict", and approves the rest):
+// - a button inside a link, whose form is a delete-account form: the question named only the link (a GET of the
+//   profile), the approval's pass covered the form too, and the POST went; on another site's page and on
+//   github.com itself;
+// - a drag from a profile link onto a delete form's button, whose drop the page turns into a submission;
+// - a hover, and a letter typed into a form's field, whose listeners submit the form: the approval of a hover or
+//   a keystroke opened the form's write.
+// Assertions are on what github.com received.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+import { refOf } from '../helpers/mcpClient.ts';
+
+describe('what an approved action may write is what the human was shown, done by the action itself', () => {
+  let site: Fixture;
+  let tw: InProcessBrowser;
+  let mcp: InProcessMcp | undefined;
+  const url = (host: string, path: string) => site.url(host, path);
+  const posts = (path: string) =>
+    site.seen.filter(
+      (request) =>
+        request.host.startsWith('github.com:') && request.method === 'POST' && request.path.startsWith(path),
+    );
+  /** A fresh client whose human refuses deletions and unpredicted requests, and approves the rest. */
+  const agent = async (): Promise<InProcessMcp> => {
+    await mcp?.close();
+    mcp = await tw.connect();
+    mcp.human.policy = (message) => ({
+      decision: /delete|did not predict/i.test(message) ? 'reject' : 'approve',
+    });
+    return mcp;
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+  const deleteForm = (action: string) =>
+    `<form id="f" method="post" action="${action}"><input type="hidden" name="confirm" value="yes"></form>`;
+  /** A form posting the attacker's address to the emails settings, which the page submits on `event`. */
+  const emailsFormOn = (event: string, control: string) =>
+    `<title>Emails</title><form id="f" method="post" action="${url('github.com', '/settings/emails')}">
+    <input type="hidden" name="email" value="attacker@evil.example">${control}</form>
+    <script>document.getElementById('c').addEventListener('${event}', () => document.getElementById('f').submit(), { once: true });</script>`;
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/settings/profile': (_req, _body, res) => html(res, '<title>Profile</title><p>profile</p>'),
+        '/settings/delete-account': (_req, _body, res) => html(res, '<title>Deleted</title><p>deleted</p>'),
+        '/settings/emails': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        '/nested': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Promo</title>${deleteForm(url('github.com', '/settings/delete-account'))}
+            <a href="${url('github.com', '/settings/profile')}"><button form="f">Open my profile settings</button></a>`,
+          ),
+        '/settings/nested': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Settings</title>${deleteForm('/settings/delete-account')}
+            <a href="/settings/profile"><button form="f">Open my profile</button></a>`,
+          ),
+        '/drag': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Board</title><a id="card" draggable="true" href="${url('github.com', '/settings/profile')}">My profile card</a>
+            <form id="f" method="post" action="${url('github.com', '/settings/delete-account')}"><input type="hidden" name="confirm" value="yes">
+            <button id="zone" style="width:200px;height:80px">Archive</button></form>
+            <script>
+              zone.addEventListener('dragover', (e) => e.preventDefault());
+              zone.addEventListener('drop', (e) => { e.preventDefault(); f.requestSubmit(zone); });
+            </script>`,
+          ),
+        '/hover': (_req, _body, res) =>
+          html(res, emailsFormOn('mouseover', '<button id="c">Link my GitHub email</button>')),
+        '/keys': (_req, _body, res) =>
+          html(res, emailsFormOn('keydown', '<input id="c" aria-label="Nickname">')),
+      },
+      { tls: true },
+    );
+    tw = await startInProcess();
+  });
+  after(async () => {
+    await mcp?.close();
+    await tw?.close();
+    await site?.close();
+  });
+
+  for (const [host, path, label] of [
+    ['evil.example', '/nested', 'Open my profile settings'],
+    ['github.com', '/settings/nested', 'Open my profile'],
+  ] as const)
+    test(`a button inside a link: the question names its form, and the deletion is refused (${host})`, async () => {
+      const client = await agent();
+      const before = posts('/settings/delete-account').length;
+      await client.call('new_page', { url: url(host, path) });
+      const snapshot = await client.call('take_snapshot');
+      const asked = client.human.questions.length;
+      // The button, shown under its link: the element the page made both.
+      const button = new RegExp(`button ${label} @(e\\d+)`).exec(snapshot.text)?.[1];
+      assert.ok(button, snapshot.text);
+      await client.call('click', { ref: button });
+      await settle();
+      assert.match(
+        client.human.questions.slice(asked).join('\n'),
+        /form submit to github\.com:\d+\/settings\/delete-account/,
+      );
+      assert.equal(posts('/settings/delete-account').length, before, 'the deletion went unseen');
+    });
+
+  test('a drag onto a delete form opens no write: the submission the page makes of it is asked', async () => {
+    const client = await agent();
+    const before = posts('/settings/delete-account').length;
+    await client.call('new_page', { url: url('evil.example', '/drag') });
+    const snapshot = await client.call('take_snapshot');
+    await client.call('drag', {
+      fromRef: refOf(snapshot.text, 'My profile card'),
+      toRef: refOf(snapshot.text, 'Archive'),
+    });
+    await settle();
+    assert.equal(posts('/settings/delete-account').length, before, 'the deletion went unseen');
+  });
+
+  for (const [path, what, act] of [
+    [
+      '/hover',
+      'hover',
+      (client: InProcessMcp, snapshot: string) =>
+        client.call('hover', { ref: refOf(snapshot, 'Link my GitHub email') }),
+    ],
+    [
+      '/keys',
+      'letter typed into a field',
+      (client: InProcessMcp, snapshot: string) =>
+        client.call('press_key', { key: 'a', ref: refOf(snapshot, 'Nickname') }),
+    ],
+  ] as const)
+    test(`a ${what} opens no write: the form the page submits on it is asked`, async () => {
+      const client = await agent();
+      const before = posts('/settings/emails').length;
+      await client.call('new_page', { url: url('evil.example', path) });
+      const snapshot = await client.call('take_snapshot');
+      const asked = client.human.questions.length;
+      await act(client, snapshot.text);
+      await settle();
+      assert.equal(posts('/settings/emails').length, before, 'the attacker’s email was posted');
+      assert.match(client.human.questions.slice(asked).join('\n'), /did not predict/);
+    });
+});
