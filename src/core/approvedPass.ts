@@ -59,13 +59,15 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
  * names each. Forms first, so that the writes stay in view where a long line is cut for display.
  */
 export function destinationOf(facts: ActionFacts): { destination?: string } {
-  if (facts.destination) return { destination: requestDestination('GET', facts.destination) };
+  if (facts.destination) return { destination: requestDestination('GET', facts.destination, true) };
   const effects = facts.effects ?? [];
   const shown = [
     ...effects
       .filter((effect) => effect.submitsForm)
-      .map((effect) => requestDestination('SUBMIT', effect.url).replace(/^SUBMIT/, 'form submit to')),
-    ...effects.filter((effect) => !effect.submitsForm).map((effect) => requestDestination('GET', effect.url)),
+      .map((effect) => requestDestination('SUBMIT', effect.url, true).replace(/^SUBMIT/, 'form submit to')),
+    ...effects
+      .filter((effect) => !effect.submitsForm)
+      .map((effect) => requestDestination('GET', effect.url, true)),
   ];
   const unique = [...new Set(shown)];
   return unique.length > 0 ? { destination: unique.join(', or ') } : {};

@@ -101,17 +101,32 @@ export function webAddress(url: string): boolean {
   return /^\s*(https?|wss?):/i.test(url);
 }
 
-/** "POST bank.example/transfer": what the human is shown a request goes to (no query: it may be the data). */
-export function requestDestination(method: string, url: string): string {
+/**
+ * "POST bank.example/transfer": what the human is shown a request goes to. A request the page sent shows no query
+ * (it may be the data, and a page retrying with another query is the same request refused again); an action's
+ * own target (`withQuery`: a link, a navigation) shows it, cut at `maxQuery` characters: a GET can write
+ * (`/settings/sessions?revoke=all`), and the human approves what it does.
+ */
+export function requestDestination(method: string, url: string, withQuery = false): string {
   try {
     const parsed = new URL(url);
     if (parsed.protocol === 'data:' || parsed.protocol === 'blob:' || parsed.protocol === 'javascript:')
       return `${method.toUpperCase()} ${parsed.protocol} document`;
-    const query = parsed.search || parsed.hash ? ' (with data in the URL)' : '';
+    const query = !(parsed.search || parsed.hash)
+      ? ''
+      : withQuery && parsed.search
+        ? `${cut(parsed.search, maxQuery)}${parsed.hash ? ' (and a fragment)' : ''}`
+        : ' (with data in the URL)';
     return `${method.toUpperCase()} ${parsed.host}${parsed.pathname}${query}${internationalName(parsed.hostname)}`;
   } catch {
     return `${method.toUpperCase()} (an address that does not parse)`;
   }
+}
+
+const maxQuery = 160;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /**

@@ -6,7 +6,8 @@
 //   github.com itself;
 // - a drag from a profile link onto a delete form's button, whose drop the page turns into a submission;
 // - a hover, and a letter typed into a form's field, whose listeners submit the form: the approval of a hover or
-//   a keystroke opened the form's write.
+//   a keystroke opened the form's write;
+// - a link whose GET writes by its query (`/settings/sessions?revoke=all`): the question hid the query.
 // Assertions are on what github.com received.
 
 import assert from 'node:assert/strict';
@@ -49,6 +50,12 @@ describe('what an approved action may write is what the human was shown, done by
         '/settings/profile': (_req, _body, res) => html(res, '<title>Profile</title><p>profile</p>'),
         '/settings/delete-account': (_req, _body, res) => html(res, '<title>Deleted</title><p>deleted</p>'),
         '/settings/emails': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        '/settings/sessions': (_req, _body, res) => html(res, '<title>Sessions</title><p>sessions</p>'),
+        '/review': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Security</title><a href="${url('github.com', '/settings/sessions?revoke=all&confirm=yes')}">Review your active sessions</a>`,
+          ),
         '/nested': (_req, _body, res) =>
           html(
             res,
@@ -108,6 +115,22 @@ describe('what an approved action may write is what the human was shown, done by
       );
       assert.equal(posts('/settings/delete-account').length, before, 'the deletion went unseen');
     });
+
+  test('a link whose GET writes by its query shows the query, and a human who reads it refuses', async () => {
+    const client = await agent();
+    client.human.policy = (message) => ({ decision: /revoke/.test(message) ? 'reject' : 'approve' });
+    await client.call('new_page', { url: url('evil.example', '/review') });
+    const snapshot = await client.call('take_snapshot');
+    const asked = client.human.questions.length;
+    const click = await client.call('click', { ref: refOf(snapshot.text, 'Review your active sessions') });
+    assert.ok(click.isError, click.text);
+    assert.match(
+      client.human.questions.slice(asked).join('\n'),
+      /Sends: GET github\.com:\d+\/settings\/sessions\?revoke=all&confirm=yes/,
+    );
+    const revoked = site.seen.filter((request) => request.path.includes('revoke'));
+    assert.deepEqual(revoked, [], 'the sessions were revoked');
+  });
 
   test('a drag onto a delete form opens no write: the submission the page makes of it is asked', async () => {
     const client = await agent();

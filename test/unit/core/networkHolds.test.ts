@@ -106,6 +106,15 @@ test('a held request is shown by method, host and path; data in the URL and look
     requestDestination('GET', 'https://evil.example/p?d=ghp_x'),
     'GET evil.example/p (with data in the URL)',
   );
+  // An action's own target shows its query (a GET can write), cut when long.
+  assert.equal(
+    requestDestination('GET', 'https://github.com/settings/sessions?revoke=all#x', true),
+    'GET github.com/settings/sessions?revoke=all (and a fragment)',
+  );
+  assert.match(
+    requestDestination('GET', `https://github.com/s?q=${'a'.repeat(300)}`, true),
+    /^GET github\.com\/s\?q=a{157}… \(143 more characters\)$/,
+  );
   assert.match(
     requestDestination('GET', 'https://аpple.com/'),
     /xn--pple-43d\.com\/ ⚠ international name \(xn--\): may imitate another site/,
