@@ -140,7 +140,9 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     return ask('form-resubmission', 'this would send the form it came from again (a POST)', false, true);
   const secret = misplacedSecret(facts.secrets ?? []);
   if (secret) return ask(secret.rule, secret.reason, false, true);
-  const leak = taintLeak(facts);
+  // Closing a tab gives its page no last word (it is silenced first; what it still sends is the backstop's to
+  // judge): asking whether data may go to it would only let a human who approved "close" allow its site for good.
+  const leak = facts.closesTab ? undefined : taintLeak(facts);
   if (leak) return ask('taint', leak, false, true);
   if (kind === 'navigate')
     return { verdict: 'allow', reason: 'navigation to a page no rule marks sensitive' };

