@@ -3,9 +3,17 @@
 // approver can forget one. Approvers show this copy; the guard and the runner keep the original.
 
 import type { ApprovalRequest } from './approvals.ts';
+import { destinationMaxChars } from './approvedPass.ts';
 import { forDisplay, quotedForDisplay, visibleText } from './displayText.ts';
 
-const limits = { name: 120, url: 300, reason: 300, argValue: 1000, argsLine: 600 } as const;
+const limits = {
+  name: 120,
+  url: 300,
+  destination: destinationMaxChars,
+  reason: 300,
+  argValue: 1000,
+  argsLine: 600,
+} as const;
 
 /** A copy of `request` safe to show: same shape, sanitised strings. */
 export function displayRequest(request: ApprovalRequest): ApprovalRequest {
@@ -18,7 +26,7 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
     url: forDisplay(request.url, limits.url),
     origin: forDisplay(request.origin, limits.url),
     ...(request.destination !== undefined
-      ? { destination: forDisplay(request.destination, limits.url) }
+      ? { destination: forDisplay(request.destination, limits.destination) }
       : {}),
     ...(request.fields
       ? {

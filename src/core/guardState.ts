@@ -52,7 +52,11 @@ export class GuardState {
    * learnt nothing it could carry (it names a secret, never sees it).
    */
   recordTypedSecret(origin: string): void {
+    if (this.typedSecrets.has(origin)) return;
     this.typedSecrets.add(origin);
+    // The hosts the human allowed so far were allowed what the agent had read, not a password: each is asked again
+    // (its question now says a secret was typed). Else a host allowed before would take the secret unasked.
+    this.allowedHosts.clear();
   }
 
   /** What the network backstop judges a request against: the origins read, and those a secret was typed into. */

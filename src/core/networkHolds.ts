@@ -83,7 +83,10 @@ function hostsOf(origins: readonly string[]): string {
   return origins.map((origin) => hostOf(origin)).join(', ');
 }
 
-/** scheme://host, the unit taint is judged in (ws: and wss: as http: and https:); undefined when unreadable. */
+/**
+ * scheme://host[:port], the unit taint is judged in (ws: and wss: as http: and https:; a port that is not the
+ * scheme's own is another server, often another application of the same machine); undefined when unreadable.
+ */
 export function hostKeyOf(url: string): string | undefined {
   let parsed: URL;
   try {
@@ -93,7 +96,9 @@ export function hostKeyOf(url: string): string | undefined {
   }
   const scheme = { 'ws:': 'http:', 'wss:': 'https:' }[parsed.protocol] ?? parsed.protocol;
   if (scheme !== 'http:' && scheme !== 'https:') return undefined;
-  return `${scheme}//${parsed.hostname}`;
+  const port =
+    parsed.port && parsed.port !== { 'http:': '80', 'https:': '443' }[scheme] ? `:${parsed.port}` : '';
+  return `${scheme}//${parsed.hostname}${port}`;
 }
 
 /** A network address (http, https, ws, wss), whether or not it parses. */
@@ -104,8 +109,8 @@ export function webAddress(url: string): boolean {
 /**
  * "POST bank.example/transfer": what the human is shown a request goes to. A request the page sent shows no query
  * (it may be the data, and a page retrying with another query is the same request refused again); an action's
- * own target (`withQuery`: a link, a navigation) shows it, cut at `maxQuery` characters: a GET can write
- * (`/settings/sessions?revoke=all`), and the human approves what it does.
+ * own target (`withQuery`: a link, a navigation) shows it whole: a GET can write (`/settings/sessions?revoke=all`),
+ * and the human approves what it does (core/approvedPass.ts bounds the line, and covers only what it shows whole).
  */
 export function requestDestination(method: string, url: string, withQuery = false): string {
   try {
@@ -115,18 +120,12 @@ export function requestDestination(method: string, url: string, withQuery = fals
     const query = !(parsed.search || parsed.hash)
       ? ''
       : withQuery && parsed.search
-        ? `${cut(parsed.search, maxQuery)}${parsed.hash ? ' (and a fragment)' : ''}`
+        ? `${parsed.search}${parsed.hash ? ' (and a fragment)' : ''}`
         : ' (with data in the URL)';
     return `${method.toUpperCase()} ${parsed.host}${parsed.pathname}${query}${internationalName(parsed.hostname)}`;
   } catch {
     return `${method.toUpperCase()} (an address that does not parse)`;
   }
-}
-
-const maxQuery = 160;
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /**

@@ -7,7 +7,9 @@
 // - a drag from a profile link onto a delete form's button, whose drop the page turns into a submission;
 // - a hover, and a letter typed into a form's field, whose listeners submit the form: the approval of a hover or
 //   a keystroke opened the form's write;
-// - a link whose GET writes by its query (`/settings/sessions?revoke=all`): the question hid the query.
+// - a link whose GET writes by its query (`/settings/sessions?revoke=all`): the question hid the query;
+// - (a third review) that link pushed out of the question by a long form action before it, or its `revoke=all`
+//   by a long query before it: the line was cut for display, and the pass still covered what was cut.
 // Assertions are on what github.com received.
 
 import assert from 'node:assert/strict';
@@ -51,6 +53,18 @@ describe('what an approved action may write is what the human was shown, done by
         '/settings/delete-account': (_req, _body, res) => html(res, '<title>Deleted</title><p>deleted</p>'),
         '/settings/emails': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
         '/settings/sessions': (_req, _body, res) => html(res, '<title>Sessions</title><p>sessions</p>'),
+        '/long-form': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Promo</title><form id="f" method="get" action="${url('evil.example', `/promo/${'a'.repeat(1_100)}`)}"></form>
+            <a id="l" href="${url('github.com', '/settings/sessions?revoke=all&confirm=yes')}"><button form="f">Open the promo</button></a>
+            <script>document.getElementById('f').addEventListener('submit', (e) => { e.preventDefault(); location.href = document.getElementById('l').href; });</script>`,
+          ),
+        '/long-query': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Security</title><a href="${url('github.com', `/settings/sessions?utm=${'x'.repeat(1_100)}&revoke=all`)}">Review your active sessions</a>`,
+          ),
         '/review': (_req, _body, res) =>
           html(
             res,
@@ -131,6 +145,25 @@ describe('what an approved action may write is what the human was shown, done by
     const revoked = site.seen.filter((request) => request.path.includes('revoke'));
     assert.deepEqual(revoked, [], 'the sessions were revoked');
   });
+
+  for (const [path, label] of [
+    ['/long-form', 'Open the promo'],
+    ['/long-query', 'Review your active sessions'],
+  ] as const)
+    test(`what the question cut for length is not approved by it (${path.slice(1)})`, async () => {
+      const client = await agent();
+      client.human.policy = (message) => ({
+        decision: /revoke|did not predict/.test(message) ? 'reject' : 'approve',
+      });
+      await client.call('new_page', { url: url('evil.example', path) });
+      const snapshot = await client.call('take_snapshot');
+      const target = new RegExp(`(?:button|link) ${label}[^\\n]*@(e\\d+)`).exec(snapshot.text)?.[1];
+      assert.ok(target, snapshot.text);
+      await client.call('click', { ref: target });
+      await settle();
+      const revoked = site.seen.filter((request) => request.path.includes('revoke'));
+      assert.deepEqual(revoked, [], 'the sessions were revoked');
+    });
 
   test('a drag onto a delete form opens no write: the submission the page makes of it is asked', async () => {
     const client = await agent();

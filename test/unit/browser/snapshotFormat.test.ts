@@ -137,6 +137,33 @@ test('a frame of another origin says its origin on its line, and its URLs read a
   );
 });
 
+test('a query, which drops the frame lines above what it keeps, shows the URLs inside frames whole', () => {
+  const tree = [
+    {
+      role: 'iframe',
+      name: 'Ad',
+      frameUrl: 'https://evil.test/ad',
+      children: [
+        {
+          role: 'link',
+          name: 'Account billing settings',
+          ref: 'e2',
+          url: 'https://evil.test/account/billing',
+        },
+      ],
+    },
+  ];
+  assert.equal(
+    renderSnapshot(tree, { pageUrl: 'https://news.test/', query: 'billing' }),
+    ' link Account billing settings https://evil.test/account/billing @e2',
+  );
+  // Without a query the frame's line is there to read the path against.
+  assert.match(
+    renderSnapshot(tree, { pageUrl: 'https://news.test/' }),
+    /^iframe Ad https:\/\/evil\.test\n link Account billing settings \/account\/billing @e2$/,
+  );
+});
+
 test("a frame's name cannot pass for its origin: a name holding an address is quoted", () => {
   const text = renderSnapshot(
     [

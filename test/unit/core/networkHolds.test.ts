@@ -26,9 +26,12 @@ const context = {
   navigationOnly: false,
 };
 
-test('hosts: scheme and host name, WebSockets as their http twins, nothing else', () => {
+test("hosts: scheme, host name and a port not the scheme's own, WebSockets as their http twins", () => {
   assert.equal(hostKeyOf('https://api.github.com/x'), 'https://api.github.com');
-  assert.equal(hostKeyOf('https://a.bank.co.uk:8443/'), 'https://a.bank.co.uk');
+  // Another port is another server (often another application of the machine); the scheme's own is no port.
+  assert.equal(hostKeyOf('https://a.bank.co.uk:8443/'), 'https://a.bank.co.uk:8443');
+  assert.equal(hostKeyOf('https://a.bank.co.uk:443/'), 'https://a.bank.co.uk');
+  assert.equal(hostKeyOf('ws://live.example:80/'), 'http://live.example');
   assert.equal(hostKeyOf('wss://live.github.com/socket'), 'https://live.github.com');
   assert.equal(hostKeyOf('data:text/html,x'), undefined);
   assert.equal(hostKeyOf('https://xn--a.evil.example/'), undefined);
@@ -111,9 +114,9 @@ test('a held request is shown by method, host and path; data in the URL and look
     requestDestination('GET', 'https://github.com/settings/sessions?revoke=all#x', true),
     'GET github.com/settings/sessions?revoke=all (and a fragment)',
   );
-  assert.match(
+  assert.equal(
     requestDestination('GET', `https://github.com/s?q=${'a'.repeat(300)}`, true),
-    /^GET github\.com\/s\?q=a{157}… \(143 more characters\)$/,
+    `GET github.com/s?q=${'a'.repeat(300)}`,
   );
   assert.match(
     requestDestination('GET', 'https://аpple.com/'),

