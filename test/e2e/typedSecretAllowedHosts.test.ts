@@ -73,10 +73,10 @@ test('a host allowed after a read does not take a secret typed later; it is aske
     const sent = site.seen.filter(
       (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
     );
-      console.log(
-        'EVIL GOT',
-        site.seen.filter((r) => r.host.startsWith('evil.example:')).map((r) => r.path),
-      );
+    console.log(
+      'EVIL GOT',
+      site.seen.filter((r) => r.host.startsWith('evil.example:')).map((r) => r.path),
+    );
     assert.deepEqual(sent, [], 'the typed secret reached evil.example');
   } finally {
     await mcp.close();
