@@ -20,8 +20,9 @@ export interface Reaper {
 // A line "group N" names the browser's process group; "done" ends the reaper with nothing to do; the end of the
 // pipe means tabward is gone. The group is killed and waited for (bounded: the leader, reparented, is reaped by
 // init): a helper still running writes the profile back, creating its folders again. The folder comes from the
-// environment; it is removed until it stays gone, in case a browser the reaper was not told of (killed before
-// tabward could say) writes into it as it quits on its own.
+// environment; it is removed until it has stayed gone for 2 s (30 s at most), in case a browser the reaper was not
+// told of (tabward killed before it could say) writes into it as it quits on its own: under load a browser killed
+// mid-start wrote its profile back after a first 0.2 s of absence (a full run, survivesClient).
 const script = `g=
 while read -r line; do
   case "$line" in
@@ -36,10 +37,12 @@ if [ -n "$g" ]; then
 fi
 [ -n "$TABWARD_REAP_DIR" ] || exit 0
 n=0
-while [ $n -lt 25 ]; do
+gone=0
+while [ $n -lt 150 ]; do
   rm -rf "$TABWARD_REAP_DIR" 2>/dev/null
   sleep 0.2
-  [ -e "$TABWARD_REAP_DIR" ] || exit 0
+  if [ -e "$TABWARD_REAP_DIR" ]; then gone=0; else gone=$((gone+1)); fi
+  [ $gone -lt 10 ] || exit 0
   n=$((n+1))
 done`;
 
