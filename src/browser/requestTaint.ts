@@ -46,6 +46,11 @@ export class TaintTracker extends RequestLog implements TaintMember {
     this.recordRead(origin);
   }
 
+  secretFromPeer(origin: string): void {
+    for (const watcher of this.taintWatchers) (watcher.recordTypedSecret ?? watcher.recordRead)(origin);
+    this.taintGrew();
+  }
+
   /**
    * A session's taint, until the returned function is called. A read is told to every session watching: which of
    * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
@@ -73,11 +78,17 @@ export class TaintTracker extends RequestLog implements TaintMember {
     const views = [...this.taintWatchers].map((watcher) => watcher.view());
     const peers = this.profile?.taintedBesides(this) ?? [];
     const tainted = [...new Set([...views.flatMap((view) => view.tainted), ...peers])];
+    const secrets = [...new Set(views.flatMap((view) => view.secrets ?? []))];
     const [first, ...others] = views;
     const allowed = new Set(
       [...(first?.allowed ?? [])].filter((host) => others.every((view) => view.allowed.has(host))),
     );
-    return { tainted, allowed };
+    const secretAllowed = new Set(
+      [...(first?.secretAllowed ?? [])].filter((host) =>
+        others.every((view) => view.secretAllowed?.has(host)),
+      ),
+    );
+    return { tainted, allowed, secrets, secretAllowed };
   }
 
   /**
@@ -85,13 +96,11 @@ export class TaintTracker extends RequestLog implements TaintMember {
    * host that is neither one read, nor one a secret was typed into, nor one the human allowed.
    */
   protected sessionTaint(facts: RequestFacts): string | undefined {
-    const { tainted, allowed } = this.taintView();
-    return taintReason(facts, {
-      tainted,
-      allowed,
-      acting: [],
-      navigationOnly: false,
-    });
+    const { tainted, allowed, secrets = [], secretAllowed = new Set<string>() } = this.taintView();
+    const judged = (origins: readonly string[], hosts: ReadonlySet<string>) =>
+      taintReason(facts, { tainted: origins, allowed: hosts, acting: [], navigationOnly: false });
+    // A typed secret goes only where a question that named it let it: not where a read's question let data go.
+    return judged(tainted, allowed) ?? judged(secrets, secretAllowed);
   }
 
   /**
@@ -133,7 +142,7 @@ export class TaintTracker extends RequestLog implements TaintMember {
    */
   secretTyped(origin: string): void {
     for (const watcher of this.taintWatchers) (watcher.recordTypedSecret ?? watcher.recordRead)(origin);
-    this.profile?.read(this, origin);
+    this.profile?.secretTyped(this, origin);
     this.taintGrew();
   }
 

@@ -12,6 +12,8 @@
 export interface TaintMember {
   /** Another member read a sensitive page of `origin`: taint this one as if it had. */
   taintFromPeer(origin: string): void;
+  /** Another member typed a secret into a document of `origin`: protect it here as if this one had. */
+  secretFromPeer(origin: string): void;
   /**
    * Origins this member's session is tainted by, however it learnt of them: a read its hooks saw, and a read only a
    * result showed (a snapshot of a sensitive tab already loaded, which no request of the agent's fetched).
@@ -23,11 +25,14 @@ export class SharedProfileTaint {
   private readonly members = new Set<TaintMember>();
   /** Every origin a member read a sensitive page of, for as long as the profile is shared (this process). */
   private readonly reads = new Set<string>();
+  /** Every origin a member typed a secret into, kept as reads are. */
+  private readonly secrets = new Set<string>();
 
   /** A member joins until the returned function is called, tainted at once by every read made before it. */
   join(member: TaintMember): () => void {
     this.members.add(member);
     for (const origin of this.reads) member.taintFromPeer(origin);
+    for (const origin of this.secrets) member.secretFromPeer(origin);
     return () => {
       if (!this.members.delete(member)) return;
       // What it read stays in the profile after it leaves.
@@ -41,6 +46,16 @@ export class SharedProfileTaint {
     for (const member of this.members)
       if (member !== asking) for (const origin of member.ownTainted()) tainted.add(origin);
     return [...tainted];
+  }
+
+  /**
+   * `typist` typed a secret into a document of `origin`: every other member (and every later one) protects it as
+   * its own typed secret, whose hosts allowed before it do not take it (core/guardState.ts recordTypedSecret).
+   */
+  secretTyped(typist: TaintMember, origin: string): void {
+    this.reads.add(origin);
+    this.secrets.add(origin);
+    for (const member of this.members) if (member !== typist) member.secretFromPeer(origin);
   }
 
   /** `reader` read a sensitive page of `origin`: every other member is tainted by it too, and every later one. */

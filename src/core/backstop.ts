@@ -40,6 +40,9 @@ export interface UntiedStop {
 export interface TaintView {
   readonly tainted: readonly string[];
   readonly allowed: ReadonlySet<string>;
+  /** Origins a secret was typed into (also in `tainted`): judged against `secretAllowed`, not `allowed`. */
+  readonly secrets?: readonly string[];
+  readonly secretAllowed?: ReadonlySet<string>;
 }
 
 export interface Attendance {

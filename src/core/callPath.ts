@@ -75,7 +75,12 @@ export class CallPath {
       act: (action, look, pass, trail, caller) => this.actAndFollow(action, look, pass, trail, caller),
     });
     this.unwatchTaint = options.backstop?.watchTaint(
-      () => ({ tainted: this.state.networkTaintedOrigins(), allowed: this.state.allowed }),
+      () => ({
+        tainted: this.state.networkTaintedOrigins(),
+        allowed: this.state.allowed,
+        secrets: this.state.typedSecretOrigins(),
+        secretAllowed: this.state.secretAllowed,
+      }),
       (origin) => this.state.recordBackgroundRead(origin),
       (stop) => this.trail.untiedStop(stop),
       (origin) => this.state.recordTypedSecret(origin),

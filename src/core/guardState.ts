@@ -25,6 +25,12 @@ export class GuardState {
   private readonly siteGrants: SiteGrants;
   /** Hosts the human let requests go to after a sensitive read (a held request or a taint question approved). */
   private readonly allowedHosts = new Set<string>();
+  /**
+   * Hosts a typed secret may go to: only those a question that named the secret's place let through (a held
+   * request's, after the secret was typed). A taint question about what the agent read allows a host what was
+   * read, not a password.
+   */
+  private readonly secretAllowedHosts = new Set<string>();
   /** Origins of the documents tabward typed a secret into (recordTypedSecret). */
   private readonly typedSecrets = new Set<string>();
 
@@ -54,9 +60,13 @@ export class GuardState {
   recordTypedSecret(origin: string): void {
     if (this.typedSecrets.has(origin)) return;
     this.typedSecrets.add(origin);
-    // The hosts the human allowed so far were allowed what the agent had read, not a password: each is asked again
-    // (its question now says a secret was typed). Else a host allowed before would take the secret unasked.
-    this.allowedHosts.clear();
+    // Hosts allowed before were allowed what the agent had read, or an earlier secret, not this one.
+    this.secretAllowedHosts.clear();
+  }
+
+  /** Origins of the documents a secret was typed into. */
+  typedSecretOrigins(): string[] {
+    return [...this.typedSecrets];
   }
 
   /** What the network backstop judges a request against: the origins read, and those a secret was typed into. */
@@ -88,15 +98,31 @@ export class GuardState {
     return this.allowedHosts;
   }
 
-  /** The human let a request to this URL's host go after a sensitive read: that host is allowed for the session. */
-  allowHostOf(url: string): void {
-    const host = hostKeyOf(url);
-    if (host) this.allowedHosts.add(host);
+  /** The hosts a typed secret may go to (see secretAllowedHosts): read-only, live. */
+  get secretAllowed(): ReadonlySet<string> {
+    return this.secretAllowedHosts;
   }
 
-  /** A yes to "data read on X could be sent to Y" allows Y (each target of the action) for the session. */
+  /**
+   * The human let a held request to this URL's host go: its question named every place read or typed into (the
+   * network's taint reason), so the host is allowed for the session, for both.
+   */
+  allowHostOf(url: string): void {
+    const host = hostKeyOf(url);
+    if (!host) return;
+    this.allowedHosts.add(host);
+    this.secretAllowedHosts.add(host);
+  }
+
+  /**
+   * A yes to "data read on X could be sent to Y" allows Y (each target of the action) for the session: for what was
+   * read only, since the question names no typed secret.
+   */
   allowTaintTargets(facts: Parameters<typeof taintTargets>[0]): void {
-    for (const origin of taintTargets(facts)) this.allowHostOf(origin);
+    for (const origin of taintTargets(facts)) {
+      const host = hostKeyOf(origin);
+      if (host) this.allowedHosts.add(host);
+    }
   }
 
   // ----- approve-all grants

@@ -64,12 +64,19 @@ export class HeldRequests {
       // A sensitive page the action itself just read counts at once: a script may read and send in one call.
       taintReason: (request) =>
         (carries
-          ? taintReason(request, {
+          ? (taintReason(request, {
               tainted: [...new Set([...this.deps.state.networkTaintedOrigins(), ...readsNow()])],
               allowed: this.deps.state.allowed,
               acting,
               navigationOnly,
-            })
+            }) ??
+            // A typed secret goes only where a question that named it let it (GuardState.secretAllowed).
+            taintReason(request, {
+              tainted: this.deps.state.typedSecretOrigins(),
+              allowed: this.deps.state.secretAllowed,
+              acting,
+              navigationOnly,
+            }))
           : undefined) ?? secretLeak(request),
       ask: async (request, reason, taint) => {
         const destination = requestDestination(request.method, request.url);

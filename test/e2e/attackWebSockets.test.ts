@@ -47,6 +47,10 @@ before(async () => {
     },
     { tls: true },
   );
+  github.onUpgrade((req, socket) => {
+    handshakes.push(req.url ?? '');
+    socket.destroy();
+  });
   mcp = await startMcp({ args: ['--mode', 'isolated'] });
   // The human approves the script, and rejects every request tabward holds and asks about.
   mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
@@ -86,11 +90,11 @@ test('before any sensitive read, a worker’s WebSocket reaches its server throu
   assert.deepEqual(await handshakesFrom(worker), ['/fine']);
 });
 
-test('after a sensitive read, a worker’s WebSocket to the site that was read still goes through', async () => {
+test('after a sensitive read, a worker’s WebSocket to the server that was read still goes through; another port of its host does not', async () => {
   await mcp.call('navigate_page', { url: github.url('github.com', '/settings/tokens') });
   await mcp.call('take_snapshot');
   await mcp.call('navigate_page', { url: github.url('github.com', '/acme') });
-  const worker = `new Worker(URL.createObjectURL(new Blob(["new WebSocket('wss://github.com:${evilPort}/same-site')"])))`;
+  const worker = `new Worker(URL.createObjectURL(new Blob(["new WebSocket('wss://github.com:${github.port}/same-site'); new WebSocket('wss://github.com:${evilPort}/other-port')"])))`;
   assert.deepEqual(await handshakesFrom(worker), ['/same-site']);
 });
 

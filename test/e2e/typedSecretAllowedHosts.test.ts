@@ -82,3 +82,31 @@ test('a host allowed after a read does not take a secret typed later; it is aske
     await mcp.close();
   }
 });
+
+test('a host allowed after the secret, by a question that named only what was read, does not take it', async () => {
+  const mcp = await tw.connect();
+  mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
+  try {
+    await mcp.call('navigate_page', { url: url('github.com', '/settings/profile') });
+    await mcp.call('take_snapshot');
+    await mcp.call('navigate_page', { url: url('login.example', '/login') });
+    const snapshot = await mcp.call('take_snapshot');
+    const filled = await mcp.call('fill', {
+      ref: refOf(snapshot.text, 'Password'),
+      secret: 'LOGIN_PASSWORD',
+    });
+    assert.equal(filled.isError, false, filled.text);
+    // Now the human answers the question about going to evil.example, which names the read on github.com only.
+    const asked = mcp.human.questions.length;
+    await mcp.call('navigate_page', { url: url('evil.example', '/blog') });
+    assert.match(mcp.human.questions.slice(asked).join('\n'), /data read on sensitive https:\/\/github\.com/);
+    await mcp.call('navigate_page', { url: url('login.example', '/account') });
+    await pause(4_000);
+    const sent = site.seen.filter(
+      (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
+    );
+    assert.deepEqual(sent, [], 'the typed secret reached evil.example');
+  } finally {
+    await mcp.close();
+  }
+});

@@ -7,6 +7,7 @@ function member(shown: string[] = []): TaintMember & { tainted: string[] } {
   return {
     tainted,
     taintFromPeer: (origin) => tainted.push(origin),
+    secretFromPeer: (origin) => tainted.push(origin),
     ownTainted: () => [...shown, ...tainted],
   };
 }
@@ -39,4 +40,24 @@ test("a read only a result showed (no hook saw it) taints the others' view, and 
   const later = member();
   profile.join(later);
   assert.deepEqual(later.tainted, ['https://github.com']);
+});
+
+test('a secret typed by one member is a typed secret of every other, and of every later one', () => {
+  const profile = new SharedProfileTaint();
+  const told = (name: string, log: string[]): TaintMember => ({
+    taintFromPeer: (origin) => log.push(`${name} read ${origin}`),
+    secretFromPeer: (origin) => log.push(`${name} secret ${origin}`),
+    ownTainted: () => [],
+  });
+  const log: string[] = [];
+  const typist = told('typist', log);
+  profile.join(typist);
+  profile.join(told('present', log));
+  profile.secretTyped(typist, 'https://login.example');
+  profile.join(told('later', log));
+  assert.deepEqual(log, [
+    'present secret https://login.example',
+    'later read https://login.example',
+    'later secret https://login.example',
+  ]);
 });
