@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
-import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
+import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
 
 let site: Fixture;
@@ -44,6 +44,14 @@ after(async () => {
   await site?.close();
 });
 
+/** Opens the login page and types the declared secret into its password field. */
+async function typeTheSecret(mcp: InProcessMcp): Promise<void> {
+  await mcp.call('navigate_page', { url: url('login.example', '/login') });
+  const snapshot = await mcp.call('take_snapshot');
+  const filled = await mcp.call('fill', { ref: refOf(snapshot.text, 'Password'), secret: 'LOGIN_PASSWORD' });
+  assert.equal(filled.isError, false, filled.text);
+}
+
 test('a host allowed after a read does not take a secret typed later; it is asked about again', async () => {
   const mcp = await tw.connect();
   mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
@@ -57,13 +65,7 @@ test('a host allowed after a read does not take a secret typed later; it is aske
       mcp.human.questions.join('\n'),
       /approving lets https:\/\/evil\.example:\d+ receive requests/,
     );
-    await mcp.call('navigate_page', { url: url('login.example', '/login') });
-    const snapshot = await mcp.call('take_snapshot');
-    const filled = await mcp.call('fill', {
-      ref: refOf(snapshot.text, 'Password'),
-      secret: 'LOGIN_PASSWORD',
-    });
-    assert.equal(filled.isError, false, filled.text);
+    await typeTheSecret(mcp);
     const signedIn = await mcp.call('take_snapshot');
     await mcp.call('click', { ref: refOf(signedIn.text, 'Continue') });
     await pause(3_000);
@@ -89,13 +91,7 @@ test('a host allowed after the secret, by a question that named only what was re
   try {
     await mcp.call('navigate_page', { url: url('github.com', '/settings/profile') });
     await mcp.call('take_snapshot');
-    await mcp.call('navigate_page', { url: url('login.example', '/login') });
-    const snapshot = await mcp.call('take_snapshot');
-    const filled = await mcp.call('fill', {
-      ref: refOf(snapshot.text, 'Password'),
-      secret: 'LOGIN_PASSWORD',
-    });
-    assert.equal(filled.isError, false, filled.text);
+    await typeTheSecret(mcp);
     // Now the human answers the question about going to evil.example, which names the read on github.com only.
     const asked = mcp.human.questions.length;
     await mcp.call('navigate_page', { url: url('evil.example', '/blog') });
