@@ -150,11 +150,20 @@ describe("attacks across clients in the user's Chrome", { timeout: 180_000 }, ()
         timeoutMs: 20_000,
       },
     );
+    // A popup's request can reach the site before its tab is told to tabward (a loaded machine): A's list is
+    // waited for, while B goes on listing; B then lists for one more second.
+    let listedA = '';
+    await waitFor(
+      'A to own its 12 popups',
+      async () => {
+        listedA = (await call(a.client, 'list_pages')).text;
+        return (listedA.match(/\[agent\] \S+\/child/g) ?? []).length === 12;
+      },
+      { timeoutMs: 20_000 },
+    ).catch(() => assert.fail(`A owns its popups:\n${listedA}`));
     await new Promise((done) => setTimeout(done, 1_000));
     watchingOn = false;
     await watching;
-    const listedA = (await call(a.client, 'list_pages')).text;
-    assert.equal((listedA.match(/\[agent\] \S+\/child/g) ?? []).length, 12, `A owns its popups:\n${listedA}`);
     assert.deepEqual(seen, [], `B saw A's popups:\n${seen.join('\n')}`);
     await leave(a);
     await leave(b);

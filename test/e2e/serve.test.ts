@@ -76,7 +76,7 @@ describe('tabward serve', { timeout: 180_000 }, () => {
     ({ site, dir, recipe } = await startPortal());
     [{ server, base }, { server: hurried, base: hurriedBase }] = await Promise.all([
       startServe(dir, []),
-      startServe(dir, ['--deadline', '5000']),
+      startServe(dir, ['--deadline', '9000']),
     ]);
   });
   after(async () => {
@@ -201,8 +201,9 @@ describe('tabward serve', { timeout: 180_000 }, () => {
     assert.match(JSON.stringify(await jsonOf(timedOut)), /"timeout"/, 'its error code');
     assert.ok(Date.now() - started < 60_000, 'stopped at its deadline, not at the step timeout');
     const queued = await second;
-    assert.equal(queued.status, 200, 'the queued run ran after the slow one');
-    assert.equal((await jsonOf(queued)).ok, true);
+    const queuedAnswer = await jsonOf(queued);
+    assert.equal(queued.status, 200, `the queued run ran after the slow one: ${JSON.stringify(queuedAnswer)}`);
+    assert.equal(queuedAnswer.ok, true);
   });
 });
 
