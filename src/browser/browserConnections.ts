@@ -153,6 +153,9 @@ export async function openIsolated(config: BrowserConfig, hooks: IsolatedHooks):
   });
   // The proxy outlives the browser's last request: closed once the browser is gone, never before.
   if (egress) launched.browser.on('disconnected', () => egress.close());
+  // Its contexts send through that proxy; the shared browser's proxy judges no client's traffic (each client's
+  // context has a proxy of its own, sharedIsolatedBrowser.ts).
+  if (egress && network && hooks.egressPolicy === undefined) network.behindEgressProxy(launched.browser);
   hooks.onLaunched(launched);
   const { browser, context } = launched;
   return { mode: 'isolated', browser, context, endpoint: 'a pipe', launched };

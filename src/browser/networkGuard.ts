@@ -56,6 +56,22 @@ export class NetworkGuard extends RequestJudge {
   responseDownloads: ((page: Page) => ResponseDownloads | undefined) | undefined;
   /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
   private readonly gates = new Map<Browser, BrowserFetchGate>();
+  /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
+  private readonly proxied = new WeakSet<Browser | BrowserContext>();
+
+  /**
+   * Every request of this browser (or context) reaches an egress proxy judged by this guard: its WebSocket
+   * handshakes and messages are judged there, so no socket route is set on its pages (watchDocuments).
+   */
+  behindEgressProxy(target: Browser | BrowserContext): void {
+    this.proxied.add(target);
+  }
+
+  private isProxied(page: Page): boolean {
+    const context = page.context();
+    const browser = context.browser();
+    return this.proxied.has(context) || (browser !== null && this.proxied.has(browser));
+  }
 
   /**
    * A browser tabward did not start and cannot proxy: every request it sends is paused browser-wide until judged,
@@ -154,8 +170,15 @@ export class NetworkGuard extends RequestJudge {
       await this.interceptHops(cdp, page, tree.frame.id);
     };
     // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
-    // pause it, so it is judged here, and refused or let through to its server.
-    await Promise.all([hops(), page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket))]);
+    // pause it. Behind tabward's egress proxy it is judged there, as a request no hook tied to a tab (no human is
+    // asked; what a hook would hold is refused): Playwright's socket route puts a script and a binding into every
+    // document of every frame, which every page load waits for. With no proxy, it is judged here, and refused
+    // or let through to its server.
+    const sockets =
+      this.isProxied(page) && !this.gateOf(page)
+        ? undefined
+        : page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket));
+    await Promise.all([hops(), sockets]);
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {

@@ -84,6 +84,7 @@ export class SharedIsolatedBrowser implements ContextSource {
       throw error;
     }
     this.contexts.add(context);
+    network.behindEgressProxy(context);
     // The proxy outlives the context's last request: closed once the context (or the whole browser) is gone.
     const gone = () => {
       this.contexts.delete(context);

