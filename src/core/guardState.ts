@@ -58,9 +58,9 @@ export class GuardState {
    * learnt nothing it could carry (it names a secret, never sees it).
    */
   recordTypedSecret(origin: string): void {
-    if (this.typedSecrets.has(origin)) return;
     this.typedSecrets.add(origin);
-    // Hosts allowed before were allowed what the agent had read, or an earlier secret, not this one.
+    // Hosts allowed before were allowed what the agent had read, or an earlier secret (into this origin too: a user
+    // name the human let go to the site's analytics host), not this one.
     this.secretAllowedHosts.clear();
   }
 
