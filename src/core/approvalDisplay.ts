@@ -3,14 +3,14 @@
 // approver can forget one. Approvers show this copy; the guard and the runner keep the original.
 
 import type { ApprovalRequest } from './approvals.ts';
-import { destinationMaxChars } from './approvedPass.ts';
 import { forDisplay, quotedForDisplay, visibleText } from './displayText.ts';
+import { destinationMaxChars, reasonMaxChars } from './shownPlaces.ts';
 
 const limits = {
   name: 120,
   url: 300,
   destination: destinationMaxChars,
-  reason: 300,
+  reason: reasonMaxChars,
   argValue: 1000,
   argsLine: 600,
 } as const;

@@ -4,13 +4,14 @@
 
 import type { PassSpec } from './actionPasses.ts';
 import type { ApprovalChoice } from './approvals.ts';
-import { destinationOf, passFor } from './approvedPass.ts';
+import { passFor } from './approvedPass.ts';
 import type { CallTrail, Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, CallPathOptions, GuardedAction } from './callTypes.ts';
 import { TabwardError } from './errors.ts';
 import { coveredBySiteGrant, type Decision, decide, originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
 import { redactQuestion } from './questionRedaction.ts';
+import { destinationOf } from './shownPlaces.ts';
 import { type SiteGrant, siteGrantChoice, siteGrantOrigin } from './siteGrants.ts';
 
 export interface ApprovalRoundsDeps {
@@ -103,7 +104,7 @@ export class ApprovalRounds {
       // A yes to "data read on a sensitive page could be sent to X" lets X receive requests for the session: the
       // choke point then holds none of them again (the question says so).
       if (decision.rule === 'taint' && choice.choice !== 'modify')
-        this.deps.state.allowTaintTargets(look.facts);
+        this.deps.state.allowTaintTargets(decision.taintAllows ?? []);
       if (choice.choice === 'approve-all' && decision.approveAllAllowed)
         this.deps.state.grantApproveAll(
           choice.scope === 'server' ? { kind: 'server' } : { kind: 'tool', tool: action.name },

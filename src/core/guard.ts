@@ -5,6 +5,7 @@
 import type { BrowserMode, ToolKind, WritePolicy } from './kinds.ts';
 import type { RuleSet } from './sensitiveRules.ts';
 import { effectiveUrl, isOpaqueUrl } from './sensitiveRules.ts';
+import { reasonMaxChars, shownWhole } from './shownPlaces.ts';
 
 export interface FrameFact {
   readonly url: string;
@@ -90,6 +91,8 @@ export type Decision =
       readonly rule: string;
       readonly sensitive: boolean;
       readonly approveAllAllowed: boolean;
+      /** A taint question's: the origins its yes allows for the session, each one it names (taintQuestion). */
+      readonly taintAllows?: readonly string[];
     }
   | { readonly verdict: 'block'; readonly reason: string; readonly rule: string };
 
@@ -113,7 +116,7 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
     // A read that hands the page data (a read-only site tool's arguments) can carry what the agent read
     // elsewhere to that page, whose own code may send it on.
     const leak = facts.carriesData ? taintLeak(facts) : undefined;
-    if (leak) return ask('taint', leak, false, true);
+    if (leak) return ask('taint', leak.reason, false, true, leak.allows);
     return { verdict: 'allow', reason: 'read-only tool' };
   }
   if (kind === 'mode') return modeChange(facts);
@@ -143,7 +146,7 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   // Closing a tab gives its page no last word (it is silenced first; what it still sends is the backstop's to
   // judge): asking whether data may go to it would only let a human who approved "close" allow its site for good.
   const leak = facts.closesTab ? undefined : taintLeak(facts);
-  if (leak) return ask('taint', leak, false, true);
+  if (leak) return ask('taint', leak.reason, false, true, leak.allows);
   if (kind === 'navigate')
     return { verdict: 'allow', reason: 'navigation to a page no rule marks sensitive' };
   if (facts.external && kind === 'write' && !facts.approveAll) {
@@ -285,30 +288,76 @@ function misplacedSecret(uses: readonly SecretUse[]): { rule: string; reason: st
  * in its frame, and every navigation, link or form toward another origin, whatever the URL looks like (a path or
  * a subdomain carries data as well as a query does).
  */
-function taintLeak(facts: GuardFacts): string | undefined {
+function taintLeak(facts: GuardFacts): { reason: string; allows: string[] } | undefined {
   if (facts.taintedOrigins.length === 0) return undefined;
   const targets = taintTargets(facts);
   const foreign = facts.taintedOrigins.filter((origin) => targets.some((target) => target !== origin));
   if (foreign.length === 0) return undefined;
-  const to = [...new Set(targets)].join(', ');
-  return `data read on sensitive ${foreign.join(', ')} could be sent to ${to}; approving lets ${to} receive requests for the rest of this session`;
+  return taintQuestion(facts, foreign);
+}
+
+/**
+ * The taint question's reason, and the origins its yes allows: only targets the question names, and it names only
+ * what it can show whole. A form or link the "Sends:" line cut or left out (shownPlaces.ts) is not named, nor a
+ * target past the reason line's room (approvalDisplay.ts cuts it at reasonMaxChars): a long list of sensitive sites
+ * read, or long host names first, cannot push a host out of view and still have it allowed. The targets not named
+ * stay not allowed, the line says how many, and the backstop holds what the page sends them (a question each).
+ */
+function taintQuestion(facts: GuardFacts, foreign: readonly string[]): { reason: string; allows: string[] } {
+  const targets = [...new Set(taintTargets(facts))];
+  const shown = [...new Set(taintTargets(facts, shownWhole(facts)))];
+  const read = namedWithin(foreign, 120);
+  const tail = (count: number, others: number) =>
+    `; approving lets ${count === 1 ? 'that site' : 'those sites'} receive requests for the rest of this session${
+      others > 0
+        ? ` (${others} other place(s) it may send to not allowed: asked about if the page sends there)`
+        : ''
+    }`;
+  const frame = `data read on sensitive ${read} could be sent to `;
+  let room = reasonMaxChars - frame.length - tail(2, targets.length).length;
+  const allows: string[] = [];
+  for (const origin of shown) {
+    const cost = origin.length + (allows.length > 0 ? 2 : 0);
+    if (cost > room || !/^https?:\/\//.test(origin)) continue;
+    allows.push(origin);
+    room -= cost;
+  }
+  const to = allows.length > 0 ? allows.join(', ') : 'places this question cannot show';
+  return { reason: `${frame}${to}${tail(allows.length, targets.length - allows.length)}`, allows };
+}
+
+/** Origins joined within about `max` characters; the rest counted ("a, b and 3 more"). */
+function namedWithin(origins: readonly string[], max: number): string {
+  const named: string[] = [];
+  let used = 0;
+  for (const origin of origins) {
+    if (named.length > 0 && used + origin.length + 2 > max) break;
+    named.push(origin);
+    used += origin.length + 2;
+  }
+  const more = origins.length - named.length;
+  return `${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 /**
  * The origins an action could carry data to: a navigation's destination; the frame a write or a data-carrying
  * read acts in (a click, a hover or a resize on another site's page is judged like typing there); its links and
- * forms. A human who approves a taint question about them allows them for the session (core/guardState.ts allowTaintTargets).
+ * forms. A human who approves a taint question allows those it names for the session (taintQuestion; `shown`: only
+ * the places the question shows whole).
  */
 export function taintTargets(
   facts: Pick<GuardFacts, 'kind' | 'destination' | 'carriesData' | 'frames' | 'effects'>,
+  shown: (url: string) => boolean = () => true,
 ): string[] {
   const targets: string[] = [];
-  if (facts.kind === 'navigate' && facts.destination) targets.push(originOf(facts.destination));
-  else if (facts.carriesData || facts.kind === 'write') {
+  if (facts.kind === 'navigate' && facts.destination) {
+    if (shown(facts.destination)) targets.push(originOf(facts.destination));
+  } else if (facts.carriesData || facts.kind === 'write') {
+    // The page acted in: the question's "Page:" line.
     const target = facts.frames[0]?.url;
     targets.push(target ? originOf(target, facts.frames[0]?.creatorUrl) : 'an unknown origin');
   }
-  for (const effect of facts.effects ?? []) targets.push(originOf(effect.url));
+  for (const effect of facts.effects ?? []) if (shown(effect.url)) targets.push(originOf(effect.url));
   return targets;
 }
 
@@ -329,8 +378,21 @@ export function originOf(url: string, creatorUrl?: string): string {
   return parsed.origin;
 }
 
-function ask(rule: string, reason: string, approveAllAllowed: boolean, sensitive: boolean): Decision {
-  return { verdict: 'ask', reason, rule, sensitive, approveAllAllowed };
+function ask(
+  rule: string,
+  reason: string,
+  approveAllAllowed: boolean,
+  sensitive: boolean,
+  taintAllows?: readonly string[],
+): Decision {
+  return {
+    verdict: 'ask',
+    reason,
+    rule,
+    sensitive,
+    approveAllAllowed,
+    ...(taintAllows ? { taintAllows } : {}),
+  };
 }
 
 function block(rule: string, reason: string): Decision {

@@ -4,7 +4,7 @@
 // methods, and everyone else gets copies to read.
 
 import { ApproveAllGrants, type ApproveAllScope } from './grants.ts';
-import { originOf, taintTargets } from './guard.ts';
+import { originOf } from './guard.ts';
 import type { BrowserMode } from './kinds.ts';
 import { hostKeyOf } from './networkHolds.ts';
 import type { RuleSet } from './sensitiveRules.ts';
@@ -115,11 +115,11 @@ export class GuardState {
   }
 
   /**
-   * A yes to "data read on X could be sent to Y" allows Y (each target of the action) for the session: for what was
-   * read only, since the question names no typed secret.
+   * A yes to "data read on X could be sent to Y" allows Y (each origin the question named: guard.ts taintQuestion)
+   * for the session: for what was read only, since the question names no typed secret.
    */
-  allowTaintTargets(facts: Parameters<typeof taintTargets>[0]): void {
-    for (const origin of taintTargets(facts)) {
+  allowTaintTargets(origins: readonly string[]): void {
+    for (const origin of origins) {
       const host = hostKeyOf(origin);
       if (host) this.allowedHosts.add(host);
     }

@@ -79,7 +79,7 @@ test('a host allowed after a read does not take a secret typed later; it is aske
     assert.equal(allowed.isError, false, allowed.text);
     assert.match(
       mcp.human.questions.join('\n'),
-      /approving lets https:\/\/evil\.example:\d+ receive requests/,
+      /could be sent to https:\/\/evil\.example:\d+; approving lets that site receive requests/,
     );
     await typeTheSecret(mcp);
     const signedIn = await mcp.call('take_snapshot');

@@ -3,9 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { destinationMaxChars, destinationOf, passFor } from '../../../src/core/approvedPass.ts';
+import { passFor } from '../../../src/core/approvedPass.ts';
 import type { ActionFacts } from '../../../src/core/callTypes.ts';
 import type { Decision, Effect } from '../../../src/core/guard.ts';
+import { destinationMaxChars, destinationOf } from '../../../src/core/shownPlaces.ts';
 
 const asked: Decision = {
   verdict: 'ask',

@@ -340,3 +340,43 @@ test("after a sensitive read, a read-only site tool's arguments toward another o
   assert.equal(decide({ ...facts, taintedOrigins: [] }, rules).verdict, 'allow');
   assert.equal(decide({ ...facts, carriesData: false }, rules).verdict, 'allow');
 });
+
+test('a yes to a taint question allows only the hosts it names, and it names only what fits whole', () => {
+  const rules = new RuleSet(defaultRules());
+  const longHost = (n: number) =>
+    `https://${'payroll-benefits-and-pension-self-service'.repeat(2)}-${n}.corp.example`;
+  const facts: GuardFacts = {
+    tool: 'click',
+    kind: 'write',
+    mode: 'isolated',
+    frames: [{ url: 'https://docs.example/post' }],
+    carriesData: false,
+    // Many sensitive sites read, with long names: they must not push the hosts allowed out of the line.
+    taintedOrigins: ['https://github.com', longHost(1), longHost(2), longHost(3), 'https://mail.google.com'],
+    effects: [
+      // A form whose long action comes first: shown cut, so not covered, and not allowed.
+      { url: `https://docs.example/search?q=${'a'.repeat(1_200)}`, submitsForm: true },
+      { url: 'https://evil.example/x', submitsForm: false },
+    ],
+    policy: 'default',
+    approveAll: false,
+  };
+  const decision = decide(facts, rules);
+  assert.equal(decision.verdict, 'ask');
+  if (decision.verdict !== 'ask') return;
+  assert.ok(decision.reason.length <= 300, `${decision.reason.length}: ${decision.reason}`);
+  for (const origin of decision.taintAllows ?? [])
+    assert.ok(decision.reason.includes(origin), `${origin} is allowed but not named`);
+  assert.ok(
+    !decision.taintAllows?.includes('https://evil.example'),
+    'a link the Sends: line left out is allowed',
+  );
+  assert.match(
+    decision.reason,
+    /github\.com and 4 more could be sent to https:\/\/docs\.example;.*\(1 other place/,
+  );
+  // Shown whole, a place is named and allowed.
+  const short = decide({ ...facts, effects: [{ url: 'https://blog.example/p', submitsForm: false }] }, rules);
+  assert.ok(short.verdict === 'ask' && short.taintAllows?.includes('https://blog.example'));
+  assert.ok(short.verdict === 'ask' && short.taintAllows?.includes('https://docs.example'));
+});
