@@ -12,6 +12,7 @@ import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
 import { focusOn } from './focusedElement.ts';
 import type { NetworkGuard } from './networkGuard.ts';
+import { silencePage } from './tabSilence.ts';
 
 export class RecipePage {
   /** tabward's CDP session of the tab, for reads out of the page's reach (opened on first use). */
@@ -45,7 +46,12 @@ export class RecipePage {
     return this.page.url();
   }
 
-  close(): Promise<void> {
+  /**
+   * Silenced first (browser/tabSilence.ts), as the agent's tabs are: no `pagehide` beacon or keepalive leaves as the
+   * tab goes, in the user's Chrome (where only the browser-wide gate judges it) as in tabward's browsers.
+   */
+  async close(): Promise<void> {
+    await silencePage(this.page, Math.min(this.timeoutMs, 5_000), () => this.page.isClosed());
     return this.closeTab();
   }
 

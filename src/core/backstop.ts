@@ -28,6 +28,11 @@ export interface Backstop {
   ): () => void;
   /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
   sentSince(mark: number): string[];
+  /**
+   * A secret is about to be typed into a document of `origin`: every session watching is tainted by it, and the
+   * choke points cut their open connections to the hosts it now covers, before the value is in the page.
+   */
+  secretTyped(origin: string): void;
 }
 
 /** A request the choke point stopped that no hook could tie to a tab (a frame tearing down, the browser's own). */

@@ -87,6 +87,16 @@ export class CallPath {
     );
   }
 
+  /**
+   * A secret is about to be typed into a document of `origin` (a recipe's `type` step): the path's state records it
+   * and the backstop taints every session by it and cuts connections it now covers, as for a secret the agent
+   * types (browser/tabWatchers.ts). With no backstop, the state alone.
+   */
+  secretTyped(origin: string): void {
+    this.state.recordTypedSecret(origin);
+    this.options.backstop?.secretTyped(origin);
+  }
+
   /** A path that is done (a recipe run's) stops taking the backstop's reads and stops counting in its taint. */
   close(): void {
     this.closed = true;

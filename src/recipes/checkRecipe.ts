@@ -108,8 +108,9 @@ export async function checkRecipe(recipe: Recipe, given: CheckOptions): Promise<
   } finally {
     clearTimeout(timer);
     stopped.abort();
-    path?.close();
+    // The tab goes first: what it sends as it closes is judged with the check's taint (runRecipe.ts liveRun).
     await page?.close();
+    path?.close();
   }
 }
 

@@ -204,9 +204,14 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
   });
   // A cancel after the run ended rejects nobody's wait.
   cancelled.catch(() => undefined);
+  // The run's call path counts in the backstop's taint until its tab is gone: what the page sends while the
+  // screenshot is taken, or as it closes, is judged with everything the run read and typed.
+  let path: CallPath | undefined;
   try {
+    const session = options.browser();
+    path = runPath(session, options);
     const { data, warnings } = await Promise.race([
-      steppedRun(recipe, options, run, log, stopped.signal),
+      runSteps(recipe, options, run, log, stopped.signal, session, path),
       deadline,
       cancelled,
     ]);
@@ -240,6 +245,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     options.cancel?.removeEventListener('abort', cancel);
     stopped.abort();
     await run.page?.close();
+    path?.close();
   }
 }
 
@@ -255,24 +261,10 @@ interface LiveState {
   readonly files: Record<string, DownloadedFile>;
 }
 
-/** The start, each step and the extraction, in order; stops before any step once `signal` has aborted. */
-async function steppedRun(
-  recipe: Recipe,
-  options: RunOptions,
-  run: LiveState,
-  log: (entry: StepLog) => void,
-  signal: AbortSignal,
-): Promise<{ data: unknown; warnings: string[] }> {
-  const session = options.browser();
-  const path = runPath(session, options);
-  try {
-    return await runSteps(recipe, options, run, log, signal, session, path);
-  } finally {
-    path.close();
-  }
-}
-
-/** The run's tab, its start, its steps and its extraction, judged on `path`. */
+/**
+ * The run's tab, its start, its steps and its extraction, in order, judged on `path`; stops before any step once
+ * `signal` has aborted.
+ */
 async function runSteps(
   recipe: Recipe,
   options: RunOptions,

@@ -100,7 +100,7 @@ function stepAction(page: RecipePage, step: RecipeStep, context: StepContext): G
         return Promise.reject(new TabwardError('timeout', 'The run was cut off; this step did not act.'));
       // Before the value is in the page: the page can keep what it is given and send it anywhere later, so the
       // run's requests to other sites are judged from here on as after a sensitive read (as the agent's are).
-      if (secretOrigin !== undefined) context.path.state.recordTypedSecret(secretOrigin);
+      if (secretOrigin !== undefined) context.path.secretTyped(secretOrigin);
       return perform(page, step, context);
     },
     // What the run has on screen once the step acted is what it has read: the path taints the rest of the run by

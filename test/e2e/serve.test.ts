@@ -202,7 +202,11 @@ describe('tabward serve', { timeout: 180_000 }, () => {
     assert.ok(Date.now() - started < 60_000, 'stopped at its deadline, not at the step timeout');
     const queued = await second;
     const queuedAnswer = await jsonOf(queued);
-    assert.equal(queued.status, 200, `the queued run ran after the slow one: ${JSON.stringify(queuedAnswer)}`);
+    assert.equal(
+      queued.status,
+      200,
+      `the queued run ran after the slow one: ${JSON.stringify(queuedAnswer)}`,
+    );
     assert.equal(queuedAnswer.ok, true);
   });
 });

@@ -70,7 +70,6 @@ test('a host allowed for a first secret does not take a second secret typed late
     await pause(1_000);
     const cdnQuestion = mcp.human.questions.find((question) => /cdn\.example/.test(question));
     assert.ok(cdnQuestion, 'the human was asked about cdn.example for the user name');
-    const asked = mcp.human.questions.length;
     passwordTyped = true;
     snapshot = await mcp.call('take_snapshot');
     const filled = await mcp.call('fill', {

@@ -40,6 +40,7 @@ test('a held request is labelled by why it was held: a sensitive page (a rule), 
       return { settled: async () => undefined, detach: () => undefined };
     },
     watchTaint: () => () => undefined,
+    secretTyped: () => undefined,
   };
   const path = new CallPath({
     rules: new RuleSet([]),

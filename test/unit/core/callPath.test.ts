@@ -39,6 +39,7 @@ function fakeBackstop() {
     sensitiveReadsSince: () => [],
     attend: () => ({ settled: async () => undefined, detach: () => undefined }),
     watchTaint: () => () => undefined,
+    secretTyped: () => undefined,
   };
   return { backstop, passes, stopped };
 }
