@@ -36,8 +36,10 @@ import {
   type PausedRequest,
   pageOf,
 } from './hookRequests.ts';
+import { type SocketEvent, watchNativeSockets } from './nativeSockets.ts';
 import { requestDecided } from './pageActivity.ts';
 import { RequestJudge } from './requestJudge.ts';
+import { silencePage } from './tabSilence.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
@@ -56,6 +58,8 @@ export class NetworkGuard extends RequestJudge {
   responseDownloads: ((page: Page) => ResponseDownloads | undefined) | undefined;
   /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
   private readonly gates = new Map<Browser, BrowserFetchGate>();
+  /** Tabs stopped for a socket that went past the socket route (socketBypassed). */
+  private readonly stoppedTabs = new WeakSet<Page>();
   /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
   private readonly proxied = new WeakSet<Browser | BrowserContext>();
 
@@ -208,6 +212,23 @@ export class NetworkGuard extends RequestJudge {
   }
 
   /**
+   * A handshake or message that the socket route would have refused went anyway, on the browser's own WebSocket
+   * (browser/nativeSockets.ts): the audit says it left, and the tab is stopped (its renderer), so that it sends
+   * nothing more. The route itself never lets one go that its verdict refuses: one judged just before the taint
+   * grew and seen after stops the tab too (fail closed).
+   */
+  private socketBypassed(page: Page, what: SocketEvent, url: string, reason: string): void {
+    if (this.stoppedTabs.has(page)) return;
+    this.stoppedTabs.add(page);
+    this.socketLeft(
+      what,
+      url,
+      `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
+    );
+    void silencePage(page, 2_000, () => page.isClosed());
+  }
+
+  /**
    * A WebSocket handshake, judged by its http(s) address like any request (its URL can carry data); resolves with
    * the reason it is stopped, recorded like any other stop.
    */
@@ -251,6 +272,12 @@ export class NetworkGuard extends RequestJudge {
       ? [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Response' as const }]
       : [];
     if (gated) {
+      // A socket the page opened past the socket route, or a message it sent on one, is seen here as it goes.
+      watchNativeSockets(
+        cdp,
+        (url) => this.socketMessageVerdict({ method: 'WEBSOCKET', url, tag: undefined, navigation: false }),
+        (what, url, reason) => this.socketBypassed(page, what, url, reason),
+      );
       // The bypass holds only while the session's network domain is on (measured); nothing of it is buffered.
       await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
       await cdp.send('Network.setBypassServiceWorker', { bypass: true });

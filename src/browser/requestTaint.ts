@@ -179,6 +179,11 @@ export class TaintTracker extends RequestLog implements TaintMember {
       for (const watcher of this.taintWatchers) watcher.recordUntied?.({ method, url, reason });
   }
 
+  /** A socket's handshake or message that went although judged refused: an event in every watching session's audit. */
+  socketLeft(method: string, url: string, reason: string): void {
+    for (const watcher of this.taintWatchers) watcher.recordUntied?.({ method, url, reason, sent: true });
+  }
+
   socketStopped(request: EgressRequest, reason: string): void {
     for (const watcher of this.taintWatchers)
       watcher.recordUntied?.({ method: 'WEBSOCKET MESSAGE', url: request.url, reason });

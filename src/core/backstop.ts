@@ -40,6 +40,8 @@ export interface UntiedStop {
   readonly method: string;
   readonly url: string;
   readonly reason: string;
+  /** Judged refused, yet it went (a socket past the socket route, browser/nativeSockets.ts): the audit says so. */
+  readonly sent?: boolean;
 }
 
 export interface TaintView {

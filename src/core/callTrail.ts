@@ -123,7 +123,9 @@ export class CallTrail {
       url: redact.text(stop.url),
       decision: 'block',
       reason: redact.text(stop.reason),
-      outcome: 'blocked',
+      // Refused, and sent all the same: the audit says what happened, not what tabward meant to happen.
+      outcome: stop.sent ? 'error' : 'blocked',
+      ...(stop.sent ? { error: 'sent although refused' } : {}),
       durationMs: 0,
     });
   }
