@@ -108,7 +108,12 @@ describe("the user's Chrome: a page's socket after a sensitive read", () => {
     assert.ok(leaked.length <= 2, `evil.example received ${leaked.length}: ${leaked.join(' | ')}`);
     const told = mcp
       .audit()
-      .filter((record) => record.tool === '(egress)' && 'error' in record && /sent although refused/.test(String(record.error)));
+      .filter(
+        (record) =>
+          record.tool === '(egress)' &&
+          'error' in record &&
+          /sent although refused/.test(String(record.error)),
+      );
     if (leaked.length > 0) assert.ok(told.length > 0, 'what left is not in the audit');
     const snapshot = await mcp.call('take_snapshot');
     if (leaked.length > 0) assert.match(snapshot.text, /crashed/, 'the tab that sent it was not stopped');
