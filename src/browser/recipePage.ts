@@ -51,7 +51,8 @@ export class RecipePage {
    * tab goes, in the user's Chrome (where only the browser-wide gate judges it) as in tabward's browsers.
    */
   async close(): Promise<void> {
-    await silencePage(this.page, Math.min(this.timeoutMs, 5_000), () => this.page.isClosed());
+    // Bounded short: the run is over, and a tab whose navigation hangs may never report its crash.
+    await silencePage(this.page, Math.min(this.timeoutMs, 2_000), () => this.page.isClosed());
     return this.closeTab();
   }
 

@@ -101,6 +101,8 @@ export function recipeRuntime(
   return {
     gate: pool ?? slots,
     endpoints,
+    /** A server of tabward's own (serve's port): no recipe page may ever reach it. */
+    protectPort: (port: number) => void network.protectedPorts.add(port),
     /** A bare browser-less run (a dry run): no slot, no browser. */
     runOptions,
     /**
@@ -313,6 +315,7 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
     await queued?.close();
     throw listenError(error, '--port', flags.port);
   });
+  runtime.protectPort(Number(new URL(server.url).port));
   if (queued)
     log(
       `tabward: runs go to the Redis queue at ${redactEndpoint(flags.redis ?? '')}; start tabward worker --redis to run them.`,

@@ -170,6 +170,13 @@ describe('tabward serve', { timeout: 180_000 }, () => {
     assert.equal(fromItself.status, 400, 'JSON with a charset, from the server itself, is read (and judged)');
   });
 
+  test("a recipe's page never reaches serve's own port, even with --allow-private", async () => {
+    const own = await post({ recipe: { url: `${base}/health`, extract: { fields: { body: 'body' } } } });
+    const answer = await jsonOf(own);
+    assert.equal(answer.ok, false, JSON.stringify(answer));
+    assert.match(JSON.stringify(answer), /tabward's own local servers/);
+  });
+
   test('the write gate answers 403 without confirm, and runs with it', async () => {
     const refused = await post({ recipe: load('acme-refund') });
     assert.equal(refused.status, 403);

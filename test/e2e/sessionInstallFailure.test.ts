@@ -19,6 +19,7 @@ test('a launched browser that could not be guarded is closed with its profile, n
     protectedPorts: new Set<number>(),
     judgeSocket: () => undefined,
     addCutter: () => () => undefined,
+    behindEgressProxy: () => undefined,
     watchContext: async () => {
       throw new TabwardError('internal', 'the backstop failed (test)');
     },
