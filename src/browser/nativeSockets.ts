@@ -21,21 +21,34 @@ export function watchNativeSockets(
   bypassed: (what: SocketEvent, url: string, reason: string) => void,
 ): void {
   const urls = new Map<string, string>();
+  const handshakesTold = new Set<string>();
   const judge = (requestId: string, what: SocketEvent) => {
     const url = urls.get(requestId);
     if (url === undefined) return;
     const reason = verdict(url);
     if (reason) bypassed(what, url, reason);
+    return reason;
+  };
+  // Judged as it is made: the native constructor starts its handshake at once, and a renderer stopped for an earlier
+  // one reports no later event of the sockets it made in the same moment.
+  const handshake = (requestId: string) => {
+    if (handshakesTold.has(requestId)) return;
+    if (judge(requestId, 'WEBSOCKET')) handshakesTold.add(requestId);
   };
   cdp.on('Network.webSocketCreated', (event) => {
     const { requestId, url } = event as { requestId: string; url: string };
     urls.set(requestId, url);
+    handshake(requestId);
   });
   cdp.on('Network.webSocketWillSendHandshakeRequest', (event) =>
-    judge((event as { requestId: string }).requestId, 'WEBSOCKET'),
+    handshake((event as { requestId: string }).requestId),
   );
   cdp.on('Network.webSocketFrameSent', (event) =>
     judge((event as { requestId: string }).requestId, 'WEBSOCKET MESSAGE'),
   );
-  cdp.on('Network.webSocketClosed', (event) => urls.delete((event as { requestId: string }).requestId));
+  cdp.on('Network.webSocketClosed', (event) => {
+    const { requestId } = event as { requestId: string };
+    urls.delete(requestId);
+    handshakesTold.delete(requestId);
+  });
 }

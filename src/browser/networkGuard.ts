@@ -58,8 +58,8 @@ export class NetworkGuard extends RequestJudge {
   responseDownloads: ((page: Page) => ResponseDownloads | undefined) | undefined;
   /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
   private readonly gates = new Map<Browser, BrowserFetchGate>();
-  /** Tabs stopped for a socket that went past the socket route (socketBypassed). */
-  private readonly stoppedTabs = new WeakSet<Page>();
+  /** How many sockets past the socket route each tab was told of; the first stopped it (socketBypassed). */
+  private readonly bypassesTold = new WeakMap<Page, number>();
   /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
   private readonly proxied = new WeakSet<Browser | BrowserContext>();
 
@@ -213,18 +213,31 @@ export class NetworkGuard extends RequestJudge {
 
   /**
    * A handshake or message that the socket route would have refused went anyway, on the browser's own WebSocket
-   * (browser/nativeSockets.ts): the audit says it left, and the tab is stopped (its renderer), so that it sends
-   * nothing more. The route itself never lets one go that its verdict refuses: one judged just before the taint
-   * grew and seen after stops the tab too (fail closed).
+   * (browser/nativeSockets.ts): the audit says it left, each one (up to 50 a tab: a page sending in a loop until it
+   * is stopped), and at the first the scripts of what sent it are stopped at once on the session that saw it, then the
+   * whole tab (browser/tabSilence.ts), so that it sends nothing more. The route itself never lets one go that its
+   * verdict refuses: one judged just before the taint grew and seen after stops the tab too (fail closed).
    */
-  private socketBypassed(page: Page, what: SocketEvent, url: string, reason: string): void {
-    if (this.stoppedTabs.has(page)) return;
-    this.stoppedTabs.add(page);
-    this.socketLeft(
-      what,
-      url,
-      `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
-    );
+  private socketBypassed(
+    page: Page,
+    seenOn: CDPSession,
+    what: SocketEvent,
+    url: string,
+    reason: string,
+  ): void {
+    const told = this.bypassesTold.get(page) ?? 0;
+    this.bypassesTold.set(page, told + 1);
+    if (told < 50)
+      this.socketLeft(
+        what,
+        url,
+        `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
+      );
+    if (told > 0) return;
+    // Its scripts stop at once (what they made in the same moment is still reported), then its renderer.
+    void seenOn
+      .send('Emulation.setScriptExecutionDisabled', { value: true })
+      .catch(swallowing('socketBypassed: stopping the scripts of what sent it'));
     void silencePage(page, 2_000, () => page.isClosed());
   }
 
@@ -276,7 +289,7 @@ export class NetworkGuard extends RequestJudge {
       watchNativeSockets(
         cdp,
         (url) => this.socketMessageVerdict({ method: 'WEBSOCKET', url, tag: undefined, navigation: false }),
-        (what, url, reason) => this.socketBypassed(page, what, url, reason),
+        (what, url, reason) => this.socketBypassed(page, cdp, what, url, reason),
       );
       // The bypass holds only while the session's network domain is on (measured); nothing of it is buffered.
       await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });

