@@ -66,7 +66,13 @@ export async function checkRecipe(recipe: Recipe, given: CheckOptions): Promise<
     const session = options.browser();
     const judged = runPath(session, options);
     path = judged;
-    page = await Promise.race([session.openRunPage(options.timeoutMs), deadline]);
+    const opening = session.openRunPage(options.timeoutMs);
+    // A tab that opens after the deadline won the race is nobody's: closed as soon as it is there.
+    void opening.then(
+      (opened) => (stopped.signal.aborted && page !== opened ? opened.close() : undefined),
+      () => undefined,
+    );
+    page = await Promise.race([opening, deadline]);
     const base = resolveUrl(recipe.url, '', recipe.url);
     const files = {};
     const context = (index: number): StepContext => ({
