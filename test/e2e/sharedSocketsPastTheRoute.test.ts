@@ -156,21 +156,29 @@ describe("the user's Chrome: a page's socket past the route after a sensitive re
         )
         .map((record) => ('url' in record ? String(record.url) : ''));
       const snapshot = await mcp.call('take_snapshot');
-      return { left, told, stopped: /crashed/.test(snapshot.text) };
+      // Once stopped, the tab sends nothing more.
+      await quietly(1_500);
+      const later = [
+        ...messages.slice(m0).filter((m) => m.includes(token)),
+        ...upgrades.slice(u0).filter((u) => u.includes(token)),
+      ].slice(left.length);
+      return { left, later, told, stopped: /crashed/.test(snapshot.text) };
     } finally {
       await mcp.close();
       await tabward.close();
     }
   }
 
-  for (const [path, most] of [
-    ['/loop', 2],
-    ['/burst', 4],
-    ['/stream', 8],
-  ] as const)
+  // How many leave before the tab is stopped depends on how fast tabward hears of the first (a loaded machine: more);
+  // that every one is told, and that nothing leaves once the tab is stopped, does not.
+  for (const path of ['/loop', '/burst', '/stream'])
     test(`${path}: what goes past the route is told, each one, and the tab is stopped: nothing more leaves`, async () => {
-      const { left, told, stopped } = await scenario(path);
-      assert.ok(left.length <= most, `evil.example received ${left.length}: ${left.join(' | ')}`);
+      const { left, later, told, stopped } = await scenario(path);
+      assert.deepEqual(
+        later,
+        [],
+        `evil.example received more after the tab was stopped (${left.length} before)`,
+      );
       if (left.length === 0) return;
       assert.ok(stopped, 'the tab that sent it was not stopped');
       // Each handshake that arrived is named in the audit by its path; a message by its socket's.
