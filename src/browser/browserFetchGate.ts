@@ -27,6 +27,7 @@ import { swallow } from '../core/debug.ts';
 import { answerDocumentResponse } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
 import type { RequestJudge } from './requestJudge.ts';
+import { WorkerSockets } from './workerSockets.ts';
 
 interface PausedEvent {
   readonly requestId: string;
@@ -70,10 +71,19 @@ export class BrowserFetchGate {
   /** When the last request of the agent's was paused here (a tab tearing down sends in a burst). */
   private lastAgentPause = 0;
 
+  /** The sockets of the agent's dedicated workers (browser/workerSockets.ts). */
+  private readonly workerSockets: WorkerSockets;
+
   private constructor(
     private readonly cdp: CDPSession,
     private readonly judge: RequestJudge,
-  ) {}
+  ) {
+    this.workerSockets = new WorkerSockets(
+      cdp,
+      (url) => judge.socketMessageVerdict({ method: 'WEBSOCKET', url, tag: undefined, navigation: false }),
+      (what, url, reason) => judge.socketLeft(what, url, reason),
+    );
+  }
 
   /** Starts holding every request of the browser until judged; before any agent tab is opened. */
   static async start(browser: Browser, judge: RequestJudge): Promise<BrowserFetchGate> {
@@ -117,8 +127,13 @@ export class BrowserFetchGate {
       return;
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
-    if (parents.some((id) => id !== undefined && this.agentFrames.has(id)))
-      this.agentFrames.add(target.targetId);
+    if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) return;
+    this.agentFrames.add(target.targetId);
+    // A dedicated worker has no socket route: its sockets are watched here.
+    if (target.type === 'worker')
+      void this.workerSockets
+        .watch(target.targetId)
+        .catch(swallow('browser', 'browserFetchGate.noteTarget: watching a worker (gone already)'));
   }
 
   /** Whether a target (a tab: its id is its main frame's) is the agent's, as far as this gate knows. */

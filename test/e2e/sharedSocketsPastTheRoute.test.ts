@@ -4,8 +4,9 @@
 // took the native constructor from it to open fresh sockets carrying it in their URL, every 200 ms (or every 4 ms),
 // none of it in the audit. No CDP hook can hold a WebSocket (Chromium 156); the tab's Network domain reports each
 // handshake and message as it goes (browser/nativeSockets.ts): each one past the route is in the audit as sent
-// although refused, and the first stops the renderer that sent it, then the tab. What leaves before that is the
-// residual (todo), and so are a dedicated worker's own sockets (no session of tabward's watches a worker's network).
+// although refused, and the first stops the scripts that sent it, then the tab; a dedicated worker's own sockets are
+// watched by the browser-wide gate's session, and the worker is paused. What leaves before that is the residual
+// (todo).
 // Assertions on what the attacker's server received and on the audit.
 
 import assert from 'node:assert/strict';
@@ -191,20 +192,20 @@ describe("the user's Chrome: a page's socket past the route after a sensitive re
       }
     });
 
-  test('a dedicated worker’s own socket carries nothing after a sensitive read', {
-    todo: "residual: in the user's Chrome no session of tabward's watches a dedicated worker's network, and no hook holds a WebSocket",
-  }, async () => {
-    const { left } = await scenario('/worker');
-    assert.deepEqual(left, [], 'the token read on github.com reached evil.example');
+  test('a dedicated worker’s own socket: what it sends is told, each one, and the worker is paused: nothing more leaves', async () => {
+    const { left, later, told } = await scenario('/worker');
+    assert.deepEqual(
+      later,
+      [],
+      `evil.example received more after the worker was paused (${left.length} before)`,
+    );
+    // A message on a socket opened before tabward watched the worker is told with no address of its own.
+    assert.ok(told.length >= left.length, `${left.length} left, ${told.length} told: ${told.join(' | ')}`);
   });
 
   test('nothing a page saw after a sensitive read reaches another host over a WebSocket', {
     todo: "residual: in the user's Chrome what a page sends past the socket route before tabward sees it leaves (no CDP hook holds a WebSocket)",
   }, () => {
-    assert.deepEqual(
-      Object.entries(leaked).flatMap(([name, left]) => (name === 'worker' ? [] : left)),
-      [],
-      'the token read on github.com reached evil.example',
-    );
+    assert.deepEqual(Object.values(leaked).flat(), [], 'the token read on github.com reached evil.example');
   });
 });
