@@ -85,6 +85,24 @@ async function dialogOpen(mcp: InProcessMcp, tab: string): Promise<void> {
   throw new Error(`no dialog shown in ${tab}: ${JSON.stringify((await mcp.call('list_pages')).text)}`);
 }
 
+/** Closes `tab` once its dialog is open: nothing carrying `what` reaches evil.example, and closing asks nothing. */
+async function closeWithDialog(mcp: InProcessMcp, tab: string, what: string, leaked: string): Promise<void> {
+  await dialogOpen(mcp, tab);
+  const asked = mcp.human.questions.length;
+  const closed = await mcp.call('close_page', { pageId: tab });
+  assert.equal(closed.isError, false, closed.text);
+  await pause(2_000);
+  const got = received('evil.example', what).map(
+    (request) => `${request.method} ${request.host}${request.path}`,
+  );
+  assert.deepEqual(got, [], leaked);
+  assert.deepEqual(
+    mcp.human.questions.slice(asked),
+    [],
+    'closing a tab asked a question of where data may go',
+  );
+}
+
 for (const human of ['approves everything', 'refuses what was not predicted'] as const) {
   test(`closing a tab with a dialog open after a sensitive read (${human})`, async () => {
     const mcp = await tw.connect();
@@ -95,17 +113,7 @@ for (const human of ['approves everything', 'refuses what was not predicted'] as
       // Opened before any read: no question allowed evil.example; its frame of the settings page is the read.
       const opened = await mcp.call('new_page', { url: site.url('evil.example', '/leaving') });
       const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
-      await dialogOpen(mcp, tab);
-      const asked = mcp.human.questions.length;
-      const closed = await mcp.call('close_page', { pageId: tab });
-      assert.equal(closed.isError, false, closed.text);
-      await pause(2_000);
-      const questions = mcp.human.questions.slice(asked);
-      const got = received('evil.example', marker).map(
-        (request) => `${request.method} ${request.host}${request.path}`,
-      );
-      assert.deepEqual(got, [], 'what the page saw reached evil.example');
-      assert.deepEqual(questions, [], 'closing a tab asked a question of where data may go');
+      await closeWithDialog(mcp, tab, marker, 'what the page saw reached evil.example');
     } finally {
       await mcp.close();
     }
@@ -128,17 +136,7 @@ for (const human of ['approves everything', 'refuses what was not predicted'] as
       await mcp
         .call('click', { ref: refOf((await mcp.call('take_snapshot')).text, 'Next') })
         .catch(() => undefined);
-      await dialogOpen(mcp, tab);
-      const asked = mcp.human.questions.length;
-      const closed = await mcp.call('close_page', { pageId: tab });
-      assert.equal(closed.isError, false, closed.text);
-      await pause(2_000);
-      const questions = mcp.human.questions.slice(asked);
-      const got = received('evil.example', password).map(
-        (request) => `${request.method} ${request.host}${request.path}`,
-      );
-      assert.deepEqual(got, [], 'the typed password reached evil.example');
-      assert.deepEqual(questions, [], 'closing a tab asked a question of where data may go');
+      await closeWithDialog(mcp, tab, password, 'the typed password reached evil.example');
     } finally {
       await mcp.close();
     }
