@@ -24,6 +24,7 @@ import {
   spawnChrome,
   stopChrome,
 } from './launch.ts';
+import { registerPipe } from './pipeSession.ts';
 import { PipeTransport } from './pipeTransport.ts';
 
 export interface IsolatedBrowser {
@@ -58,15 +59,17 @@ export async function launchIsolated(options: LaunchOptions): Promise<IsolatedBr
     if (!pid || !toBrowser || !fromBrowser) throw await failed.reason;
     const chromium = await loadChromium();
     options.signal?.throwIfAborted();
+    const transport = new PipeTransport(toBrowser, fromBrowser);
     browser = await Promise.race([
       chromium
-        .connectOverCDP(new PipeTransport(toBrowser, fromBrowser), {
+        .connectOverCDP(transport, {
           timeout: options.timeoutMs ?? 30_000,
           artifactsDir: profile.artifactsDir,
         })
         .then(withRefEngine),
       failed.reason,
     ]);
+    registerPipe(browser, transport);
   } catch (error) {
     failed.stop();
     if (pid) killGroup(pid, 'SIGKILL');

@@ -27,7 +27,8 @@ import { swallow } from '../core/debug.ts';
 import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
-import { tagHeader } from './egressProxy.ts';
+import { type EgressRequest, tagHeader } from './egressProxy.ts';
+import { type FetchPattern, type HookSession, HookWidth, hookSessionOf } from './hookPatterns.ts';
 import {
   type FrameTree,
   headerOf,
@@ -37,9 +38,14 @@ import {
   pageOf,
 } from './hookRequests.ts';
 import { type SocketEvent, watchNativeSockets } from './nativeSockets.ts';
-import { requestDecided } from './pageActivity.ts';
+import { decidedAtSight, requestDecided } from './pageActivity.ts';
+import { pipeOf } from './pipeSession.ts';
+import { PopupDocuments } from './popupDocuments.ts';
 import { RequestJudge } from './requestJudge.ts';
 import { silencePage } from './tabSilence.ts';
+
+/** How long an action waits at most for a popup it opened to load its first page for real. */
+const popupLoadMs = 5_000;
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
@@ -51,6 +57,10 @@ export class NetworkGuard extends RequestJudge {
   private readonly watched = new WeakSet<Page>();
   /** First addresses of popups answered with an empty page until they are watched. */
   private readonly heldPopups = new Set<string>();
+  /** Behind the proxy: a held popup's first address, until its real load is judged (what the opener's action waits for). */
+  private readonly popupLoads = new Map<string, () => void>();
+  /** A popup loading its first address for real: told once its tab's hook judged that document. */
+  private readonly firstLoadJudged = new WeakMap<Page, () => void>();
   /**
    * Where a download of an agent tab taken at its response goes (set by the session that keeps downloads): in a
    * browser with no egress proxy, the agent's downloads never reach the browser's own download folder.
@@ -62,6 +72,10 @@ export class NetworkGuard extends RequestJudge {
   private readonly bypassesTold = new WeakMap<Page, number>();
   /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
   private readonly proxied = new WeakSet<Browser | BrowserContext>();
+  /** Which requests the tab and frame hooks pause: narrow behind the proxy until the session is tainted. */
+  private readonly width = new HookWidth();
+  /** Behind the proxy, where no context route sees a popup's first navigation: the browser-wide document pause. */
+  private readonly popupGates = new WeakMap<BrowserContext, PopupDocuments>();
 
   /**
    * Every request of this browser (or context) reaches an egress proxy judged by this guard: its WebSocket
@@ -72,9 +86,33 @@ export class NetworkGuard extends RequestJudge {
   }
 
   private isProxied(page: Page): boolean {
-    const context = page.context();
+    return this.contextProxied(page.context());
+  }
+
+  private contextProxied(context: BrowserContext): boolean {
     const browser = context.browser();
     return this.proxied.has(context) || (browser !== null && this.proxied.has(browser));
+  }
+
+  /**
+   * The session holds something a request could carry off (a sensitive read, a typed secret): from now on every hook
+   * pauses every request (browser/hookPatterns.ts). Each time the taint grows, and whenever a request is judged
+   * with the session tainted (a read recorded elsewhere first).
+   */
+  override taintGrew(): void {
+    super.taintGrew();
+    void this.width.widen();
+  }
+
+  private widenIfTainted(): Promise<void> | undefined {
+    if (this.width.wide) return undefined;
+    const { tainted, secrets = [] } = this.taintView();
+    return tainted.length > 0 || secrets.length > 0 ? this.width.widen() : undefined;
+  }
+
+  override async egressVerdict(request: EgressRequest): Promise<string | undefined> {
+    void this.widenIfTainted();
+    return super.egressVerdict(request);
   }
 
   /**
@@ -114,7 +152,15 @@ export class NetworkGuard extends RequestJudge {
 
   /** Every page of a context the agent owns (isolated and remote browsers). */
   async watchContext(context: BrowserContext): Promise<void> {
-    await context.route('**/*', this.handler);
+    // Behind the proxy no route pauses every request: the hooks pause what needs them (browser/hookPatterns.ts)
+    // and a popup's first navigation is caught browser-wide (browser/popupDocuments.ts).
+    const browser = context.browser();
+    const pipe = browser ? pipeOf(browser) : undefined;
+    if (this.contextProxied(context) && pipe) {
+      const gate = await PopupDocuments.start(pipe, (method, url) => this.popupFirst(method, url));
+      this.popupGates.set(context, gate);
+      context.once('close', () => void gate.close());
+    } else await context.route('**/*', this.handler);
     context.on('page', (page) => {
       this.seen(page);
       void page.opener().then(
@@ -169,10 +215,14 @@ export class NetworkGuard extends RequestJudge {
     // Both are set up side by side (a new tab's first navigation waits for them): the tab is navigated only once
     // ready() resolves, that is once both are in place.
     const hops = async () => {
+      if (await this.hopsOnThePipe(page)) return;
       const cdp = await page.context().newCDPSession(page);
       const tree = await this.noteFrames(cdp, page);
       await this.interceptHops(cdp, page, tree.frame.id);
+      this.popupGates.get(page.context())?.watching(tree.frame.id);
     };
+    // No route decides a passive load behind the proxy: a settle waits for it no longer than for its being seen.
+    if (this.isProxied(page) && !this.gateOf(page)) decidedAtSight(page);
     // A WebSocket's handshake is a request like any other (its URL can carry data); neither routes nor Fetch
     // pause it. Behind tabward's egress proxy it is judged there, as a request no hook tied to a tab (no human is
     // asked; what a hook would hold is refused): Playwright's socket route puts a script and a binding into every
@@ -183,6 +233,32 @@ export class NetworkGuard extends RequestJudge {
         ? undefined
         : page.routeWebSocket(/.*/, (socket) => void this.onWebSocket(page, socket));
     await Promise.all([hops(), sockets]);
+  }
+
+  /**
+   * Behind the proxy, on a browser tabward started: the tab's hook is a session of tabward's own on the pipe
+   * (browser/pipeSession.ts), answered as each pause is read rather than after everything queued for Playwright.
+   * Resolves false where there is no such pipe (the hook is then Playwright's session, as with no proxy).
+   */
+  private async hopsOnThePipe(page: Page): Promise<boolean> {
+    const browser = page.context().browser();
+    const pipe = browser ? pipeOf(browser) : undefined;
+    if (!pipe || !this.isProxied(page) || this.gateOf(page)) return false;
+    const probe = await page.context().newCDPSession(page);
+    const { targetInfo } = (await probe.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+    void probe.detach().catch(swallowing('hopsOnThePipe: probe.detach()'));
+    const raw = await pipe.open(targetInfo.targetId);
+    page.once('close', () => void raw.detach());
+    // A tab's main frame has its target's id.
+    const mainFrameId = targetInfo.targetId;
+    raw.on('Fetch.requestPaused', (event) => {
+      void this.onPaused(raw, event as unknown as PausedRequest, mainFrameId, page).catch(
+        swallowing('hopsOnThePipe: a paused request (tab gone)'),
+      );
+    });
+    await this.width.enable(page, raw, true);
+    this.popupGates.get(page.context())?.watching(mainFrameId);
+    return true;
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
@@ -274,15 +350,15 @@ export class NetworkGuard extends RequestJudge {
           ? answerDocumentResponse(cdp, paused, this.responseDownloads?.(page)).then((refused) => {
               if (refused) this.record(page, paused.request.method, paused.request.url, refused);
             })
-          : this.onPaused(cdp, paused, mainFrameId, page);
+          : this.onPaused(hookSessionOf(cdp), paused, mainFrameId, page);
       void stage.catch(swallowing('interceptHops: a paused request’s stage (tab or session gone)'));
     });
     // With no egress proxy, the agent's documents also pause at their response (browser/documentResponses.ts), and
     // its tabs and frames bypass service workers: a document a service worker answers (made up, or passed on from
     // its own fetch) reaches no response stage, and kept the headers that hand the browser reports (measured).
     const gated = this.gateOf(page) !== undefined;
-    const responses = gated
-      ? [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Response' as const }]
+    const responses: FetchPattern[] = gated
+      ? [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }]
       : [];
     if (gated) {
       // A socket the page opened past the socket route, or a message it sent on one, is seen here as it goes.
@@ -295,9 +371,7 @@ export class NetworkGuard extends RequestJudge {
       await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
       await cdp.send('Network.setBypassServiceWorker', { bypass: true });
     }
-    await cdp.send('Fetch.enable', {
-      patterns: [{ urlPattern: '*', requestStage: 'Request' }, ...responses],
-    });
+    await this.width.enable(page, hookSessionOf(cdp), this.isProxied(page) && !gated, responses);
   }
 
   /**
@@ -326,7 +400,7 @@ export class NetworkGuard extends RequestJudge {
   }
 
   private async onPaused(
-    cdp: CDPSession,
+    cdp: HookSession,
     event: PausedRequest,
     mainFrameId: string | undefined,
     page: Page,
@@ -351,6 +425,12 @@ export class NetworkGuard extends RequestJudge {
       ...(event.networkId !== undefined ? { chain: event.networkId } : {}),
     };
     const reason = await this.verdict(facts, page);
+    if (mainFrame) {
+      this.firstLoadJudged.get(page)?.();
+      this.firstLoadJudged.delete(page);
+    }
+    // A read this request's verdict recorded widens every hook before its answer reaches the page.
+    await this.widenIfTainted();
     if (!reason) {
       const tagged = { ...headers, [tagHeader]: this.tags.issue(method, url, this.taintEpoch) };
       await cdp.send('Fetch.continueRequest', {
@@ -437,6 +517,31 @@ export class NetworkGuard extends RequestJudge {
   }
 
   /**
+   * Behind the proxy, a popup's first navigation (browser/popupDocuments.ts): a GET is answered with an empty page
+   * and loaded for real once the popup is watched (startPopup), where it is judged; a post cannot be replayed.
+   */
+  private popupFirst(method: string, url: string): boolean {
+    if (method.toUpperCase() !== 'GET') {
+      this.record(undefined, method, url, 'a form posting into a new window cannot be watched');
+      return false;
+    }
+    this.heldPopups.add(url);
+    if (!this.popupLoads.has(url)) {
+      let done: () => void = () => undefined;
+      const judged = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      const bounded = settledWithin(judged, popupLoadMs).then(() => {
+        this.openingPopups.delete(bounded);
+        this.popupLoads.delete(url);
+      });
+      this.openingPopups.add(bounded);
+      this.popupLoads.set(url, done);
+    }
+    return true;
+  }
+
+  /**
    * A popup's first navigation comes before its page is watched, so its redirect hops could not be seen. It is
    * answered with an empty page at the same address; once the popup is a page whose every request is watched,
    * it loads that address for real (startPopup), and every hop of it is judged. A popup opened by a form post
@@ -467,6 +572,8 @@ export class NetworkGuard extends RequestJudge {
     await this.ready(page);
     const url = page.url();
     if (!this.heldPopups.delete(url)) return;
+    const judged = this.popupLoads.get(url);
+    if (judged) this.firstLoadJudged.set(page, judged);
     await page
       .evaluate('location.replace(location.href)')
       .catch(swallowing('startPopup: page.evaluate("location.replace(location.href)")'));

@@ -31,7 +31,7 @@ export class PageActivity {
     page.on('request', (request) => {
       const passive = passiveTypes.has(request.resourceType());
       if (!passive) this.activeSeq++;
-      this.inFlight.set(request, { seq: ++this.seq, passive, decided: false });
+      this.inFlight.set(request, { seq: ++this.seq, passive, decided: passive && atSight.has(page) });
       this.reported.push({ seq: this.seq, method: request.method(), url: withoutFragment(request.url()) });
       if (this.reported.length > keptReported) this.reported.shift();
       if (!readingMethods.has(request.method())) {
@@ -142,6 +142,16 @@ const passiveTypes = new Set([
 ]);
 
 const activities = new WeakMap<Page, PageActivity>();
+/** Tabs whose passive loads no route decides (behind the egress proxy): decided as soon as they are seen. */
+const atSight = new WeakSet<Page>();
+
+/**
+ * The tab's passive loads are judged where no action waits for them (the egress proxy, or a hook that records what
+ * it stops before it answers): a settle does not wait for them (browser/networkGuard.ts).
+ */
+export function decidedAtSight(page: Page): void {
+  atSight.add(page);
+}
 
 /** Tells the activity of the request's tab that the backstop decided the request (browser/networkGuard.ts). */
 export function requestDecided(request: Request): void {

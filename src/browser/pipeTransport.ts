@@ -7,11 +7,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ConnectOverCDPTransport } from 'playwright-core';
 import { KeptHttpCache } from './keptHttpCache.ts';
+import { ownCommandId, PipeSession, type PipeSessions, sessionOf } from './pipeSession.ts';
 
 /** The largest message read from the browser (bytes); a larger one fails its command (see keep). */
 export const maxMessageBytes = 256 * 2 ** 20;
 
-export class PipeTransport implements ConnectOverCDPTransport {
+export class PipeTransport implements ConnectOverCDPTransport, PipeSessions {
   onmessage?: (message: object) => void;
   onclose?: (reason?: string) => void;
   /** Playwright closed it: nothing more is delivered. */
@@ -24,6 +25,10 @@ export class PipeTransport implements ConnectOverCDPTransport {
   private oversize: { head: Buffer; tail: Buffer; bytes: number } | undefined;
   /** Playwright's routes leave the HTTP cache on (keptHttpCache.ts). */
   private readonly cache = new KeptHttpCache();
+  /** tabward's own sessions on this pipe (pipeSession.ts): their messages are handled as read, never Playwright's. */
+  private readonly own = new Set<PipeSession>();
+  /** Every session id those ever had: a late message of one left never reaches Playwright (it asserts on them). */
+  private readonly ownIds = new Set<string>();
 
   constructor(
     private readonly toBrowser: Writable,
@@ -39,6 +44,25 @@ export class PipeTransport implements ConnectOverCDPTransport {
   send(message: object): void {
     if (this.ended) return;
     this.toBrowser.write(`${JSON.stringify(this.cache.outgoing(message))}\0`);
+  }
+
+  /** A session of tabward's own on a target (a tab), or on the browser target, beside Playwright's. */
+  async open(targetId?: string): Promise<PipeSession> {
+    const session = new PipeSession(
+      (text) => {
+        if (!this.ended) this.toBrowser.write(`${text}\0`);
+      },
+      (sessionId) => this.ownIds.add(sessionId),
+      () => this.own.delete(session),
+    );
+    this.own.add(session);
+    try {
+      await session.attach(targetId);
+    } catch (error) {
+      this.own.delete(session);
+      throw error;
+    }
+    return session;
   }
 
   close(): void {
@@ -57,9 +81,15 @@ export class PipeTransport implements ConnectOverCDPTransport {
       this.partialBytes = 0;
       this.oversize = undefined;
       start = end + 1;
+      const mine = text === undefined ? undefined : this.ownerOf(text);
+      // tabward's own sessions' messages are handled now, ahead of what waits for Playwright (pipeSession.ts); one
+      // for a session already left is dropped.
+      if (mine && text !== undefined) {
+        if (mine !== 'left') this.handleOwn(mine, text);
+      }
       // One message per task, as Playwright's own transports deliver them: what a message's handlers await settles
       // before the next message is seen.
-      if (text !== undefined) setImmediate(() => this.deliver(text));
+      else if (text !== undefined) setImmediate(() => this.deliver(text));
       else if (oversize) setImmediate(() => this.refuse(oversize));
     }
     if (start < chunk.length) this.keep(chunk.subarray(start));
@@ -109,6 +139,23 @@ export class PipeTransport implements ConnectOverCDPTransport {
     });
   }
 
+  /** Which of tabward's own sessions a message is for ('left': one no longer open), or undefined: Playwright's. */
+  private ownerOf(text: string): PipeSession | 'left' | undefined {
+    const id = ownCommandId(text);
+    if (id !== undefined) return [...this.own].find((session) => session.awaits(id)) ?? 'left';
+    const sessionId = this.ownIds.size > 0 ? sessionOf(text) : undefined;
+    if (sessionId === undefined || !this.ownIds.has(sessionId)) return undefined;
+    return [...this.own].find((session) => session.owns(sessionId)) ?? 'left';
+  }
+
+  private handleOwn(session: PipeSession, text: string): void {
+    try {
+      session.handle(text);
+    } catch {
+      // What the browser sent its own session did not parse: that session goes on without it (its pause times out).
+    }
+  }
+
   private deliver(text: string): void {
     if (this.closedByPlaywright) return;
     let message: object;
@@ -125,6 +172,7 @@ export class PipeTransport implements ConnectOverCDPTransport {
   private end(reason: string): void {
     if (this.ended) return;
     this.ended = true;
+    for (const session of this.own) session.end(reason);
     // After the messages already received: a browser's last answers are not lost to its exit.
     setImmediate(() => this.onclose?.(reason));
   }

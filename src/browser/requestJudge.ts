@@ -39,6 +39,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
+  /** Popups answered with an empty page until watched, each until its first real page is judged (bounded). */
+  protected readonly openingPopups = new Set<Promise<void>>();
   constructor(
     private readonly rules: RuleSet,
     readonly passes: ActionPasses,
@@ -76,7 +78,10 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     this.attendants.push(entry);
     return {
       settled: async () => {
-        while (entry.pending.size > 0) await Promise.allSettled([...entry.pending]);
+        // A popup the action opened is judged when it loads its first page for real (NetworkGuard.startPopup):
+        // the action is not over before that, so that its human is the one asked.
+        while (entry.pending.size > 0 || this.openingPopups.size > 0)
+          await Promise.allSettled([...entry.pending, ...this.openingPopups]);
       },
       detach: () => {
         entry.endedAt = Date.now();
