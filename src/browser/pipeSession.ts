@@ -31,12 +31,14 @@ export function sessionOf(text: string): string | undefined {
   return undefined;
 }
 
-type Listener = (params: Record<string, unknown>) => void;
+/** An event's listener: its parameters, and the session it came on (the tab's, or a frame's this one adopted). */
+type Listener = (params: Record<string, unknown>, sessionId: string | undefined) => void;
 
 interface Answer {
   readonly id?: number;
   readonly method?: string;
   readonly params?: Record<string, unknown>;
+  readonly sessionId?: string;
   readonly result?: Record<string, unknown>;
   readonly error?: { readonly message: string };
 }
@@ -92,7 +94,8 @@ export class PipeSession {
       return;
     }
     if (message.method)
-      for (const listener of this.listeners.get(message.method) ?? []) listener(message.params ?? {});
+      for (const listener of this.listeners.get(message.method) ?? [])
+        listener(message.params ?? {}, message.sessionId);
   }
 
   on(method: string, listener: Listener): void {
@@ -102,6 +105,20 @@ export class PipeSession {
   /** A command to the tab (or, with none, to the browser target). */
   send(method: string, params: object = {}): Promise<Record<string, unknown>> {
     return this.sendOn(this.targetSessionId ?? this.browserSessionId, method, params);
+  }
+
+  /**
+   * A session the browser attached under this one (an out-of-process frame the tab's auto-attach reported): its
+   * messages come here too, and commands go to it with sendTo.
+   */
+  adopt(sessionId: string): void {
+    this.ownIds.add(sessionId);
+    this.noteId(sessionId);
+  }
+
+  /** A command to a session this one adopted. */
+  sendTo(sessionId: string, method: string, params: object = {}): Promise<Record<string, unknown>> {
+    return this.sendOn(sessionId, method, params);
   }
 
   private sendOn(

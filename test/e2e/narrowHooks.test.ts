@@ -3,7 +3,8 @@
 // that must not change, on tabward's own browser: a popup's first navigation is still judged with the action that
 // opened it (a link the human approved loads; one refused never reaches its server); a script's write into a
 // sensitive page is still held and put to the human, before any read; and after a sensitive read a page already
-// open sends its images to another host no more. Assertions on what the fixture servers received.
+// open sends its images to another host no more; an out-of-process frame's first request is its tab hook's to judge
+// (held at its start until hooked). Assertions on what the fixture servers received.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -33,6 +34,11 @@ describe('narrow hooks behind the egress proxy', () => {
             res,
             `<title>Links</title><a href="${site.url('github.com', '/settings/tokens')}" target="_blank">Your tokens</a>
             <button onclick='fetch(${JSON.stringify(site.url('github.com', '/settings/profile'))}, { method: "POST", mode: "no-cors", body: "x" })'>Save</button>`,
+          ),
+        '/early': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Early</title><script>fetch(${JSON.stringify(site.url('github.com', '/settings/profile'))}, { method: 'POST', mode: 'no-cors', body: 'early' })</script>`,
           ),
         '/pixels': (_req, _body, res) =>
           html(
@@ -79,6 +85,22 @@ describe('narrow hooks behind the egress proxy', () => {
     await waitFor('the approved popup to load the page', () => seen('/settings/tokens') === 1);
     await waitFor('the popup to show the page', async () =>
       /\/settings\/tokens/.test((await mcp.call('list_pages')).text),
+    );
+  });
+
+  test("an out-of-process frame's first request is judged by its tab's hook: asked, and sent once approved", async () => {
+    await mcp.call('new_page', { url: site.url('blog.example', '/links') });
+    const before = seen('/settings/profile', 'POST');
+    mcp.human.policy = () => ({ decision: 'approve' });
+    const asked = mcp.human.questions.length;
+    // The frame posts as its script first runs: a request no hook tied would be refused at the proxy, unasked.
+    await mcp.call('evaluate_script', {
+      function: `() => new Promise((done) => { const f = document.createElement('iframe'); f.src = ${JSON.stringify(site.url('other.example', '/early'))}; f.onload = () => setTimeout(() => done(1), 300); document.body.append(f); })`,
+    });
+    await waitFor('the frame’s approved POST', () => seen('/settings/profile', 'POST') === before + 1);
+    assert.ok(
+      mcp.human.questions.slice(asked).some((question) => question.includes('/settings/profile')),
+      `the human was not asked about the frame's POST: ${JSON.stringify(mcp.human.questions.slice(asked))}`,
     );
   });
 
