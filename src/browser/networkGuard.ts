@@ -39,17 +39,11 @@ import {
 } from './hookRequests.ts';
 import { type SocketEvent, watchNativeSockets } from './nativeSockets.ts';
 import { decidedAtSight, requestDecided } from './pageActivity.ts';
-import { type PipeSession, pipeOf } from './pipeSession.ts';
+import { hookTabOnThePipe } from './pipeHooks.ts';
+import { pipeOf } from './pipeSession.ts';
 import { PopupDocuments } from './popupDocuments.ts';
 import { RequestJudge } from './requestJudge.ts';
 import { silencePage } from './tabSilence.ts';
-
-/** What the browser tells of a target it attached under a session with auto-attach. */
-interface AttachedTarget {
-  readonly sessionId: string;
-  readonly targetInfo: { readonly type: string };
-  readonly waitingForDebugger: boolean;
-}
 
 /** How long an action waits at most for a popup it opened to load its first page for real. */
 const popupLoadMs = 5_000;
@@ -245,80 +239,20 @@ export class NetworkGuard extends RequestJudge {
   }
 
   /**
-   * Behind the proxy, on a browser tabward started: the tab's hook is a session of tabward's own on the pipe
-   * (browser/pipeSession.ts), answered as each pause is read rather than after everything queued for Playwright.
-   * Resolves false where there is no such pipe (the hook is then Playwright's session, as with no proxy).
+   * Behind the proxy, on a browser tabward started: the tab's hook, and its out-of-process frames', are sessions of
+   * tabward's own on the pipe (browser/pipeHooks.ts). Resolves false where there is no such pipe (the hook is then
+   * Playwright's session, as with no proxy).
    */
   private async hopsOnThePipe(page: Page): Promise<boolean> {
     const browser = page.context().browser();
     const pipe = browser ? pipeOf(browser) : undefined;
     if (!pipe || !this.isProxied(page) || this.gateOf(page)) return false;
-    const probe = await page.context().newCDPSession(page);
-    const { targetInfo } = (await probe.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
-    void probe.detach().catch(swallowing('hopsOnThePipe: probe.detach()'));
-    const raw = await pipe.open(targetInfo.targetId);
-    page.once('close', () => void raw.detach());
     this.onThePipe.add(page);
-    // A tab's main frame has its target's id.
-    const mainFrameId = targetInfo.targetId;
-    /** Its out-of-process frames' sessions, attached under the tab's as each frame starts. */
-    const frames = new Map<string, HookSession>();
-    raw.on('Fetch.requestPaused', (event, sessionId) => {
-      const frame = sessionId === undefined ? undefined : frames.get(sessionId);
-      void this.onPaused(
-        frame ?? raw,
-        event as unknown as PausedRequest,
-        frame ? undefined : mainFrameId,
-        page,
-      ).catch(swallowing('hopsOnThePipe: a paused request (tab gone)'));
-    });
-    raw.on('Target.attachedToTarget', (event) => {
-      void this.frameOnThePipe(raw, page, frames, event as unknown as AttachedTarget);
-    });
-    await this.width.enable(page, raw, true);
-    // Each out-of-process frame (and frame inside one) is held at its start until its hook is in place: none of its
-    // requests goes before it is watched.
-    await raw.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    const mainFrameId = await hookTabOnThePipe(pipe, page, this.width, (session, event, mainFrame) =>
+      this.onPaused(session, event, mainFrame, page),
+    );
     this.popupGates.get(page.context())?.watching(mainFrameId);
     return true;
-  }
-
-  /**
-   * A target the tab's (or a frame's) auto-attach reported, held at its start: an out-of-process frame gets a hook
-   * of its own (paused as the tab's are) and the same auto-attach; anything else (a worker) is let go unwatched, as
-   * before. Either way it is let start, whatever failed.
-   */
-  private async frameOnThePipe(
-    raw: PipeSession,
-    page: Page,
-    frames: Map<string, HookSession>,
-    { sessionId, targetInfo, waitingForDebugger }: AttachedTarget,
-  ): Promise<void> {
-    raw.adopt(sessionId);
-    const session: HookSession = {
-      send: (method, params) => raw.sendTo(sessionId, method, params),
-      on: () => undefined,
-    };
-    try {
-      if (targetInfo.type === 'iframe') {
-        frames.set(sessionId, session);
-        await this.width.enable(page, session, true);
-        await session.send('Target.setAutoAttach', {
-          autoAttach: true,
-          waitForDebuggerOnStart: true,
-          flatten: true,
-        });
-      }
-    } catch (error) {
-      swallowing('frameOnThePipe: the frame went away')(error);
-    } finally {
-      if (waitingForDebugger)
-        await session
-          .send('Runtime.runIfWaitingForDebugger')
-          .catch(swallowing('frameOnThePipe: runIfWaitingForDebugger'));
-      if (targetInfo.type !== 'iframe')
-        await raw.send('Target.detachFromTarget', { sessionId }).catch(swallowing('frameOnThePipe: detach'));
-    }
   }
 
   private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
