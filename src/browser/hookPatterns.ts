@@ -11,10 +11,14 @@
 // be a GET and that the proxy judges exactly as a hook would (scripts, styles, images, fonts, media) are not paused:
 // the hooks are narrow. The first sign of taint widens every hook of the guard for good (HookWidth.widen); a request
 // that slips between the taint and the widening reaches the proxy untied, which refuses what a hook would have asked.
+// Requests to the sensitive sites' hosts are paused whatever their type, so that a sensitive read the HTTP cache
+// answers (a profile kept from an earlier session) still taints at the hook, as it did when every request paused.
 // With no proxy (the user's Chrome, remote browsers) the hooks are the choke point, and always wide.
 
+import { domainToASCII } from 'node:url';
 import type { CDPSession, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import type { RuleSet } from '../core/sensitiveRules.ts';
 import { settledWithin } from './deadline.ts';
 
 /** The resource types a hook pauses by (the rest Chromium accepts in a filter are loads that are only a GET). */
@@ -41,11 +45,24 @@ const narrowTypes: readonly PausedType[] = [
 ];
 
 const wide: readonly FetchPattern[] = [{ urlPattern: '*', requestStage: 'Request' }];
-const narrow: readonly FetchPattern[] = narrowTypes.map((resourceType) => ({
-  urlPattern: '*',
-  resourceType,
-  requestStage: 'Request' as const,
-}));
+
+/**
+ * Fetch URL patterns that take in every URL a rule could match, and more (`*github.com*`: the host anywhere in the
+ * URL): undefined when a rule names no host to look for (any host, a glob over the host or the whole URL), and the
+ * hooks are then never narrow.
+ */
+export function sensitiveHostPatterns(rules: RuleSet): string[] | undefined {
+  const hosts = new Set<string>();
+  for (const { pattern } of rules.rules) {
+    const { host } = pattern;
+    if (pattern.wholeUrl !== undefined || host.kind === 'glob' || host.kind === 'any' || !host.name)
+      return undefined;
+    const name = (domainToASCII(host.name) || host.name).toLowerCase();
+    if (/[*?\\]/.test(name)) return undefined;
+    hosts.add(name);
+  }
+  return [...hosts].map((name) => `*${name}*`);
+}
 
 /** A DevTools session a hook pauses on: Playwright's (hookSessionOf), or tabward's own on the pipe (pipeSession.ts). */
 export interface HookSession {
@@ -64,10 +81,25 @@ export function hookSessionOf(cdp: CDPSession): HookSession {
 const widenMs = 2_000;
 
 export class HookWidth {
-  private isWide = false;
+  private isWide: boolean;
+  /** What a narrow hook pauses: the types that may change state, and anything to a sensitive site's host. */
+  private readonly narrow: readonly FetchPattern[];
   private widening: Promise<void> | undefined;
   /** Sessions whose hooks may be narrow (a tab's, its frames'), with the response-stage patterns each also keeps. */
   private readonly narrowable = new Map<HookSession, { page: Page; responses: readonly FetchPattern[] }>();
+
+  /** `sensitiveHosts`: sensitiveHostPatterns' answer (undefined: always wide). */
+  constructor(sensitiveHosts: readonly string[] | undefined) {
+    this.isWide = sensitiveHosts === undefined;
+    this.narrow = [
+      ...narrowTypes.map((resourceType) => ({
+        urlPattern: '*',
+        resourceType,
+        requestStage: 'Request' as const,
+      })),
+      ...(sensitiveHosts ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
+    ];
+  }
 
   get wide(): boolean {
     return this.isWide;
@@ -88,7 +120,7 @@ export class HookWidth {
         page.once('close', () => this.forget(page));
       this.narrowable.set(cdp, { page, responses });
     }
-    const requests = narrowable && !this.isWide ? narrow : wide;
+    const requests = narrowable && !this.isWide ? this.narrow : wide;
     await cdp.send('Fetch.enable', { patterns: [...requests, ...responses] });
   }
 

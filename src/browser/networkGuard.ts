@@ -24,11 +24,18 @@ import type {
   WebSocketRoute,
 } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { withoutFragment } from './announcedRequests.ts';
 import { BrowserFetchGate } from './browserFetchGate.ts';
 import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { type EgressRequest, tagHeader } from './egressProxy.ts';
-import { type FetchPattern, type HookSession, HookWidth, hookSessionOf } from './hookPatterns.ts';
+import {
+  type FetchPattern,
+  type HookSession,
+  HookWidth,
+  hookSessionOf,
+  sensitiveHostPatterns,
+} from './hookPatterns.ts';
 import {
   type FrameTree,
   headerOf,
@@ -45,9 +52,6 @@ import { PopupDocuments } from './popupDocuments.ts';
 import { RequestJudge } from './requestJudge.ts';
 import { silencePage } from './tabSilence.ts';
 
-/** How long an action waits at most for a popup it opened to load its first page for real. */
-const popupLoadMs = 5_000;
-
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
 
@@ -58,8 +62,8 @@ export class NetworkGuard extends RequestJudge {
   private readonly watched = new WeakSet<Page>();
   /** First addresses of popups answered with an empty page until they are watched. */
   private readonly heldPopups = new Set<string>();
-  /** Behind the proxy: a held popup's first address, until its real load is judged (what the opener's action waits for). */
-  private readonly popupLoads = new Map<string, () => void>();
+  /** Tabs hooked on the pipe: their target's id (a popup held browser-wide is known by it). */
+  private readonly targetIds = new WeakMap<Page, string>();
   /** A popup loading its first address for real: told once its tab's hook judged that document. */
   private readonly firstLoadJudged = new WeakMap<Page, () => void>();
   /**
@@ -76,7 +80,7 @@ export class NetworkGuard extends RequestJudge {
   /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
   private readonly proxied = new WeakSet<Browser | BrowserContext>();
   /** Which requests the tab and frame hooks pause: narrow behind the proxy until the session is tainted. */
-  private readonly width = new HookWidth();
+  private readonly width = new HookWidth(sensitiveHostPatterns(this.rules));
   /** Behind the proxy, where no context route sees a popup's first navigation: the browser-wide document pause. */
   private readonly popupGates = new WeakMap<BrowserContext, PopupDocuments>();
 
@@ -160,7 +164,11 @@ export class NetworkGuard extends RequestJudge {
     const browser = context.browser();
     const pipe = browser ? pipeOf(browser) : undefined;
     if (this.contextProxied(context) && pipe) {
-      const gate = await PopupDocuments.start(pipe, (method, url) => this.popupFirst(method, url));
+      const gate = await PopupDocuments.start(pipe, {
+        refused: (method, url) =>
+          this.record(undefined, method, url, 'a form posting into a new window cannot be watched'),
+        opening: (judged) => this.holdRunningActions(judged),
+      });
       this.popupGates.set(context, gate);
       context.once('close', () => void gate.close());
     } else await context.route('**/*', this.handler);
@@ -251,6 +259,7 @@ export class NetworkGuard extends RequestJudge {
     const mainFrameId = await hookTabOnThePipe(pipe, page, this.width, (session, event, mainFrame) =>
       this.onPaused(session, event, mainFrame, page),
     );
+    this.targetIds.set(page, mainFrameId);
     this.popupGates.get(page.context())?.watching(mainFrameId);
     return true;
   }
@@ -511,31 +520,6 @@ export class NetworkGuard extends RequestJudge {
   }
 
   /**
-   * Behind the proxy, a popup's first navigation (browser/popupDocuments.ts): a GET is answered with an empty page
-   * and loaded for real once the popup is watched (startPopup), where it is judged; a post cannot be replayed.
-   */
-  private popupFirst(method: string, url: string): boolean {
-    if (method.toUpperCase() !== 'GET') {
-      this.record(undefined, method, url, 'a form posting into a new window cannot be watched');
-      return false;
-    }
-    this.heldPopups.add(url);
-    if (!this.popupLoads.has(url)) {
-      let done: () => void = () => undefined;
-      const judged = new Promise<void>((resolve) => {
-        done = resolve;
-      });
-      const bounded = settledWithin(judged, popupLoadMs).then(() => {
-        this.openingPopups.delete(bounded);
-        this.popupLoads.delete(url);
-      });
-      this.openingPopups.add(bounded);
-      this.popupLoads.set(url, done);
-    }
-    return true;
-  }
-
-  /**
    * A popup's first navigation comes before its page is watched, so its redirect hops could not be seen. It is
    * answered with an empty page at the same address; once the popup is a page whose every request is watched,
    * it loads that address for real (startPopup), and every hop of it is judged. A popup opened by a form post
@@ -564,13 +548,29 @@ export class NetworkGuard extends RequestJudge {
   /** A new page: watched first; a popup held at its first address then goes there for real. */
   private async startPopup(page: Page): Promise<void> {
     await this.ready(page);
-    const url = page.url();
-    if (!this.heldPopups.delete(url)) return;
-    const judged = this.popupLoads.get(url);
-    if (judged) this.firstLoadJudged.set(page, judged);
+    const targetId = this.targetIds.get(page);
+    if (targetId !== undefined) {
+      // Held browser-wide, by its target: its empty page may not have committed yet, and the address it was held at
+      // has no fragment.
+      const held = this.popupGates.get(page.context())?.takeHeld(targetId);
+      if (!held) return;
+      this.firstLoadJudged.set(page, held.judged);
+      await this.loadForReal(page, held.url);
+      return;
+    }
+    const url = withoutFragment(page.url());
+    if (this.heldPopups.delete(url)) await this.loadForReal(page, url);
+  }
+
+  /**
+   * Loads for real the address a popup was held at: a reload where its empty page is there (a fragment kept; a
+   * replace to the same address and a fragment would only scroll), else a replace to it.
+   */
+  private async loadForReal(page: Page, url: string): Promise<void> {
+    const there = withoutFragment(page.url()) === url;
     await page
-      .evaluate('location.replace(location.href)')
-      .catch(swallowing('startPopup: page.evaluate("location.replace(location.href)")'));
+      .evaluate(there ? 'location.reload()' : `location.replace(${JSON.stringify(url)})`)
+      .catch(swallowing('loadForReal: the popup went away'));
   }
 
   /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */

@@ -11,6 +11,7 @@
 // answered as it is read: every document of the browser waits on it.
 
 import { swallow } from '../core/debug.ts';
+import { settledWithin } from './deadline.ts';
 import { tagHeader } from './egressProxy.ts';
 import { headerOf, type PausedRequest } from './hookRequests.ts';
 import type { PipeSession, PipeSessions } from './pipeSession.ts';
@@ -24,8 +25,22 @@ interface TargetInfo {
 
 const swallowing = (why: string) => swallow('browser', `popupDocuments.${why}`);
 
-/** What the guard does with a popup's first document: answers with an empty page (true), or refuses it (false). */
-export type PopupFirst = (method: string, url: string) => boolean;
+/** What the guard is told of popups held here. */
+export interface PopupHooks {
+  /** A post into a new window, refused (it cannot be replayed). */
+  refused(method: string, url: string): void;
+  /** A popup answered with an empty page: `judged` settles once its real load is judged (or after 5 s). */
+  opening(judged: Promise<void>): void;
+}
+
+/** A popup held at its first address: where it goes for real once watched, and what to tell once it is judged. */
+export interface HeldPopup {
+  readonly url: string;
+  readonly judged: () => void;
+}
+
+/** How long an action waits at most for a popup it opened to load its first page for real. */
+const openingMs = 5_000;
 
 export class PopupDocuments {
   private readonly targets = new Map<string, TargetInfo>();
@@ -33,16 +48,18 @@ export class PopupDocuments {
   private readonly watched = new Set<string>();
   /** The browser contexts this gate answers for (learnt from the targets watched). */
   private readonly contexts = new Set<string>();
+  /** Popups answered with an empty page, by target, until watched (takeHeld) or gone. */
+  private readonly held = new Map<string, HeldPopup>();
 
   private constructor(
     private readonly cdp: PipeSession,
-    private readonly popupFirst: PopupFirst,
+    private readonly hooks: PopupHooks,
   ) {}
 
   /** Pauses every document of the browser until let go here; before any tab of the context can open a popup. */
-  static async start(pipe: PipeSessions, popupFirst: PopupFirst): Promise<PopupDocuments> {
+  static async start(pipe: PipeSessions, hooks: PopupHooks): Promise<PopupDocuments> {
     const cdp = await pipe.open();
-    const gate = new PopupDocuments(cdp, popupFirst);
+    const gate = new PopupDocuments(cdp, hooks);
     const note = (params: Record<string, unknown>) => gate.note(params.targetInfo as TargetInfo);
     cdp.on('Target.targetCreated', note);
     cdp.on('Target.targetInfoChanged', note);
@@ -50,6 +67,8 @@ export class PopupDocuments {
       const targetId = params.targetId as string;
       gate.targets.delete(targetId);
       gate.watched.delete(targetId);
+      gate.held.get(targetId)?.judged();
+      gate.held.delete(targetId);
     });
     cdp.on('Fetch.requestPaused', (params) => {
       void gate.onPaused(params as unknown as PausedRequest).catch(swallowing('onPaused (target gone)'));
@@ -66,6 +85,13 @@ export class PopupDocuments {
     this.watched.add(targetId);
     const context = this.targets.get(targetId)?.browserContextId;
     if (context) this.contexts.add(context);
+  }
+
+  /** The popup (a watched tab now) was held at its first address: where to load it for real, once. */
+  takeHeld(targetId: string): HeldPopup | undefined {
+    const held = this.held.get(targetId);
+    this.held.delete(targetId);
+    return held;
   }
 
   async close(): Promise<void> {
@@ -92,9 +118,18 @@ export class PopupDocuments {
       await this.cdp.send('Fetch.continueRequest', { requestId });
       return;
     }
-    if (!this.popupFirst(request.method, request.url)) {
+    if (request.method.toUpperCase() !== 'GET') {
+      this.hooks.refused(request.method, request.url);
       await this.cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
       return;
+    }
+    if (!this.held.has(frameId)) {
+      let judged: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => {
+        judged = resolve;
+      });
+      this.held.set(frameId, { url: request.url, judged });
+      this.hooks.opening(settledWithin(done, openingMs).then(() => undefined));
     }
     const body = Buffer.from('<!doctype html><title>Opening…</title>').toString('base64');
     await this.cdp.send('Fetch.fulfillRequest', {

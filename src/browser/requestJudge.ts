@@ -39,10 +39,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
-  /** Popups answered with an empty page until watched, each until its first real page is judged (bounded). */
-  protected readonly openingPopups = new Set<Promise<void>>();
   constructor(
-    private readonly rules: RuleSet,
+    protected readonly rules: RuleSet,
     readonly passes: ActionPasses,
     /** Ports of tabward's own local servers; filled in as they start. */
     readonly protectedPorts: Set<number>,
@@ -78,10 +76,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     this.attendants.push(entry);
     return {
       settled: async () => {
-        // A popup the action opened is judged when it loads its first page for real (NetworkGuard.startPopup):
-        // the action is not over before that, so that its human is the one asked.
-        while (entry.pending.size > 0 || this.openingPopups.size > 0)
-          await Promise.allSettled([...entry.pending, ...this.openingPopups]);
+        while (entry.pending.size > 0) await Promise.allSettled([...entry.pending]);
       },
       detach: () => {
         entry.endedAt = Date.now();
@@ -96,6 +91,18 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
         setTimeout(() => this.drop(entry), graceMs).unref();
       },
     };
+  }
+
+  /**
+   * The actions running now do not return before `work` is done: a popup one of them opened is judged when it loads
+   * its first page for real (NetworkGuard.startPopup), and its human is the one to ask.
+   */
+  protected holdRunningActions(work: Promise<void>): void {
+    for (const entry of this.attendants)
+      if (entry.endedAt === undefined) {
+        entry.pending.add(work);
+        void work.finally(() => entry.pending.delete(work));
+      }
   }
 
   /**

@@ -98,3 +98,68 @@ test('something other than JSON from the browser ends the connection', async () 
   await settle();
   assert.deepEqual(events, ['message', 'close: closed']);
 });
+
+/** A fake browser on the rig's pipe: answers tabward's own session's attach commands, in order. */
+function ownSessionRig() {
+  const r = rig();
+  const written: { id: number; method: string; sessionId?: string; params?: Record<string, unknown> }[] = [];
+  let buffered = '';
+  r.toBrowser.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let end = buffered.indexOf('\0'); end !== -1; end = buffered.indexOf('\0')) {
+      written.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+  });
+  const answer = (text: string) => r.fromBrowser.write(`${text}\0`);
+  return { ...r, written, answer };
+}
+
+test("tabward's own session on the pipe: its answers and events never reach Playwright, Playwright's always do", async () => {
+  const { transport, written, answer, got } = ownSessionRig();
+  const opening = transport.open('TAB');
+  await settle();
+  const attachBrowser = written.at(-1);
+  assert.equal(attachBrowser?.method, 'Target.attachToBrowserTarget');
+  answer(`{"id":${attachBrowser?.id},"result":{"sessionId":"B1"}}`);
+  await settle();
+  const attachTab = written.at(-1);
+  assert.deepEqual([attachTab?.method, attachTab?.sessionId], ['Target.attachToTarget', 'B1']);
+  answer(`{"id":${attachTab?.id},"result":{"sessionId":"T1"},"sessionId":"B1"}`);
+  const session = await opening;
+  const seen: string[] = [];
+  session.on('Fetch.requestPaused', (params, sessionId) => seen.push(`${params.requestId} on ${sessionId}`));
+  // Playwright's messages, one shaped by a page like the tail of tabward's session's (escaped, as JSON has it).
+  answer('{"id":7,"result":{}}');
+  answer(
+    '{"method":"Runtime.consoleAPICalled","params":{"text":"\\"sessionId\\":\\"T1\\"}"},"sessionId":"PW"}',
+  );
+  answer('{"method":"Fetch.requestPaused","params":{"requestId":"r1"},"sessionId":"T1"}');
+  answer('{"method":"Target.detachedFromTarget","params":{"sessionId":"PW2","targetId":"X"}}');
+  await settle();
+  assert.deepEqual(seen, ['r1 on T1']);
+  assert.deepEqual(
+    got.map((message) => JSON.stringify(message)),
+    [
+      '{"id":7,"result":{}}',
+      '{"method":"Runtime.consoleAPICalled","params":{"text":"\\"sessionId\\":\\"T1\\"}"},"sessionId":"PW"}',
+      '{"method":"Target.detachedFromTarget","params":{"sessionId":"PW2","targetId":"X"}}',
+    ],
+  );
+  // Left: the answers to its leaving, and any late message of its sessions, are dropped, never Playwright's.
+  const leaving = session.detach();
+  // Each leave is asked once the one before it is answered: the tab's session, then the browser's.
+  for (let step = 0; step < 2; step++) {
+    await settle();
+    const command = written.at(-1);
+    assert.equal(command?.method, 'Target.detachFromTarget');
+    const on = command?.sessionId ? `,"sessionId":"${command.sessionId}"` : '';
+    answer(`{"id":${command?.id},"error":{"code":-32602,"message":"No session with given id"}${on}}`);
+  }
+  await leaving;
+  answer('{"method":"Fetch.requestPaused","params":{"requestId":"r2"},"sessionId":"T1"}');
+  answer('{"method":"Target.detachedFromTarget","params":{"sessionId":"B1","targetId":"BROWSER"}}');
+  await settle();
+  assert.equal(got.length, 3, JSON.stringify(got.slice(3)));
+  assert.deepEqual(seen, ['r1 on T1']);
+});
