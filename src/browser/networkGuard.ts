@@ -1,6 +1,8 @@
-// The network backstop: the CDP hooks over the agent's pages (a context route, a CDP Fetch pause per tab and per
-// out-of-process frame) and the verdict of the choke point every request of tabward's own browsers passes
-// (browser/egressProxy.ts, docs/architecture.md "The choke point"). The hooks know what only they can (which tab,
+// The network backstop: the CDP hooks over the agent's pages (a CDP Fetch pause per tab and per out-of-process frame:
+// on tabward's own sessions of the browser's pipe and narrow until the session is tainted behind the egress proxy,
+// browser/pipeHooks.ts and hookPatterns.ts, with popups' first navigations paused browser-wide, popupDocuments.ts;
+// elsewhere Playwright's sessions and its context or page route) and the verdict of the choke point every request
+// of tabward's own browsers passes (browser/egressProxy.ts, docs/architecture.md "The choke point"). The hooks know what only they can (which tab,
 // which frame, which action is running and which human answers for it) and judge a request with all of it:
 // - tabward's own servers (the approval page, `mcp --http`) are unreachable from the browser the agent drives;
 // - a request that changes state on a sensitive page, or a top-level navigation into one, passes only under a
