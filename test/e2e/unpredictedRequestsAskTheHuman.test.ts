@@ -32,7 +32,9 @@ describe('requests an action did not predict are held for its human', () => {
   // browser (Playwright's route, no longer set there, answered preflights itself with a blanket yes). The site lets
   // other origins delete, so the script's DELETE is really attempted.
   const deletes = () =>
-    gh.writes().filter((request) => request.method !== 'OPTIONS' && request.path.startsWith('/settings/delete'));
+    gh
+      .writes()
+      .filter((request) => request.method !== 'OPTIONS' && request.path.startsWith('/settings/delete'));
   let target = '';
 
   before(async () => {
