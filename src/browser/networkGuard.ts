@@ -13,22 +13,12 @@
 // A request a hook let go carries a single-use token (browser/requestTags.ts); the choke point spends it. One that
 // arrives there without a token was seen by no hook, and is judged there alone, where no pass and no human reach.
 // The verdict: browser/requestJudge.ts (and its stop log and taint); what the hooks read of a request:
-// browser/hookRequests.ts.
+// browser/hookRequests.ts; Playwright's route and popups' first navigations: browser/routeJudge.ts; sockets where a
+// hook judges them: browser/socketJudge.ts (both bases of this class).
 
-import type {
-  Browser,
-  BrowserContext,
-  CDPSession,
-  Frame,
-  Page,
-  Request,
-  Route,
-  WebSocketRoute,
-} from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Frame, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
-import { withoutFragment } from './announcedRequests.ts';
 import { BrowserFetchGate } from './browserFetchGate.ts';
-import { settledWithin } from './deadline.ts';
 import { answerDocumentResponse, type ResponseDownloads } from './documentResponses.ts';
 import { type EgressRequest, tagHeader } from './egressProxy.ts';
 import {
@@ -38,36 +28,21 @@ import {
   hookSessionOf,
   sensitiveHostPatterns,
 } from './hookPatterns.ts';
-import {
-  type FrameTree,
-  headerOf,
-  initiatorUrlOf,
-  isMainFrame,
-  type PausedRequest,
-  pageOf,
-} from './hookRequests.ts';
-import { type SocketEvent, watchNativeSockets } from './nativeSockets.ts';
-import { decidedAtSight, requestDecided } from './pageActivity.ts';
+import { type FrameTree, headerOf, type PausedRequest } from './hookRequests.ts';
+import { watchNativeSockets } from './nativeSockets.ts';
+import { decidedAtSight } from './pageActivity.ts';
 import { hookTabOnThePipe } from './pipeHooks.ts';
 import { pipeOf } from './pipeSession.ts';
 import { PopupDocuments } from './popupDocuments.ts';
-import { RequestJudge } from './requestJudge.ts';
-import { silencePage } from './tabSilence.ts';
+import { RouteJudge } from './routeJudge.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
 
-export class NetworkGuard extends RequestJudge {
-  private readonly handler = (route: Route, request: Request) => this.handle(route, request);
+export class NetworkGuard extends RouteJudge {
   private readonly documentWatches = new WeakMap<Page, Promise<void>>();
   private readonly frameWatches = new WeakMap<Frame, Promise<void>>();
   private readonly watched = new WeakSet<Page>();
-  /** First addresses of popups answered with an empty page until they are watched. */
-  private readonly heldPopups = new Set<string>();
-  /** Tabs hooked on the pipe: their target's id (a popup held browser-wide is known by it). */
-  private readonly targetIds = new WeakMap<Page, string>();
-  /** A popup loading its first address for real: told once its tab's hook judged that document. */
-  private readonly firstLoadJudged = new WeakMap<Page, () => void>();
   /**
    * Where a download of an agent tab taken at its response goes (set by the session that keeps downloads): in a
    * browser with no egress proxy, the agent's downloads never reach the browser's own download folder.
@@ -75,16 +50,12 @@ export class NetworkGuard extends RequestJudge {
   responseDownloads: ((page: Page) => ResponseDownloads | undefined) | undefined;
   /** Browsers with no egress proxy (the user's Chrome, remote ones): their browser-wide pause, while attached. */
   private readonly gates = new Map<Browser, BrowserFetchGate>();
-  /** How many sockets past the socket route each tab was told of; the first stopped it (socketBypassed). */
-  private readonly bypassesTold = new WeakMap<Page, number>();
   /** Tabs hooked on the browser's pipe (hopsOnThePipe): their out-of-process frames are hooked there too. */
   private readonly onThePipe = new WeakSet<Page>();
   /** Browsers and contexts whose every request goes through an egress proxy this guard judges. */
   private readonly proxied = new WeakSet<Browser | BrowserContext>();
   /** Which requests the tab and frame hooks pause: narrow behind the proxy until the session is tainted. */
   private readonly width = new HookWidth(sensitiveHostPatterns(this.rules));
-  /** Behind the proxy, where no context route sees a popup's first navigation: the browser-wide document pause. */
-  private readonly popupGates = new WeakMap<BrowserContext, PopupDocuments>();
 
   /**
    * Every request of this browser (or context) reaches an egress proxy judged by this guard: its WebSocket
@@ -154,7 +125,7 @@ export class NetworkGuard extends RequestJudge {
     }
   }
 
-  private gateOf(page: Page): BrowserFetchGate | undefined {
+  protected gateOf(page: Page): BrowserFetchGate | undefined {
     const browser = page.context().browser();
     return browser ? this.gates.get(browser) : undefined;
   }
@@ -210,7 +181,7 @@ export class NetworkGuard extends RequestJudge {
     return watching;
   }
 
-  private isWatched(page: Page | undefined): boolean {
+  protected isWatched(page: Page | undefined): boolean {
     return page !== undefined && this.watched.has(page);
   }
 
@@ -264,82 +235,6 @@ export class NetworkGuard extends RequestJudge {
     this.targetIds.set(page, mainFrameId);
     this.popupGates.get(page.context())?.watching(mainFrameId);
     return true;
-  }
-
-  private async onWebSocket(page: Page, socket: WebSocketRoute): Promise<void> {
-    if (!(await this.judgeHandshake(socket.url(), page))) {
-      // Its handshake reaches the choke point with no header of ours: let through there once, as judged here.
-      this.tags.allowSocket(socket.url(), this.taintEpoch);
-      const server = socket.connectToServer();
-      // With no egress proxy to judge its messages (the user's Chrome, a remote browser), each one the page sends
-      // is judged here: after a sensitive read, a socket opened before may not carry what the page saw.
-      if (this.gateOf(page))
-        socket.onMessage((message) => {
-          const request = { method: 'WEBSOCKET', url: socket.url(), tag: undefined, navigation: false };
-          const reason = this.socketMessageVerdict(request);
-          if (!reason) return server.send(message);
-          this.socketStopped(request, reason);
-          this.record(page, 'WEBSOCKET MESSAGE', socket.url(), reason);
-          void socket
-            .close({ code: 1008, reason: 'tabward stopped this connection' })
-            .catch(swallowing('onWebSocket: closing a stopped socket'));
-          void server.close().catch(swallowing('onWebSocket: server.close()'));
-        });
-      return;
-    }
-    await socket
-      .close({ code: 1008, reason: 'tabward stopped this connection' })
-      .catch(swallowing('onWebSocket: closing a stopped socket'));
-  }
-
-  /**
-   * A handshake or message that the socket route would have refused went anyway, on the browser's own WebSocket
-   * (browser/nativeSockets.ts): the audit says it left, each one (up to 50 a tab: a page sending in a loop until it
-   * is stopped), and at the first the scripts of what sent it are stopped at once on the session that saw it, then the
-   * whole tab (browser/tabSilence.ts), so that it sends nothing more. The route itself never lets one go that its
-   * verdict refuses: one judged just before the taint grew and seen after stops the tab too (fail closed).
-   */
-  private socketBypassed(
-    page: Page,
-    seenOn: CDPSession,
-    what: SocketEvent,
-    url: string,
-    reason: string,
-  ): void {
-    const told = this.bypassesTold.get(page) ?? 0;
-    this.bypassesTold.set(page, told + 1);
-    if (told < 50)
-      this.socketLeft(
-        what,
-        url,
-        `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
-      );
-    if (told > 0) return;
-    // Its scripts stop at once (what they made in the same moment is still reported), then its renderer.
-    void seenOn
-      .send('Emulation.setScriptExecutionDisabled', { value: true })
-      .catch(swallowing('socketBypassed: stopping the scripts of what sent it'));
-    void silencePage(page, 2_000, () => page.isClosed());
-  }
-
-  /**
-   * A WebSocket handshake, judged by its http(s) address like any request (its URL can carry data); resolves with
-   * the reason it is stopped, recorded like any other stop.
-   */
-  private async judgeHandshake(url: string, page: Page | undefined): Promise<string | undefined> {
-    const facts = {
-      method: 'WEBSOCKET',
-      url: url.replace(/^ws/i, 'http'),
-      document: false,
-      mainFrame: false,
-      hop: false,
-      ...(page ? { frameUrl: page.url() } : {}),
-    };
-    const reason = await this.verdict(facts, page).catch(
-      (error) => `it could not be judged (${String(error)})`,
-    );
-    if (reason) this.record(page, 'WEBSOCKET', url, reason);
-    return reason;
   }
 
   private async interceptHops(cdp: CDPSession, page: Page, mainFrameId: string | undefined): Promise<void> {
@@ -462,45 +357,8 @@ export class NetworkGuard extends RequestJudge {
     this.seenAt.set(page, ++this.seq);
   }
 
-  private async handle(route: Route, request: Request): Promise<void> {
-    const headers = request.headers();
-    // Judged already by the tab's CDP session (its token on it): the choke point spends the token.
-    if (this.tags.judged(headers[tagHeader], request.method(), request.url())) {
-      requestDecided(request);
-      await route.fallback().catch(swallowing('handle: route.fallback()'));
-      return;
-    }
-    const reason = await this.judgeSafely(request);
-    // Settling stops waiting for a passive load (an image...) once it is decided (browser/pageActivity.ts).
-    requestDecided(request);
-    if (!reason) {
-      if (request.isNavigationRequest() && isMainFrame(request) && !this.isWatched(pageOf(request))) {
-        await this.popupFirstNavigation(route, request);
-        return;
-      }
-      // Before a navigation goes on, the page (and an out-of-process frame) must have its hops watched: an
-      // iframe's request may redirect before a watch set up later would see it.
-      if (request.isNavigationRequest()) await this.hopsWatchedFor(request);
-      const tag = this.tags.issue(request.method(), request.url(), this.taintEpoch);
-      await route
-        .fallback({ headers: { ...headers, [tagHeader]: tag } })
-        .catch(swallowing('handle: route.fallback with its tag'));
-      return;
-    }
-    this.record(pageOf(request), request.method(), request.url(), reason);
-    await route.abort('blockedbyclient').catch(swallowing('handle: route.abort("blockedbyclient")'));
-  }
-
-  private async hopsWatchedFor(request: Request): Promise<void> {
-    const page = pageOf(request);
-    if (!page) return;
-    const frame = request.frame();
-    const watches = [this.ready(page), ...(frame === page.mainFrame() ? [] : [this.watchFrame(page, frame)])];
-    await settledWithin(Promise.all(watches), 2_000);
-  }
-
   /** A cross-site iframe runs in a process of its own, with requests its tab's session never sees. */
-  private watchFrame(page: Page, frame: Frame): Promise<void> {
+  protected watchFrame(page: Page, frame: Frame): Promise<void> {
     let watching = this.frameWatches.get(frame);
     if (!watching) {
       watching = page
@@ -519,79 +377,5 @@ export class NetworkGuard extends RequestJudge {
       this.frameWatches.set(frame, watching);
     }
     return watching;
-  }
-
-  /**
-   * A popup's first navigation comes before its page is watched, so its redirect hops could not be seen. It is
-   * answered with an empty page at the same address; once the popup is a page whose every request is watched,
-   * it loads that address for real (startPopup), and every hop of it is judged. A popup opened by a form post
-   * cannot be replayed that way, and is refused.
-   */
-  private async popupFirstNavigation(route: Route, request: Request): Promise<void> {
-    if (request.method().toUpperCase() !== 'GET') {
-      this.record(
-        undefined,
-        request.method(),
-        request.url(),
-        'a form posting into a new window cannot be watched',
-      );
-      await route
-        .abort('blockedbyclient')
-        .catch(swallowing('popupFirstNavigation: route.abort("blockedbyclient")'));
-      return;
-    }
-    this.heldPopups.add(request.url());
-    const body = '<!doctype html><title>Opening…</title>';
-    await route
-      .fulfill({ status: 200, contentType: 'text/html', headers: { 'cache-control': 'no-store' }, body })
-      .catch(swallowing('popupFirstNavigation: the empty page'));
-  }
-
-  /** A new page: watched first; a popup held at its first address then goes there for real. */
-  private async startPopup(page: Page): Promise<void> {
-    await this.ready(page);
-    const targetId = this.targetIds.get(page);
-    if (targetId !== undefined) {
-      // Held browser-wide, by its target: its empty page may not have committed yet, and the address it was held at
-      // has no fragment.
-      const held = this.popupGates.get(page.context())?.takeHeld(targetId);
-      if (!held) return;
-      this.firstLoadJudged.set(page, held.judged);
-      await this.loadForReal(page, held.url);
-      return;
-    }
-    const url = withoutFragment(page.url());
-    if (this.heldPopups.delete(url)) await this.loadForReal(page, url);
-  }
-
-  /**
-   * Loads for real the address a popup was held at: a reload where its empty page is there (a fragment kept; a
-   * replace to the same address and a fragment would only scroll), else a replace to it.
-   */
-  private async loadForReal(page: Page, url: string): Promise<void> {
-    const there = withoutFragment(page.url()) === url;
-    await page
-      .evaluate(there ? 'location.reload()' : `location.replace(${JSON.stringify(url)})`)
-      .catch(swallowing('loadForReal: the popup went away'));
-  }
-
-  /** A request the guard cannot judge (a detached frame, a URL that does not parse) is stopped. */
-  private async judgeSafely(request: Request): Promise<string | undefined> {
-    try {
-      const document = request.isNavigationRequest();
-      const origin = request.headers().origin;
-      const facts = {
-        method: request.method(),
-        url: request.url(),
-        document,
-        mainFrame: document && isMainFrame(request),
-        hop: request.redirectedFrom() !== null,
-        ...initiatorUrlOf(request),
-        ...(origin !== undefined ? { origin } : {}),
-      };
-      return await this.verdict(facts, pageOf(request));
-    } catch (error) {
-      return `it could not be judged (${String(error)})`;
-    }
   }
 }
