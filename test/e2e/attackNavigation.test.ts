@@ -58,6 +58,11 @@ describe('the page cannot walk the agent into a sensitive URL', () => {
       function: `() => { location.href = ${JSON.stringify(target)}; return 'moved'; }`,
     });
     assert.ok(!script.isError, script.text);
+    // Its navigation may be refused after the script returned (nobody left to ask): its error page is waited for,
+    // or it could commit over the navigation below on a loaded machine.
+    await waitFor('the script’s navigation to be refused', async () =>
+      /^Tab \S+ chrome-error:/m.test((await mcp.call('take_snapshot')).text),
+    );
     await mcp.call('navigate_page', { url: blog.url('blog.example', '/hover') });
     const snapshot = await mcp.call('take_snapshot');
     const hover = await mcp.call('hover', { ref: refOf(snapshot.text, 'Hover me') });
