@@ -5,7 +5,7 @@
 // browser-wide here too: the tab and frame hooks pause first and tag what they let go, which is let go here at once;
 // an untagged document of a page target of the context's that no hook watches yet is a popup's first: it is
 // answered with an empty page at its address (a form's post into a new window is refused: it cannot be replayed),
-// and the popup, once watched, loads that address for real (NetworkGuard.startPopup), judged with its tab, its
+// and the popup, once watched, loads that address for real (RouteJudge.startPopup), judged with its tab, its
 // action and its human. Any other untagged document (a frame inside a target no hook watches) goes on to the
 // proxy, which judges it alone. The pause is on tabward's own session of the browser's pipe (browser/pipeSession.ts),
 // answered as it is read: every document of the browser waits on it.

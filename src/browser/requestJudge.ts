@@ -95,7 +95,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
 
   /**
    * The actions running now do not return before `work` is done: a popup one of them opened is judged when it loads
-   * its first page for real (NetworkGuard.startPopup), and its human is the one to ask.
+   * its first page for real (RouteJudge.startPopup), and its human is the one to ask.
    */
   protected holdRunningActions(work: Promise<void>): void {
     for (const entry of this.attendants)

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { waitFor } from '../helpers/waitFor.ts';
 
 describe('deep and moving out-of-process frames', () => {
   let site: Fixture;
@@ -81,22 +80,18 @@ describe('deep and moving out-of-process frames', () => {
   };
 
   for (const [name, src] of Object.entries(cases))
-    test(`${name}: the first POST is asked and goes once approved, in time`, async () => {
+    test(`${name}: the first POST is asked and goes once approved`, async () => {
       await mcp.call('new_page', { url: site.url('blog.example', '/blank') });
       const asked = mcp.human.questions.length;
-      const started = Date.now();
       await mcp.call('evaluate_script', { function: addFrame(src(name)) });
-      const took = Date.now() - started;
-      await pause(1500);
+      await waitFor(`${name}: the approved POST`, () => posts(name) >= 1);
       const questions = mcp.human.questions.slice(asked);
       const untied = JSON.stringify(mcp.audit()).match(/[^"]{0,200}no hook of tabward.s could tie it/g) ?? [];
-      const info = `${name}: posts ${posts(name)}, took ${took} ms, questions ${JSON.stringify(questions).slice(0, 400)}, untied ${JSON.stringify(untied)}`;
-      console.log(info);
+      const info = `${name}: posts ${posts(name)}, questions ${JSON.stringify(questions).slice(0, 400)}, untied ${JSON.stringify(untied)}`;
       assert.equal(posts(name), 1, info);
       assert.ok(
         questions.some((q) => q.includes('/settings/profile')),
         info,
       );
-      assert.ok(took < 8_000, info);
     });
 });
