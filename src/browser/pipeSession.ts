@@ -53,14 +53,12 @@ export class PipeSession {
   private browserSessionId: string | undefined;
   /** Its session on a tab, when it has one: where its commands go. */
   private targetSessionId: string | undefined;
-  /** Every session id this one has had: a late message of one left never reaches Playwright. */
-  private readonly ownIds = new Set<string>();
   private detaching: Promise<void> | undefined;
   private closed = false;
 
   constructor(
     private readonly write: (text: string) => void,
-    /** Told each session id this one gets: the pipe keeps every one, so none's late message reaches Playwright. */
+    /** Told each session id this one gets: the pipe keeps whose each is, so none's late message reaches Playwright. */
     private readonly noteId: (sessionId: string) => void,
     private readonly ended: () => void,
   ) {
@@ -76,11 +74,6 @@ export class PipeSession {
   /** Whether this one is waiting for the answer with this id. */
   awaits(id: number): boolean {
     return this.pending.has(id);
-  }
-
-  /** Whether this session id is (or was) this one's. */
-  owns(sessionId: string): boolean {
-    return this.ownIds.has(sessionId);
   }
 
   /** A message this session claimed, handled now (its listeners run before anything queued for Playwright). */
@@ -112,7 +105,6 @@ export class PipeSession {
    * messages come here too, and commands go to it with sendTo.
    */
   adopt(sessionId: string): void {
-    this.ownIds.add(sessionId);
     this.noteId(sessionId);
   }
 
@@ -141,7 +133,6 @@ export class PipeSession {
       sessionId: string;
     };
     this.browserSessionId = browser.sessionId;
-    this.ownIds.add(browser.sessionId);
     this.noteId(browser.sessionId);
     if (targetId === undefined) return;
     // Attached from this one's browser session, not from the pipe's root: the browser tells whoever attached, and
@@ -150,7 +141,6 @@ export class PipeSession {
       targetId,
       flatten: true,
     })) as { sessionId: string };
-    this.ownIds.add(target.sessionId);
     this.noteId(target.sessionId);
     this.targetSessionId = target.sessionId;
   }

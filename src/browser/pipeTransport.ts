@@ -27,8 +27,8 @@ export class PipeTransport implements ConnectOverCDPTransport, PipeSessions {
   private readonly cache = new KeptHttpCache();
   /** tabward's own sessions on this pipe (pipeSession.ts): their messages are handled as read, never Playwright's. */
   private readonly own = new Set<PipeSession>();
-  /** Every session id those ever had: a late message of one left never reaches Playwright (it asserts on them). */
-  private readonly ownIds = new Set<string>();
+  /** Whose each session id those ever had is: a late message of one left never reaches Playwright (it asserts). */
+  private readonly owners = new Map<string, PipeSession>();
 
   constructor(
     private readonly toBrowser: Writable,
@@ -52,7 +52,7 @@ export class PipeTransport implements ConnectOverCDPTransport, PipeSessions {
       (text) => {
         if (!this.ended) this.toBrowser.write(`${text}\0`);
       },
-      (sessionId) => this.ownIds.add(sessionId),
+      (sessionId) => this.owners.set(sessionId, session),
       () => this.own.delete(session),
     );
     this.own.add(session);
@@ -128,7 +128,7 @@ export class PipeTransport implements ConnectOverCDPTransport, PipeSessions {
     if (this.closedByPlaywright) return;
     const id = /^\{"id":(\d+),/.exec(oversize.head.toString('latin1'))?.[1];
     if (id === undefined) return;
-    const sessionId = /"sessionId":"([^"\\]+)"\}\s*$/.exec(oversize.tail.toString('latin1'))?.[1];
+    const sessionId = sessionOf(oversize.tail.toString('latin1').trimEnd());
     this.onmessage?.({
       id: Number(id),
       ...(sessionId ? { sessionId } : {}),
@@ -143,9 +143,9 @@ export class PipeTransport implements ConnectOverCDPTransport, PipeSessions {
   private ownerOf(text: string): PipeSession | 'left' | undefined {
     const id = ownCommandId(text);
     if (id !== undefined) return [...this.own].find((session) => session.awaits(id)) ?? 'left';
-    const sessionId = this.ownIds.size > 0 ? sessionOf(text) : undefined;
-    if (sessionId === undefined || !this.ownIds.has(sessionId)) return undefined;
-    return [...this.own].find((session) => session.owns(sessionId)) ?? 'left';
+    const owner = this.owners.size > 0 ? this.owners.get(sessionOf(text) ?? '') : undefined;
+    if (owner === undefined) return undefined;
+    return this.own.has(owner) ? owner : 'left';
   }
 
   private handleOwn(session: PipeSession, text: string): void {
