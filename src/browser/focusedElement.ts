@@ -5,7 +5,7 @@
 // of its own while the keys go to a sensitive frame it embeds. When the chain cannot be followed, every frame of the
 // page counts, so a page embedding a sensitive frame is treated as sensitive.
 
-import type { CDPSession, Frame, Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
@@ -13,6 +13,7 @@ import { allFrames, type FocusTarget, frameChain, liveFactsSource } from './elem
 import type { TrackedPage } from './pages.ts';
 import { readsWorld, worldOf } from './snapshot/documentReads.ts';
 import { FrameFinder, type FrameScope, mainScope } from './snapshot/frameScopes.ts';
+import type { ReadSession } from './snapshot/readSessions.ts';
 import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
 
 /** Frames and closed shadow roots followed at most (an iframe focused inside an iframe ...). */
@@ -28,13 +29,13 @@ export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Pr
  */
 export async function focusOn(
   page: Page,
-  session: CDPSession,
+  session: ReadSession,
   timeoutMs: number,
   interrupted?: Promise<never>,
 ): Promise<FocusTarget> {
   const everywhere = (): FocusTarget => ({ frames: allFrames(page), effects: [], name: '', tag: '' });
   const boundMs = Math.max(1_000, Math.floor(timeoutMs / 3));
-  const finder = new FrameFinder(page);
+  const finder = new FrameFinder(page, session);
   const work = async (): Promise<FocusTarget> => {
     let scope = await mainScope(session);
     let focused = await focusedIn(scope, undefined);

@@ -15,6 +15,7 @@ import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } fr
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
 import type { ElementAddress } from './snapshot/frameScopes.ts';
 import { IsolatedReads } from './snapshot/isolatedReads.ts';
+import { type PipeReadSession, type ReadSession, tabSessionOnThePipe } from './snapshot/readSessions.ts';
 import { silencePage } from './tabSilence.ts';
 
 export interface RefInfo {
@@ -57,6 +58,8 @@ export class TrackedPage {
   readonly announcements: RendererAnnouncements;
   /** tabward's own CDP session of the tab: dialogs' frames, the announcements, tabward's own reads. */
   private readonly ownSession: Promise<CDPSession | undefined>;
+  /** The session reads go over (cdpSession), once asked. */
+  private readSession: Promise<PipeReadSession | undefined> | undefined;
   private readonly isolatedReads: IsolatedReads;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
@@ -326,8 +329,11 @@ export class TrackedPage {
     this.idleWork.unref();
   }
 
-  /** tabward's own CDP session of the tab: the snapshot reads the browser's accessibility tree over it. */
-  async cdpSession(): Promise<CDPSession> {
+  /**
+   * tabward's own DevTools session of the tab, for its reads (the snapshot, refs, the focused element): one on the
+   * browser's pipe where tabward started the browser (snapshot/readSessions.ts), else its Playwright session.
+   */
+  async cdpSession(): Promise<ReadSession> {
     const session = await this.ownSession;
     if (!session)
       throw new TabwardError(
@@ -335,7 +341,13 @@ export class TrackedPage {
         `tabward could not open its own connection to tab ${this.id}.`,
         'Open the page again with new_page.',
       );
-    return session;
+    // A session on the pipe that ended while the tab lives (its renderer swapped under it) is opened anew.
+    if ((await this.readSession)?.isClosed) this.readSession = undefined;
+    this.readSession ??= session
+      .send('Target.getTargetInfo')
+      .then(({ targetInfo }) => tabSessionOnThePipe(this.page, targetInfo.targetId))
+      .catch(swallow('browser', 'pages.cdpSession: a session on the pipe (Playwright’s is read on instead)'));
+    return (await this.readSession) ?? session;
   }
 
   /**

@@ -79,8 +79,11 @@ async function hookFrame(
   try {
     if (frame) {
       frames.set(sessionId, session);
-      await width.enable(page, session, true);
-      await session.send('Target.setAutoAttach', autoAttach);
+      // Both are in place before the frame starts; neither waits for the other.
+      await Promise.all([
+        width.enable(page, session, true),
+        session.send('Target.setAutoAttach', autoAttach),
+      ]);
     }
   } catch (error) {
     swallowing('hookFrame: the frame went away')(error);

@@ -71,6 +71,11 @@ export class PipeSession {
     });
   }
 
+  /** Whether it is gone: left, its target closed, or the pipe ended (every command fails at once). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Whether this one is waiting for the answer with this id. */
   awaits(id: number): boolean {
     return this.pending.has(id);

@@ -29,6 +29,7 @@ const closedValue = 'closed-root-Pw-2239';
 const hiddenFrameValue = 'hidden-frame-Pw-2240';
 const ariaHiddenFrameValue = 'aria-hidden-frame-Pw-2241';
 const deepValue = 'deep-frame-Pw-2242';
+const acrossValue = 'across-sites-Pw-3371';
 const casedValue = 'cased-pw-2243';
 const decoyedValue = 'decoyed-Pw-2244';
 const closedAutocompleteValue = 'closed-autocomplete-Pw-2245';
@@ -151,7 +152,8 @@ before(async () => {
         <script>addEventListener('message', (e) => { const p = document.createElement('p'); p.textContent = 'Got ' + e.data; sink.append(p); });</script>
         <iframe style="display:none" src="/posting-frame?${hiddenFrameValue}"></iframe>
         <iframe aria-hidden="true" src="${site.url('other.test', `/posting-frame?${ariaHiddenFrameValue}`)}"></iframe>
-        <iframe src="${site.url('other.test', '/nest?9')}"></iframe>`,
+        <iframe src="${site.url('other.test', '/nest?9')}"></iframe>
+        <iframe src="${site.url('first.test', '/nest-across?9')}"></iframe>`,
       ),
     '/posting-frame': (req, _body, res) =>
       html(
@@ -166,6 +168,16 @@ before(async () => {
         depth === 0
           ? `<input type="password" value="${deepValue}"><script>top.postMessage('${deepValue}', '*')</script>`
           : `<iframe src="/nest?${depth - 1}"></iframe>`,
+      );
+    },
+    // The same, each level from the other of two sites: a frame target of its own at every level, past the limit.
+    '/nest-across': (req, _body, res) => {
+      const depth = Number(new URL(req.url ?? '/', 'http://x').search.slice(1));
+      html(
+        res,
+        depth === 0
+          ? `<input type="password" value="${acrossValue}"><script>top.postMessage('${acrossValue}', '*')</script>`
+          : `<iframe src="${site.url(depth % 2 ? 'second.test' : 'first.test', `/nest-across?${depth - 1}`)}"></iframe>`,
       );
     },
     // A value the page shows again in capitals, by its style.
@@ -293,15 +305,15 @@ test('password fields where no widget is looked for (hidden, in a button, in a d
     assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
 });
 
-test('a password of a frame the snapshot does not show (hidden, aria-hidden, too deep) is masked where it is copied', async () => {
+test('a password of a frame the snapshot does not show (hidden, aria-hidden, too deep, too deep across sites) is masked where it is copied', async () => {
   await mcp.call('new_page', { url: site.url('site.test', '/unshown-frames') });
   const deadline = Date.now() + 15_000;
   let snapshot = await mcp.call('take_snapshot');
-  // Every frame has posted its value by the time three "Got" lines are shown.
-  while ((snapshot.text.match(/Got /g) ?? []).length < 3 && Date.now() < deadline)
+  // Every frame has posted its value by the time four "Got" lines are shown.
+  while ((snapshot.text.match(/Got /g) ?? []).length < 4 && Date.now() < deadline)
     snapshot = await mcp.call('take_snapshot');
-  assert.equal((snapshot.text.match(/Got ••••/g) ?? []).length, 3, snapshot.text);
-  for (const value of [hiddenFrameValue, ariaHiddenFrameValue, deepValue])
+  assert.equal((snapshot.text.match(/Got ••••/g) ?? []).length, 4, snapshot.text);
+  for (const value of [hiddenFrameValue, ariaHiddenFrameValue, deepValue, acrossValue])
     assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
 });
 

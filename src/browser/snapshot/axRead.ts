@@ -5,7 +5,7 @@
 // is. Measured here: the first read of a fresh document takes 10-14 ms against 36-46 ms for Playwright's aria
 // snapshot, most of which is its script evaluated anew in every document (bench/results.md).
 
-import type { CDPSession, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { settledWithin } from '../deadline.ts';
@@ -25,6 +25,7 @@ import {
   forgetSession,
   mainScope,
 } from './frameScopes.ts';
+import type { ReadSession } from './readSessions.ts';
 import type { AriaNode } from './snapshotFormat.ts';
 
 export interface TabRead {
@@ -47,10 +48,10 @@ export function addressOf(key: string, frames: ReadonlyMap<string, FrameScope>):
 const maxFrameDepth = 8;
 const maxFrames = 60;
 
-export async function readTab(page: Page, session: CDPSession, timeoutMs: number): Promise<TabRead> {
+export async function readTab(page: Page, session: ReadSession, timeoutMs: number): Promise<TabRead> {
   const frames = new Map<string, FrameScope>();
   const passwords: string[] = [];
-  const finder = new FrameFinder(page);
+  const finder = new FrameFinder(page, session);
   /** Frames being read or read: counted before any wait, so that siblings read at once keep to the limit. */
   let reserved = 1;
   // A frame that does not answer (a script busy looping) fails the snapshot within this, not at its deadline.
@@ -110,7 +111,7 @@ export async function readTab(page: Page, session: CDPSession, timeoutMs: number
 
 const iframeRoles = new Set(['Iframe', 'IframePresentational']);
 
-type EarlyReads = ReadonlyMap<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>;
+type EarlyReads = ReadonlyMap<string, { session: ReadSession; read: ReturnType<typeof readDocument> }>;
 
 /**
  * The documents of the tab's out-of-process frames, read while the main document is: each is rendered by a process
@@ -120,7 +121,7 @@ type EarlyReads = ReadonlyMap<string, { session: CDPSession; read: ReturnType<ty
  * the unshown frames').
  */
 function readOutOfProcessEarly(page: Page, finder: FrameFinder, shared: ReadShared): EarlyReads {
-  const reads = new Map<string, { session: CDPSession; read: ReturnType<typeof readDocument> }>();
+  const reads = new Map<string, { session: ReadSession; read: ReturnType<typeof readDocument> }>();
   if (page.frames().length === 1) return reads;
   void finder
     .outOfProcess()
@@ -213,7 +214,7 @@ async function childContent(
  */
 async function unshownPasswords(
   page: Page,
-  session: CDPSession,
+  session: ReadSession,
   finder: FrameFinder,
   read: ReadonlyMap<string, FrameScope>,
   budgetMs: number,

@@ -7,7 +7,6 @@
 // capture that could not serve is followed by a third read of the token): a document replaced meanwhile (a frame
 // navigating) fails the read, so a tree is never paired with another document's token or values.
 
-import type { CDPSession } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
@@ -15,6 +14,7 @@ import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
 import { htmlNamesWithRoles } from './domSnapshotRoles.ts';
 import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
 import type { FrameScope } from './frameScopes.ts';
+import type { ReadSession } from './readSessions.ts';
 
 /** The world tabward reads in (isolatedReads.ts and focusedElement.ts read there too: one world a document). */
 export const readsWorld = 'tabward-reads';
@@ -54,7 +54,7 @@ export class SessionCaptures {
   /** Counts the requests that order the reads: a token's and a capture's. */
   private asked = 0;
   private readonly latest = new Map<
-    CDPSession,
+    ReadSession,
     { asked: number; capture: Promise<DomCapture | undefined> }
   >();
 
@@ -64,7 +64,7 @@ export class SessionCaptures {
   }
 
   /** A capture of the session asked after `token` (the one asked last, or a new one). */
-  after(session: CDPSession, token: number): Promise<DomCapture | undefined> {
+  after(session: ReadSession, token: number): Promise<DomCapture | undefined> {
     const latest = this.latest.get(session);
     if (latest && latest.asked > token) return latest.capture;
     const capture = captureDom(session);
@@ -79,7 +79,7 @@ type DomCapture = { documents: DocumentSnapshot[]; strings: string[] };
  * A capture that fails (one too large to read: it carries every attribute, which a page can make hundreds of
  * megabytes where Chromium's tree carries none of them; pipeTransport.ts) gives way to Chromium's tree.
  */
-function captureDom(session: CDPSession): Promise<DomCapture | undefined> {
+function captureDom(session: ReadSession): Promise<DomCapture | undefined> {
   return session
     .send('DOMSnapshot.captureSnapshot', { computedStyles: [...capturedStyles], includeDOMRects: false })
     .then(
@@ -124,7 +124,7 @@ export async function readDocument(
  * cheaper there; Chromium's again when that fails.
  */
 async function treeOf(
-  session: CDPSession,
+  session: ReadSession,
   frameId: string,
   elements: number | false,
   capture: () => Promise<DomCapture | undefined>,
@@ -158,7 +158,7 @@ function unreadable(error: unknown): never {
   );
 }
 
-export async function worldOf(session: CDPSession, frameId: string): Promise<number> {
+export async function worldOf(session: ReadSession, frameId: string): Promise<number> {
   const { executionContextId } = await session.send('Page.createIsolatedWorld', {
     frameId,
     worldName: readsWorld,
@@ -166,7 +166,7 @@ export async function worldOf(session: CDPSession, frameId: string): Promise<num
   return executionContextId;
 }
 
-async function evaluate<T>(session: CDPSession, contextId: number, expression: string): Promise<T> {
+async function evaluate<T>(session: ReadSession, contextId: number, expression: string): Promise<T> {
   const reply = await session.send('Runtime.evaluate', { expression, contextId, returnByValue: true });
   if (reply.exceptionDetails)
     throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
@@ -282,7 +282,7 @@ const fieldRoles = new Set(['textbox', 'searchbox', 'combobox']);
  * show none with a value, and pay nothing.
  */
 async function fieldPasswords(
-  session: CDPSession,
+  session: ReadSession,
   contextId: number,
   document: string,
   nodes: readonly AxNode[],
@@ -380,7 +380,7 @@ export async function pointerElements(scope: FrameScope): Promise<Set<number>> {
 }
 
 /** The password values of a frame tabward does not show (a hidden one, one past the limits): to mask elsewhere. */
-export async function passwordsIn(session: CDPSession, frameId: string): Promise<string[]> {
+export async function passwordsIn(session: ReadSession, frameId: string): Promise<string[]> {
   const contextId = await worldOf(session, frameId);
   const [, , values] = await evaluate<[string, string, string[]]>(session, contextId, readFactsInDocument);
   return values;

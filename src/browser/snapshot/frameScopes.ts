@@ -6,9 +6,17 @@
 
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
+import type { PipeSessions } from '../pipeSession.ts';
+import {
+  forgetFrameOnThePipe,
+  frameSessionOnThePipe,
+  frameTargets,
+  pipeOfPage,
+  type ReadSession,
+} from './readSessions.ts';
 
 export interface FrameScope {
-  readonly session: CDPSession;
+  readonly session: ReadSession;
   readonly frameId: string;
   /** The iframe elements that hold it, outermost first (none for the main document). */
   readonly owners: readonly ElementAddress[];
@@ -22,17 +30,20 @@ export interface ElementAddress {
 }
 
 /** The tab's main document, on tabward's session of the tab. */
-export async function mainScope(session: CDPSession): Promise<FrameScope> {
+export async function mainScope(session: ReadSession): Promise<FrameScope> {
   return { session, frameId: await mainFrameId(session), owners: [] };
 }
 
-const mainFrameIds = new WeakMap<CDPSession, Promise<string>>();
+const mainFrameIds = new WeakMap<ReadSession, Promise<string>>();
 
-/** The main frame of a session's target: for a tab, its target id, which does not change while the tab lives. */
-export function mainFrameId(session: CDPSession): Promise<string> {
+/**
+ * The main frame of a session's target (a tab's, an out-of-process frame's): its target id, which does not change
+ * while the target lives. Asked of the browser, not of the renderer, which may be busy loading a document.
+ */
+export function mainFrameId(session: ReadSession): Promise<string> {
   let id = mainFrameIds.get(session);
   if (!id) {
-    id = session.send('Page.getFrameTree').then(({ frameTree }) => frameTree.frame.id);
+    id = session.send('Target.getTargetInfo').then(({ targetInfo }) => targetInfo.targetId);
     mainFrameIds.set(session, id);
   }
   return id;
@@ -40,13 +51,21 @@ export function mainFrameId(session: CDPSession): Promise<string> {
 
 /**
  * Finds the frames of one tab for one read (a snapshot, a focus lookup): each session's frames and the tab's
- * out-of-process sessions are asked once a read, whatever the number of iframes.
+ * out-of-process sessions are asked once a read, whatever the number of iframes. In a browser tabward started, the
+ * out-of-process frames' sessions are its own on the pipe (readSessions.ts), else Playwright's.
  */
 export class FrameFinder {
-  private readonly locals = new Map<CDPSession, Promise<string[]>>();
-  private sessions: Promise<{ session: CDPSession; frameId: string }[]> | undefined;
+  private readonly locals = new Map<ReadSession, Promise<string[]>>();
+  private sessions: Promise<{ session: ReadSession; frameId: string }[]> | undefined;
+  private readonly pipe: PipeSessions | undefined;
 
-  constructor(readonly page: Page) {}
+  /** `tab`: the session the tab's main document is read on. */
+  constructor(
+    readonly page: Page,
+    private readonly tab: ReadSession,
+  ) {
+    this.pipe = pipeOfPage(page);
+  }
 
   /**
    * The document an iframe (or object, embed) element shows: a frame of the same process is read on the parent's
@@ -61,12 +80,14 @@ export class FrameFinder {
     if (!frameId) return undefined;
     if ((await this.localFrames(parent.session)).includes(frameId))
       return { session: parent.session, frameId, owners };
-    const session = (await this.outOfProcess()).find((entry) => entry.frameId === frameId)?.session;
+    const session = this.pipe
+      ? await frameSessionOnThePipe(this.page, this.pipe, frameId)
+      : (await this.outOfProcess()).find((entry) => entry.frameId === frameId)?.session;
     return session ? { session, frameId, owners } : undefined;
   }
 
   /** The frames a session's target renders itself (its own and those of its process below it). */
-  localFrames(session: CDPSession): Promise<string[]> {
+  localFrames(session: ReadSession): Promise<string[]> {
     let ids = this.locals.get(session);
     if (!ids) {
       ids = localFramesOf(session);
@@ -76,13 +97,39 @@ export class FrameFinder {
   }
 
   /** A session for each out-of-process frame of the tab. */
-  outOfProcess(): Promise<{ session: CDPSession; frameId: string }[]> {
-    this.sessions ??= outOfProcessSessions(this.page);
+  outOfProcess(): Promise<{ session: ReadSession; frameId: string }[]> {
+    this.sessions ??= this.pipe ? this.outOfProcessOnThePipe(this.pipe) : outOfProcessSessions(this.page);
     return this.sessions;
+  }
+
+  /**
+   * The browser's frame targets held by a frame of this tab: the tab's own frames first, then, level by level, those
+   * of each out-of-process frame found (a frame's target names the frame that holds it).
+   */
+  private async outOfProcessOnThePipe(
+    pipe: PipeSessions,
+  ): Promise<{ session: ReadSession; frameId: string }[]> {
+    const targets = await frameTargets(pipe);
+    const ours = new Set(await this.localFrames(this.tab));
+    const found: { session: ReadSession; frameId: string }[] = [];
+    const asked = new Set<string>();
+    for (;;) {
+      const level = targets.filter((target) => ours.has(target.parentFrameId) && !asked.has(target.frameId));
+      if (level.length === 0) return found;
+      await Promise.all(
+        level.map(async ({ frameId }) => {
+          asked.add(frameId);
+          const session = await frameSessionOnThePipe(this.page, pipe, frameId);
+          if (!session) return;
+          found.push({ session, frameId });
+          for (const id of await this.localFrames(session).catch(() => [frameId])) ours.add(id);
+        }),
+      );
+    }
   }
 }
 
-async function localFramesOf(session: CDPSession): Promise<string[]> {
+async function localFramesOf(session: ReadSession): Promise<string[]> {
   const { frameTree } = await session.send('Page.getFrameTree');
   interface Tree {
     readonly frame: { readonly id: string };
@@ -98,7 +145,8 @@ const frameSessions = new WeakMap<Frame, Promise<{ session: CDPSession; frameId:
 const openSessions = new WeakMap<Frame, CDPSession>();
 
 /** A session that failed is closed, and opened anew next time (its frame's process may have changed). */
-export function forgetSession(page: Page, session: CDPSession): void {
+export function forgetSession(page: Page, session: ReadSession): void {
+  if (forgetFrameOnThePipe(page, session)) return;
   for (const frame of page.frames())
     if (openSessions.get(frame) === session) {
       frameSessions.delete(frame);

@@ -14,6 +14,7 @@ import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
 import { DocumentChanged } from './documentReads.ts';
 import { FrameFinder, type FrameScope } from './frameScopes.ts';
+import type { ReadSession } from './readSessions.ts';
 import { type AriaNode, isActionable, refsIn, relativeUrl, renderSnapshot } from './snapshotFormat.ts';
 
 export interface SnapshotOptions {
@@ -79,7 +80,7 @@ const maxReads = 3;
 async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promise<TabRead> {
   const { page } = tracked;
   const session = await tracked.cdpSession();
-  await framesLoaded(tracked, timeoutMs);
+  await framesLoaded(tracked, session, timeoutMs);
   for (let attempt = 1; ; attempt++) {
     const navigatedFrames = new Set<Frame>();
     let onNavigated: (frame: Frame) => void = () => undefined;
@@ -141,7 +142,7 @@ const framesWaitedIn = new WeakMap<TrackedPage, number>();
  * with a few cross-site frames more than the read itself. A frame with no URL yet has not committed its first
  * document (its load state is its initial empty document's, already reached): it is waited for until it has one.
  */
-async function framesLoaded(tracked: TrackedPage, timeoutMs: number): Promise<void> {
+async function framesLoaded(tracked: TrackedPage, session: ReadSession, timeoutMs: number): Promise<void> {
   if (framesWaitedIn.get(tracked) === tracked.documentSeq) return;
   framesWaitedIn.set(tracked, tracked.documentSeq);
   const { page } = tracked;
@@ -152,7 +153,7 @@ async function framesLoaded(tracked: TrackedPage, timeoutMs: number): Promise<vo
   const left = deadline - Date.now();
   if (left <= 0) return;
   // The sessions of the out-of-process frames, which the read opens otherwise, are opened meanwhile (kept per frame).
-  void new FrameFinder(page).outOfProcess();
+  void new FrameFinder(page, session).outOfProcess();
   await Promise.all(
     children().map((frame) =>
       frame
