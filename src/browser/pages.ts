@@ -56,7 +56,7 @@ export class TrackedPage {
   readonly activity: PageActivity;
   /** What the renderer says it started, on tabward's own session of the tab (see settle). */
   readonly announcements: RendererAnnouncements;
-  /** tabward's own CDP session of the tab: dialogs' frames, the announcements, tabward's own reads. */
+  /** tabward's own Playwright CDP session of the tab: dialogs' frames, the renderer's announcements (events). */
   private readonly ownSession: Promise<CDPSession | undefined>;
   /** The session reads go over (cdpSession), once asked. */
   private readSession: Promise<PipeReadSession | undefined> | undefined;
@@ -79,7 +79,7 @@ export class TrackedPage {
       .newCDPSession(page)
       .catch(swallow('browser', 'pages.constructor: opening tabward’s own CDP session of the tab'));
     this.announcements = new RendererAnnouncements(this.ownSession);
-    this.isolatedReads = new IsolatedReads(this.ownSession);
+    this.isolatedReads = new IsolatedReads(() => this.cdpSession().catch(() => undefined));
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) return;
       this.documentSeq++;

@@ -1,13 +1,13 @@
 // tabward's own reads of a tab's main document (password values to mask, the login-wall facts), evaluated in an
-// isolated world of its own over tabward's CDP session of the tab. The page's world is the page's: a page that
+// isolated world of its own over tabward's read session of the tab (readSessions.ts). The page's world is the page's: a page that
 // redefines what its scripts see (an input's value getter, querySelectorAll) would lie to a read made there. The
 // world is the one the snapshot reads in (documentReads.ts, same name): made once a document, by whichever reads
 // first. No slower than Playwright's evaluate in the page's world (bench/results.md).
 
-import type { CDPSession } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { worldOf } from './documentReads.ts';
 import { mainScope } from './frameScopes.ts';
+import type { ReadSession } from './readSessions.ts';
 
 interface EvaluateReply<T> {
   readonly result: { readonly value?: T };
@@ -28,14 +28,15 @@ export class IsolatedReads {
   /** The world made in the current document, by the document's sequence number in its tab. */
   private world: { readonly documentSeq: number; readonly contextId: Promise<number> } | undefined;
 
-  constructor(private readonly session: Promise<CDPSession | undefined>) {}
+  /** `session`: the tab's read session, undefined when none could be opened. */
+  constructor(private readonly session: () => Promise<ReadSession | undefined>) {}
 
   /**
    * The expression's value (by value: JSON-like; a promise's once settled), read in document `documentSeq` of the tab. Undefined session:
    * throws, and the caller reads nothing rather than read in the page's world.
    */
   async evaluate<T>(expression: string, documentSeq: number): Promise<T> {
-    const session = await this.session;
+    const session = await this.session();
     if (!session) throw new NoOwnSession();
     for (let attempt = 0; ; attempt++) {
       const contextId = await this.contextIn(session, documentSeq);
@@ -65,14 +66,14 @@ export class IsolatedReads {
    * overlaps the document's loading instead of following it (the renderer is busiest just after it is parsed).
    */
   prepare(documentSeq: number): void {
-    void this.session
+    void this.session()
       .then((session) => session && this.contextIn(session, documentSeq))
       .catch(
         swallow('browser', 'isolatedReads.prepare: the world of a new document (made again on the read)'),
       );
   }
 
-  private contextIn(session: CDPSession, documentSeq: number): Promise<number> {
+  private contextIn(session: ReadSession, documentSeq: number): Promise<number> {
     if (this.world?.documentSeq === documentSeq) return this.world.contextId;
     const contextId = mainScope(session).then(({ frameId }) => worldOf(session, frameId));
     const world = { documentSeq, contextId };
