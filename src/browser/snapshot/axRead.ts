@@ -114,8 +114,9 @@ const iframeRoles = new Set(['Iframe', 'IframePresentational']);
 type EarlyReads = ReadonlyMap<string, { session: ReadSession; read: ReturnType<typeof readDocument> }>;
 
 /**
- * The documents of the tab's out-of-process frames, read while the main document is: each is rendered by a process
- * of its own, so the reads run side by side rather than one level of frames after another. Filled as the frames'
+ * The documents of the tab's out-of-process frames (FrameFinder.earlyFrames: on the pipe, those the main document
+ * holds), read while the main document is: each is rendered by a process of its own, so the reads run side by side
+ * rather than one level of frames after another. Filled as the frames'
  * sessions come (a frame not in it yet when its iframe is reached is read then). A read is used only for the frame
  * its iframe element names, on the same session; one no iframe shown names is left (its passwords are read with
  * the unshown frames').
@@ -124,7 +125,7 @@ function readOutOfProcessEarly(page: Page, finder: FrameFinder, shared: ReadShar
   const reads = new Map<string, { session: ReadSession; read: ReturnType<typeof readDocument> }>();
   if (page.frames().length === 1) return reads;
   void finder
-    .outOfProcess()
+    .earlyFrames()
     .then((entries) => {
       // No more than the snapshot shows: a page with hundreds of frames does not have them all read each time.
       for (const { session, frameId } of entries.slice(0, maxFrames - 1)) {

@@ -103,8 +103,29 @@ export class FrameFinder {
   }
 
   /**
+   * The out-of-process frames worth reading before their iframe elements are reached (axRead.ts): on the pipe, the
+   * frame targets the tab's main document holds, found in the browser's list alone (no renderer is asked, and the
+   * renderers are busiest as a page loads); else every out-of-process frame of the tab.
+   */
+  async earlyFrames(): Promise<{ session: ReadSession; frameId: string }[]> {
+    const pipe = this.pipe;
+    if (!pipe) return this.outOfProcess();
+    const [targets, main] = await Promise.all([frameTargets(pipe), mainFrameId(this.tab)]);
+    const opened = await Promise.all(
+      targets
+        .filter((target) => target.parentFrameId === main)
+        .map(async ({ frameId }) => ({
+          frameId,
+          session: await frameSessionOnThePipe(this.page, pipe, frameId),
+        })),
+    );
+    return opened.flatMap(({ frameId, session }) => (session ? [{ frameId, session }] : []));
+  }
+
+  /**
    * The browser's frame targets held by a frame of this tab: the tab's own frames first, then, level by level, those
-   * of each out-of-process frame found (a frame's target names the frame that holds it).
+   * held by a frame found (a frame's target names the frame that holds it). The frames a found frame's process
+   * renders below it are asked only while some target is still unplaced.
    */
   private async outOfProcessOnThePipe(
     pipe: PipeSessions,
@@ -116,15 +137,18 @@ export class FrameFinder {
     for (;;) {
       const level = targets.filter((target) => ours.has(target.parentFrameId) && !asked.has(target.frameId));
       if (level.length === 0) return found;
-      await Promise.all(
+      const opened = await Promise.all(
         level.map(async ({ frameId }) => {
           asked.add(frameId);
+          ours.add(frameId);
           const session = await frameSessionOnThePipe(this.page, pipe, frameId);
-          if (!session) return;
-          found.push({ session, frameId });
-          for (const id of await this.localFrames(session).catch(() => [frameId])) ours.add(id);
+          if (session) found.push({ session, frameId });
+          return session;
         }),
       );
+      if (targets.every((target) => asked.has(target.frameId))) return found;
+      for (const session of opened)
+        if (session) for (const id of await this.localFrames(session).catch(() => [])) ours.add(id);
     }
   }
 }
