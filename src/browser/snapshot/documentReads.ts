@@ -12,7 +12,7 @@ import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
 import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
 import { htmlNamesWithRoles } from './domSnapshotRoles.ts';
-import { domSnapshotMinElements, treeFromDomSnapshot } from './domSnapshotTree.ts';
+import { treeFromDomSnapshot } from './domSnapshotTree.ts';
 import type { FrameScope } from './frameScopes.ts';
 import type { ReadSession } from './readSessions.ts';
 
@@ -100,10 +100,10 @@ export async function readDocument(
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
   const token = captures.beforeToken();
-  const [document, elements, domCanServe] = await noted(
-    evaluate<[string, number, boolean]>(session, contextId, sizeAndFit),
+  const [document, domCanServe] = await noted(
+    evaluate<[string, boolean]>(session, contextId, documentAndFit),
   ).catch(unreadable);
-  const tree = noted(treeOf(session, frameId, domCanServe && elements, () => captures.after(session, token)));
+  const tree = noted(treeOf(session, frameId, domCanServe, () => captures.after(session, token)));
   const after = noted(
     evaluate<[string, string, string[], number, string]>(session, contextId, readFactsInDocument),
   );
@@ -119,14 +119,15 @@ export async function readDocument(
 }
 
 /**
- * The document's accessibility tree: Chromium's own, or for a large document (`elements`, false when the DOM capture
- * cannot stand for Chromium's tree) the one tabward builds from a DOM capture (domSnapshotTree.ts), several times
- * cheaper there; Chromium's again when that fails.
+ * The document's accessibility tree: the one tabward builds from a DOM capture (domSnapshotTree.ts), or Chromium's
+ * own where the capture cannot stand for it (`domCanServe` false) or fails. The capture is cheaper at every size:
+ * 3-4x on large pages, and on a page of four cross-site frames of 8-128 elements each the read after the frames
+ * loaded took 29-37 ms against 52-57 ms from Chromium's trees (bench/results.md, the thirteenth pass).
  */
 async function treeOf(
   session: ReadSession,
   frameId: string,
-  elements: number | false,
+  domCanServe: boolean,
   capture: () => Promise<DomCapture | undefined>,
 ): Promise<{ nodes: AxNode[]; late?: true }> {
   // TABWARD_SNAPSHOT_TREE=ax|dom forces one source where both can serve (the tests and benches compare them).
@@ -135,9 +136,9 @@ async function treeOf(
     throw new TabwardError(
       'bad_input',
       `TABWARD_SNAPSHOT_TREE is "${forced}": it takes ax (Chromium's accessibility tree) or dom (the DOM snapshot).`,
-      'Set it to ax or dom, or unset it (the DOM snapshot for documents of 200 elements or more).',
+      'Set it to ax or dom, or unset it (the DOM snapshot wherever it can stand for Chromium’s tree).',
     );
-  const fromDom = elements !== false && (forced ? forced === 'dom' : elements >= domSnapshotMinElements);
+  const fromDom = domCanServe && forced !== 'ax';
   if (fromDom) {
     // Asked before the facts' read (no wait before it here): the token read with the facts comes after it.
     const captured = await capture();
@@ -188,7 +189,7 @@ const maxAttributeChars = 16 * 2 ** 20;
 const maxAttributesOfOne = 256;
 
 /**
- * Runs in tabward's world: [token, elements, whether the DOM snapshot's tree can stand for Chromium's here]. It
+ * Runs in tabward's world: [token, whether the DOM snapshot's tree can stand for Chromium's here]. It
  * cannot where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
  * rest of the page is out of the tree), aria-owns (a node shown under another parent), an indeterminate checkbox,
  * an element whose namespace or case makes it another element than its name says (createElementNS('urn:x',
@@ -196,7 +197,7 @@ const maxAttributesOfOne = 256;
  * only), two attributes of one name (a namespaced decoy: which one counts is not in the snapshot), attributes past
  * maxAttributeChars or maxAttributesOfOne.
  */
-const sizeAndFit = `(() => {
+const documentAndFit = `(() => {
   const elements = document.getElementsByTagName('*');
   const html = 'http://www.w3.org/1999/xhtml';
   const svg = 'http://www.w3.org/2000/svg';
@@ -217,7 +218,7 @@ const sizeAndFit = `(() => {
     for (let a = 0; fits && a < names.length; a++) attributeChars += names[a].length + (el.getAttribute(names[a]) || '').length;
     if (attributeChars > ${maxAttributeChars}) fits = false;
   }
-  return [${documentToken}, elements.length, fits];
+  return [${documentToken}, fits];
 })()`;
 
 /** Widgets marked at most: each costs a round trip, and the mark is only a hint for the agent. */

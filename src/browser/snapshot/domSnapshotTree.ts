@@ -14,12 +14,6 @@ import { type CapturedDocument, CapturedNodes, isTrue, labelable } from './domSn
 import { authorRoles, roleOf } from './domSnapshotRoles.ts';
 import { actionableRoles } from './snapshotFormat.ts';
 
-/**
- * A document with at least this many elements is read through the DOM snapshot (documentReads.ts). Below it
- * Chromium's tree costs 10-30 ms and the DOM snapshot saves at most a few: the browser's own tree is kept there.
- */
-export const domSnapshotMinElements = 200;
-
 /** Elements whose content is never shown. */
 const skippedElements = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE', 'META', 'LINK']);
 /** Roles whose name is taken from their content when nothing names them (accname's "name from content"). */
@@ -296,7 +290,7 @@ function propertiesOf(dom: CapturedNodes, index: number, role: string, disabled:
   const aria = (name: string) => dom.attribute(index, `aria-${name}`);
   if (role === 'checkbox' || role === 'radio' || role === 'switch' || role.startsWith('menuitem')) {
     // A native checkbox or radio button is checked or not by its own state alone (aria-checked is not read; an
-    // indeterminate one, not in the DOM snapshot, is read from Chromium's tree: documentReads.ts sizeAndFit).
+    // indeterminate one, not in the DOM snapshot, is read from Chromium's tree: documentReads.ts documentAndFit).
     const native = tag === 'INPUT';
     const stated = native ? undefined : aria('checked')?.toLowerCase();
     if ((native && dom.inputChecked(index)) || stated === 'true')
