@@ -4,6 +4,7 @@
 // the values it reads beside it in its own isolated world, however the tree shows them.
 
 import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
@@ -36,6 +37,22 @@ const closedAutocompleteValue = 'closed-autocomplete-Pw-2245';
 // Password fields where the snapshot's walk looks for no widget (a hidden subtree, a button, a drawing, a shadow
 // root inside a hidden subtree), each value copied into the page's text.
 const unseenValues = ['in-hidden-Pw-2250', 'in-button-Pw-2251', 'in-svg-Pw-2252', 'in-hidden-shadow-Pw-2253'];
+
+/** A frame `?depth` levels above one holding a password field that posts its value to the top page. */
+function nested(
+  req: IncomingMessage,
+  res: ServerResponse,
+  value: string,
+  below: (depth: number) => string,
+): void {
+  const depth = Number(new URL(req.url ?? '/', 'http://x').search.slice(1));
+  html(
+    res,
+    depth === 0
+      ? `<input type="password" value="${value}"><script>top.postMessage('${value}', '*')</script>`
+      : `<iframe src="${below(depth - 1)}"></iframe>`,
+  );
+}
 
 let site: Fixture;
 let tw: InProcessBrowser;
@@ -161,25 +178,12 @@ before(async () => {
         `<input type="password" value="${decodeURIComponent(new URL(req.url ?? '/', 'http://x').search.slice(1))}">
         <script>top.postMessage(document.querySelector('input').value, '*')</script>`,
       ),
-    '/nest': (req, _body, res) => {
-      const depth = Number(new URL(req.url ?? '/', 'http://x').search.slice(1));
-      html(
-        res,
-        depth === 0
-          ? `<input type="password" value="${deepValue}"><script>top.postMessage('${deepValue}', '*')</script>`
-          : `<iframe src="/nest?${depth - 1}"></iframe>`,
-      );
-    },
+    '/nest': (req, _body, res) => nested(req, res, deepValue, (depth) => `/nest?${depth}`),
     // The same, each level from the other of two sites: a frame target of its own at every level, past the limit.
-    '/nest-across': (req, _body, res) => {
-      const depth = Number(new URL(req.url ?? '/', 'http://x').search.slice(1));
-      html(
-        res,
-        depth === 0
-          ? `<input type="password" value="${acrossValue}"><script>top.postMessage('${acrossValue}', '*')</script>`
-          : `<iframe src="${site.url(depth % 2 ? 'second.test' : 'first.test', `/nest-across?${depth - 1}`)}"></iframe>`,
-      );
-    },
+    '/nest-across': (req, _body, res) =>
+      nested(req, res, acrossValue, (depth) =>
+        site.url(depth % 2 ? 'first.test' : 'second.test', `/nest-across?${depth}`),
+      ),
     // A value the page shows again in capitals, by its style.
     '/cased': (_req, _body, res) =>
       html(
