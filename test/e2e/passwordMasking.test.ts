@@ -31,6 +31,13 @@ const hiddenFrameValue = 'hidden-frame-Pw-2240';
 const ariaHiddenFrameValue = 'aria-hidden-frame-Pw-2241';
 const deepValue = 'deep-frame-Pw-2242';
 const acrossValue = 'across-sites-Pw-3371';
+/** Closed-root password fields no tree shows with their value: [their attributes, their value]. */
+const closedUnshown: readonly (readonly [string, string])[] = [
+  ['type="password" style="display:none"', 'closed-none-Pw-81'],
+  ['type="password" aria-hidden="true"', 'closed-aria-Pw-82'],
+  ['autocomplete="current-password" role="spinbutton" aria-label="Code"', 'closed-spin-Pw-83'],
+  ['type="password" role="slider" aria-label="Slide"', 'closed-slider-Pw-84'],
+];
 const casedValue = 'cased-pw-2243';
 const decoyedValue = 'decoyed-Pw-2244';
 const closedAutocompleteValue = 'closed-autocomplete-Pw-2245';
@@ -162,6 +169,17 @@ before(async () => {
         </script>`,
       ),
     // Frames the snapshot does not show (hidden, or nested past its limit) post their password to the page.
+    // Password fields in a closed shadow root that no tree shows with their value, each copied into the page's text.
+    '/closed-unshown': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Closed unshown</title><div id="host"></div><p id="out"></p>
+        <script>
+          const root = host.attachShadow({ mode: 'closed' });
+          root.innerHTML = ${JSON.stringify(closedUnshown.map(([attributes, value]) => `<input ${attributes} value="${value}">`).join(''))};
+          out.textContent = 'Echo ' + [...root.querySelectorAll('input')].map((input) => input.value).join(' | ');
+        </script>`,
+      ),
     '/unshown-frames': (_req, _body, res) =>
       html(
         res,
@@ -307,6 +325,21 @@ test('password fields where no widget is looked for (hidden, in a button, in a d
   assert.match(snapshot.text, /Copied: ••••/);
   for (const value of unseenValues)
     assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
+});
+
+test('a closed shadow root password field no tree shows with its value (hidden, aria-hidden, a spinbutton, a slider) is masked where it is copied, from either tree', async () => {
+  for (const source of ['dom', 'ax']) {
+    process.env.TABWARD_SNAPSHOT_TREE = source;
+    try {
+      await mcp.call('new_page', { url: site.url('site.test', `/closed-unshown?${source}`) });
+      const snapshot = await mcp.call('take_snapshot');
+      assert.match(snapshot.text, /Echo •••• \| •••• \| •••• \| ••••/, snapshot.text);
+      for (const [, value] of closedUnshown)
+        assert.ok(!snapshot.text.includes(value), `${value} shown:\n${snapshot.text}`);
+    } finally {
+      delete process.env.TABWARD_SNAPSHOT_TREE;
+    }
+  }
 });
 
 test('a password of a frame the snapshot does not show (hidden, aria-hidden, too deep, too deep across sites) is masked where it is copied', async () => {

@@ -136,6 +136,12 @@ const pages: Record<string, string> = {
     <input id="dup" value="first"><input id="dup" value="second"><label for="dup">Dup label</label>
     <label>Username <input value="typed-user"> <input aria-label=""></label>`,
   // ARIA's true is any case, and a role attribute's first role Chromium knows is the role.
+  // Found by an attack review (the thirteenth pass of bench/results.md), once small pages were read this way too.
+  ariaSpaces: `<h2>Spaces</h2><p>Shown</p><div aria-hidden=" true ">Spaced hidden <button>Spaced btn</button></div><button aria-disabled=" true ">Spaced disabled</button>`,
+  bodyHidden: `<body aria-hidden="true"><h1>Welcome</h1><p>Your basket</p><button>Pay now</button></body>`,
+  canvasFallback: `<h2>Canvas</h2><canvas width="10" height="10"><button>Canvas fallback</button></canvas><p>after the canvas</p>`,
+  detailsWithoutSummary: `<h2>Details</h2><details><p>Folded</p></details><p>after the details</p>`,
+  emptySubmit: `<h2>Buttons</h2><input type="submit" value=""><input type="reset" value="  "><input type="submit">`,
   ariaTokens: `<div aria-hidden="TRUE">upper aria hidden</div><button aria-disabled="True">upper disabled</button>
     <a href="/x" role="bogus button">Multi role</a><div role="checkbox" aria-checked="TRUE" tabindex="0">Upper checked</div>`,
   // An option shows its label attribute when it has one.

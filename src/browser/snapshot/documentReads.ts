@@ -10,7 +10,7 @@
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import type { AxNode } from './axToAria.ts';
-import { capturedStyles, type DocumentSnapshot } from './domSnapshotNodes.ts';
+import { capturedStyles, type DocumentSnapshot, passwordsInCapture } from './domSnapshotNodes.ts';
 import { htmlNamesWithRoles } from './domSnapshotRoles.ts';
 import { treeFromDomSnapshot } from './domSnapshotTree.ts';
 import type { FrameScope } from './frameScopes.ts';
@@ -100,22 +100,25 @@ export async function readDocument(
   // the facts comes after the tree, so that the renderer does it while tabward parses the tree (on a large page each
   // takes tens of milliseconds). The document's size, read with the token, chooses where the tree comes from.
   const token = captures.beforeToken();
-  const [document, domCanServe] = await noted(
-    evaluate<[string, boolean]>(session, contextId, documentAndFit),
+  const [document, domCanServe, capturable] = await noted(
+    evaluate<[string, boolean, boolean]>(session, contextId, documentAndFit),
   ).catch(unreadable);
-  const tree = noted(treeOf(session, frameId, domCanServe, () => captures.after(session, token)));
+  const tree = noted(
+    treeOf(session, frameId, domCanServe, capturable ? () => captures.after(session, token) : undefined),
+  );
   const after = noted(
     evaluate<[string, string, string[], number, string]>(session, contextId, readFactsInDocument),
   );
-  const [{ nodes, late }, [again, title, passwords, pointerCount, url]] = await Promise.all([
-    tree,
-    after.catch(unreadable),
-  ]);
+  const [{ nodes, late, passwords: captured }, [again, title, passwords, pointerCount, url]] =
+    await Promise.all([tree, after.catch(unreadable)]);
   const last = late ? await evaluate<string>(session, contextId, documentToken).catch(unreadable) : again;
   if (again !== document || last !== document)
     throw new DocumentChanged('the document changed while it was read');
   const fields = await fieldPasswords(session, contextId, document, nodes);
-  return { nodes, facts: { document, title, url, passwords: [...passwords, ...fields], pointerCount } };
+  return {
+    nodes,
+    facts: { document, title, url, passwords: [...passwords, ...fields, ...captured], pointerCount },
+  };
 }
 
 /**
@@ -128,8 +131,9 @@ async function treeOf(
   session: ReadSession,
   frameId: string,
   domCanServe: boolean,
-  capture: () => Promise<DomCapture | undefined>,
-): Promise<{ nodes: AxNode[]; late?: true }> {
+  /** Undefined for a document too large to capture. */
+  capture: (() => Promise<DomCapture | undefined>) | undefined,
+): Promise<{ nodes: AxNode[]; late?: true; passwords: string[] }> {
   // TABWARD_SNAPSHOT_TREE=ax|dom forces one source where both can serve (the tests and benches compare them).
   const forced = process.env.TABWARD_SNAPSHOT_TREE;
   if (forced && forced !== 'ax' && forced !== 'dom')
@@ -139,16 +143,27 @@ async function treeOf(
       'Set it to ax or dom, or unset it (the DOM snapshot wherever it can stand for Chromium’s tree).',
     );
   const fromDom = domCanServe && forced !== 'ax';
-  if (fromDom) {
-    // Asked before the facts' read (no wait before it here): the token read with the facts comes after it.
-    const captured = await capture();
+  // Asked before the facts' read either way (no wait before it here): the token read with the facts comes after it.
+  // Where Chromium's tree is read, the capture is still taken, for the password fields only it reaches (in closed
+  // shadow roots, hidden: domSnapshotNodes.ts passwordsInCapture).
+  const capturing = (capture?.() ?? Promise.resolve(undefined)).then((captured) => {
     const document = captured?.documents.find((each) => captured.strings[each.frameId] === frameId);
-    const nodes = captured && document && treeFromDomSnapshot({ document, strings: captured.strings });
-    if (nodes) return { nodes };
+    return captured && document ? { document, strings: captured.strings } : undefined;
+  });
+  if (!fromDom) {
+    const [{ nodes }, found] = await Promise.all([
+      session.send('Accessibility.getFullAXTree', { frameId }),
+      capturing,
+    ]);
+    return { nodes: nodes as AxNode[], passwords: found ? passwordsInCapture(found) : [] };
   }
-  const { nodes } = await session.send('Accessibility.getFullAXTree', { frameId });
+  const found = await capturing;
+  const passwords = found ? passwordsInCapture(found) : [];
+  const nodes = found && treeFromDomSnapshot(found);
+  if (nodes) return { nodes, passwords };
+  const { nodes: tree } = await session.send('Accessibility.getFullAXTree', { frameId });
   // Asked after the facts' read: the token is read again after it.
-  return fromDom ? { nodes: nodes as AxNode[], late: true } : { nodes: nodes as AxNode[] };
+  return { nodes: tree as AxNode[], late: true, passwords };
 }
 
 function unreadable(error: unknown): never {
@@ -189,9 +204,12 @@ const maxAttributeChars = 16 * 2 ** 20;
 const maxAttributesOfOne = 256;
 
 /**
- * Runs in tabward's world: [token, whether the DOM snapshot's tree can stand for Chromium's here]. It
- * cannot where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
- * rest of the page is out of the tree), aria-owns (a node shown under another parent), an indeterminate checkbox,
+ * Runs in tabward's world: [token, whether the DOM snapshot's tree can stand for Chromium's here, whether the
+ * document is small enough to capture at all (its attributes within maxAttributeChars)]. The tree cannot stand
+ * where what Chromium's tree shows depends on what the DOM snapshot does not carry: a modal dialog open (the
+ * rest of the page is out of the tree), aria-owns (a node shown under another parent), a canvas's fallback content
+ * (shown, never rendered), a details element with no summary (its "Details" button is the browser's own), an
+ * indeterminate checkbox,
  * an element whose namespace or case makes it another element than its name says (createElementNS('urn:x',
  * 'button'), an XHTML <INPUT>, a <button> inside <math>: not a control to Chromium, and the snapshot gives names
  * only), two attributes of one name (a namespaced decoy: which one counts is not in the snapshot), attributes past
@@ -204,21 +222,23 @@ const documentAndFit = `(() => {
   const math = 'http://www.w3.org/1998/Math/MathML';
   // The names that are HTML elements with roles (SVG's own svg and a aside): in another namespace, no control.
   const roleNames = new Set(${JSON.stringify(htmlNamesWithRoles())});
-  let fits = !document.querySelector(':modal, [aria-owns]');
+  let fits = !document.querySelector(':modal, [aria-owns], canvas *, details:not(:has(> summary))');
+  // Counted whatever fits: past it a capture is not taken at all (its size), not even for the password fields.
   let attributeChars = 0;
-  for (let i = 0; fits && i < elements.length; i++) {
+  for (let i = 0; attributeChars <= ${maxAttributeChars} && i < elements.length; i++) {
     const el = elements[i];
+    const names = el.getAttributeNames();
+    for (let a = 0; a < names.length; a++) attributeChars += names[a].length + (el.getAttribute(names[a]) || '').length;
+    if (!fits) continue;
     const ns = el.namespaceURI;
     const name = el.localName;
     if (ns === html) fits = name === name.toLowerCase() && !(name === 'input' && el.indeterminate);
     else if (ns === svg || ns === math) fits = !roleNames.has(name.toLowerCase()) || (ns === svg && (name === 'a' || name === 'svg'));
     else fits = false;
-    const names = el.getAttributeNames();
     if (names.length > ${maxAttributesOfOne} || (names.length > 1 && new Set(names).size !== names.length)) fits = false;
-    for (let a = 0; fits && a < names.length; a++) attributeChars += names[a].length + (el.getAttribute(names[a]) || '').length;
-    if (attributeChars > ${maxAttributeChars}) fits = false;
   }
-  return [${documentToken}, fits];
+  const capturable = attributeChars <= ${maxAttributeChars};
+  return [${documentToken}, fits && capturable, capturable];
 })()`;
 
 /** Widgets marked at most: each costs a round trip, and the mark is only a hint for the agent. */
@@ -274,7 +294,7 @@ const readFactsInDocument = `(() => {
 })()`;
 
 /** The roles under which Chromium's tree shows a field's value (and a password field's bullets). */
-const fieldRoles = new Set(['textbox', 'searchbox', 'combobox']);
+const fieldRoles = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
 
 /**
  * The values of the password fields among the fields the tree shows with a value, read through their nodes: a

@@ -51,9 +51,9 @@ const cdataNode = 4;
 /** Form fields that take their name from a label element (input type=hidden aside). */
 export const labelable = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'METER', 'PROGRESS', 'OUTPUT']);
 
-/** An ARIA true or false state is any case in Chromium. */
+/** An ARIA true or false state is any case in Chromium, with spaces around it or not. */
 export function isTrue(value: string | undefined): boolean {
-  return value?.toLowerCase() === 'true';
+  return value?.trim().toLowerCase() === 'true';
 }
 
 export class CapturedNodes {
@@ -379,6 +379,34 @@ export class CapturedNodes {
     const value = this.captured.document.layout.styles[layout]?.[position];
     return value === undefined ? undefined : this.strings[value];
   }
+}
+
+/**
+ * The values of every password field of a captured document, wherever it is: inside a closed shadow root (out of
+ * reach of tabward's isolated world, which walks only open ones), hidden, or under any role, as the page's scripts
+ * see them. A field is an input whose type is password or whose autocomplete names a password, as
+ * documentReads.ts `isPasswordSource` says; of an attribute given twice (a namespaced decoy) either counts.
+ */
+export function passwordsInCapture({ document, strings }: CapturedDocument): string[] {
+  const { nodes } = document;
+  const values: string[] = [];
+  rareStrings(nodes.inputValue, strings).forEach((value, index) => {
+    if (!value || (strings[nodes.nodeName[index] ?? -1] ?? '').toUpperCase() !== 'INPUT') return;
+    const pairs = nodes.attributes[index] ?? [];
+    for (let at = 0; at + 1 < pairs.length; at += 2) {
+      const name = strings[pairs[at] ?? -1];
+      const given = (strings[pairs[at + 1] ?? -1] ?? '').toLowerCase();
+      const tokens = given.split(/\s+/);
+      if (
+        (name === 'type' && given === 'password') ||
+        (name === 'autocomplete' && (tokens.includes('current-password') || tokens.includes('new-password')))
+      ) {
+        values.push(value);
+        return;
+      }
+    }
+  });
+  return values;
 }
 
 function rareStrings(data: RareStrings | undefined, strings: readonly string[]): Map<number, string> {

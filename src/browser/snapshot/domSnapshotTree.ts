@@ -89,7 +89,8 @@ export function treeFromDomSnapshot(captured: CapturedDocument): AxNode[] | unde
     const tag = dom.tag(index);
     if (
       skippedElements.has(tag) ||
-      isTrue(dom.attribute(index, 'aria-hidden')) ||
+      // Chromium ignores aria-hidden on the document's body and root element (it would hide the whole page).
+      (isTrue(dom.attribute(index, 'aria-hidden')) && tag !== 'BODY' && tag !== 'HTML') ||
       dom.hasAttribute(index, 'inert')
     )
       continue;
@@ -257,7 +258,8 @@ function nativeName(dom: CapturedNodes, index: number, tag: string): string {
     const type = (dom.attribute(index, 'type') ?? 'text').toLowerCase();
     if (type === 'image') return dom.attribute(index, 'alt')?.trim() ?? '';
     if (type === 'button' || type === 'submit' || type === 'reset')
-      return dom.attribute(index, 'value')?.trim() || (defaultButtonNames[type] ?? '');
+      // A value given, even empty, is the name; the default one only when there is none.
+      return dom.attribute(index, 'value')?.trim() ?? defaultButtonNames[type] ?? '';
   }
   if (labelable.has(tag)) {
     const labels = dom.labelsOf(index);
