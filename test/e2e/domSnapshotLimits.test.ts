@@ -1,7 +1,8 @@
 // What a page can make a DOM snapshot cost (src/browser/snapshot/documentReads.ts): it carries every attribute and
 // every document of the process, where Chromium's tree carries neither. A page's attributes of hundreds of megabytes
 // took the capture seconds and, past V8's longest string, threw in the pipe's handler (tabward's process down);
-// same-process frames each captured all the documents again (forty: the snapshot failed past its deadline).
+// same-process frames each captured all the documents again (forty: the snapshot failed past its deadline); a small
+// page captured (once every document was) with a same-origin frame of those attributes failed at its deadline.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -25,6 +26,12 @@ before(async () => {
         <script>const big = 'x'.repeat(1e6);
         for (let i = 0; i < 600; i++) { const d = document.createElement('div'); d.setAttribute('data-x', i + big); document.body.append(d); }</script>`,
       ),
+    // A small page whose frame of its own site (the same process) holds those attributes.
+    '/small-over-big': (_q, _b, res) =>
+      html(
+        res,
+        `<title>Small</title><h1>Small</h1><p>Above a big frame</p><iframe src="/attributes"></iframe>`,
+      ),
     '/frames': (_q, _b, res) =>
       html(
         res,
@@ -45,6 +52,18 @@ after(async () => {
   await mcp?.close();
   await tw?.close();
   await site?.close();
+});
+
+test('a small page whose same-process frame holds hundreds of megabytes of attributes is read, its frame too, tabward still up', async () => {
+  const opened = await mcp.call('new_page', { url: site.url('shop.test', '/small-over-big') });
+  assert.equal(opened.isError, false, opened.text);
+  const snapshot = await mcp.call('take_snapshot', { maxTokens: 2000 });
+  assert.equal(snapshot.isError, false, snapshot.text);
+  assert.match(snapshot.text, /Above a big frame/);
+  assert.match(snapshot.text, /textbox Pass ="••••"/);
+  assert.ok(!snapshot.text.includes(secret));
+  const tab = /Tab (p\d+)/.exec(opened.text)?.[1];
+  assert.equal((await mcp.call('close_page', { pageId: tab })).isError, false);
 });
 
 test("a page of hundreds of megabytes of attributes is read (from Chromium's tree), its password masked, tabward still up", async () => {

@@ -223,12 +223,19 @@ const documentAndFit = `(() => {
   // The names that are HTML elements with roles (SVG's own svg and a aside): in another namespace, no control.
   const roleNames = new Set(${JSON.stringify(htmlNamesWithRoles())});
   let fits = !document.querySelector(':modal, [aria-owns], canvas *, details:not(:has(> summary))');
-  // Counted whatever fits: past it a capture is not taken at all (its size), not even for the password fields.
+  // Counted whatever fits, and in the documents of its frames this world can reach (same origin: the same process,
+  // whose capture holds them too): past the limit no capture is taken at all (its size), not even for passwords.
   let attributeChars = 0;
-  for (let i = 0; attributeChars <= ${maxAttributeChars} && i < elements.length; i++) {
-    const el = elements[i];
+  const counted = (el) => {
     const names = el.getAttributeNames();
     for (let a = 0; a < names.length; a++) attributeChars += names[a].length + (el.getAttribute(names[a]) || '').length;
+    return names;
+  };
+  const frames = [];
+  for (let i = 0; attributeChars <= ${maxAttributeChars} && i < elements.length; i++) {
+    const el = elements[i];
+    const names = counted(el);
+    if (el.contentDocument) frames.push(el.contentDocument);
     if (!fits) continue;
     const ns = el.namespaceURI;
     const name = el.localName;
@@ -236,6 +243,13 @@ const documentAndFit = `(() => {
     else if (ns === svg || ns === math) fits = !roleNames.has(name.toLowerCase()) || (ns === svg && (name === 'a' || name === 'svg'));
     else fits = false;
     if (names.length > ${maxAttributesOfOne} || (names.length > 1 && new Set(names).size !== names.length)) fits = false;
+  }
+  for (let f = 0; attributeChars <= ${maxAttributeChars} && f < frames.length; f++) {
+    const inner = frames[f].getElementsByTagName('*');
+    for (let i = 0; attributeChars <= ${maxAttributeChars} && i < inner.length; i++) {
+      counted(inner[i]);
+      if (inner[i].contentDocument) frames.push(inner[i].contentDocument);
+    }
   }
   const capturable = attributeChars <= ${maxAttributeChars};
   return [${documentToken}, fits && capturable, capturable];
