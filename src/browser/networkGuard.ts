@@ -32,7 +32,7 @@ import { type FrameTree, headerOf, type PausedRequest } from './hookRequests.ts'
 import { watchNativeSockets } from './nativeSockets.ts';
 import { decidedAtSight } from './pageActivity.ts';
 import { hookTabOnThePipe } from './pipeHooks.ts';
-import { pipeOf } from './pipeSession.ts';
+import { pipeOfContext } from './pipeSession.ts';
 import { PopupDocuments } from './popupDocuments.ts';
 import { RouteJudge } from './routeJudge.ts';
 
@@ -134,8 +134,7 @@ export class NetworkGuard extends RouteJudge {
   async watchContext(context: BrowserContext): Promise<void> {
     // Behind the proxy no route pauses every request: the hooks pause what needs them (browser/hookPatterns.ts)
     // and a popup's first navigation is caught browser-wide (browser/popupDocuments.ts).
-    const browser = context.browser();
-    const pipe = browser ? pipeOf(browser) : undefined;
+    const pipe = pipeOfContext(context);
     if (this.contextProxied(context) && pipe) {
       const gate = await PopupDocuments.start(pipe, {
         refused: (method, url) =>
@@ -225,8 +224,7 @@ export class NetworkGuard extends RouteJudge {
    * Playwright's session, as with no proxy).
    */
   private async hopsOnThePipe(page: Page): Promise<boolean> {
-    const browser = page.context().browser();
-    const pipe = browser ? pipeOf(browser) : undefined;
+    const pipe = pipeOfContext(page.context());
     if (!pipe || !this.isProxied(page) || this.gateOf(page)) return false;
     this.onThePipe.add(page);
     const mainFrameId = await hookTabOnThePipe(pipe, page, this.width, (session, event, mainFrame) =>

@@ -5,7 +5,7 @@
 // handled as it is read off the pipe, and the answer written at once (a document paused browser-wide cost 15-30 ms
 // of navigate+snapshot on the bench's frames page the other way: bench/results.md, the twelfth pass).
 
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 
 /** Ids of this session's commands: far above any Playwright sends (it counts from 1), within the 32-bit ids Chromium takes. */
 const firstId = 2 ** 30;
@@ -191,4 +191,10 @@ export function registerPipe(browser: Browser, sessions: PipeSessions): void {
 /** The pipe of a browser tabward started, if this one is. */
 export function pipeOf(browser: Browser): PipeSessions | undefined {
   return pipes.get(browser);
+}
+
+/** The pipe of the browser a context is in, if tabward started it. */
+export function pipeOfContext(context: BrowserContext): PipeSessions | undefined {
+  const browser = context.browser();
+  return browser ? pipes.get(browser) : undefined;
 }

@@ -6,12 +6,11 @@
 
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
-import type { PipeSessions } from '../pipeSession.ts';
+import { type PipeSessions, pipeOfContext } from '../pipeSession.ts';
 import {
   forgetFrameOnThePipe,
   frameSessionOnThePipe,
   frameTargets,
-  pipeOfPage,
   type ReadSession,
 } from './readSessions.ts';
 
@@ -64,7 +63,7 @@ export class FrameFinder {
     readonly page: Page,
     private readonly tab: ReadSession,
   ) {
-    this.pipe = pipeOfPage(page);
+    this.pipe = pipeOfContext(page.context());
   }
 
   /**

@@ -7,7 +7,7 @@
 
 import type { CDPSession, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
-import { type PipeSession, type PipeSessions, pipeOf } from '../pipeSession.ts';
+import { type PipeSession, type PipeSessions, pipeOfContext } from '../pipeSession.ts';
 
 /** What a read needs of a session: Playwright's CDP session, or one of tabward's own on the pipe. */
 export type ReadSession = Pick<CDPSession, 'send' | 'detach'>;
@@ -15,12 +15,6 @@ export type ReadSession = Pick<CDPSession, 'send' | 'detach'>;
 /** A read session on the pipe, which says when it has ended (its target closed, or the pipe). */
 export interface PipeReadSession extends ReadSession {
   readonly isClosed: boolean;
-}
-
-/** The pipe of the page's browser, when tabward started it. */
-export function pipeOfPage(page: Page): PipeSessions | undefined {
-  const browser = page.context().browser();
-  return browser ? pipeOf(browser) : undefined;
 }
 
 /**
@@ -31,7 +25,7 @@ export async function tabSessionOnThePipe(
   page: Page,
   targetId: string,
 ): Promise<PipeReadSession | undefined> {
-  const pipe = pipeOfPage(page);
+  const pipe = pipeOfContext(page.context());
   if (!pipe) return undefined;
   const session = await pipe.open(targetId);
   page.once('close', () => void session.detach());
