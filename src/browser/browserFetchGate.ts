@@ -16,6 +16,13 @@
 // watches them, from the browser's own target events: a popup whose opener is an agent tab or frame (even one that
 // closed itself at once), an out-of-process frame or worker whose parent frame is the agent's.
 //
+// An agent tab that closes can leave requests behind: a keepalive fetch or a fetchLater its dying renderer handed the
+// browser, and a request its tab's hook held as the tab went, which Chromium keeps until the browser's interception
+// is set up anew and then pauses here (measured on Chromium 156: until this gate detached, after the run that
+// tainted it had ended). Each closed agent tab's requests are refused here whatever the taint, and the gate sets its
+// interception up anew as each agent tab closes and before it lets go, so that such a request pauses while it
+// still watches.
+//
 // What it cannot see: requests the browser process makes through loaders of its own (measured, they never pause
 // here: a payment manifest, a Background Fetch, FedCM's config fetch, speculation-rules preloading; the tab hooks
 // and this gate take the Reporting API's and speculation rules' response headers out of the agent's documents),
@@ -26,6 +33,7 @@ import type { Browser, CDPSession } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { answerDocumentResponse } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
+import type { FetchPattern } from './hookPatterns.ts';
 import type { RequestJudge } from './requestJudge.ts';
 import { WorkerSockets } from './workerSockets.ts';
 
@@ -56,12 +64,26 @@ interface TargetInfo {
 /** How long no request of the agent's must have been paused before the gate lets the browser go. */
 const quietMs = 150;
 
+/** What the gate pauses: every request, and documents at their response too. */
+const pausePatterns: FetchPattern[] = [
+  { urlPattern: '*', requestStage: 'Request' },
+  { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+];
+
+const closedTabReason =
+  'it was sent by an agent tab after the tab closed (a keepalive request or fetchLater of its teardown, or a request its hook held as it closed); nothing the agent does answers for it';
+
 /** Worker targets whose requests name the worker, not a frame, as their frame id. */
 const workerTypes = new Set(['service_worker', 'shared_worker']);
 
 export class BrowserFetchGate {
   /** Every frame that was ever part of an agent tab: its requests stay the agent's after it is torn down. */
   private readonly agentFrames = new Set<string>();
+  /** The agent's tabs (a tab's id is its main frame's), and the tab each agent frame was seen in. */
+  private readonly agentTabs = new Set<string>();
+  private readonly tabOfFrame = new Map<string, string>();
+  /** Agent tabs the browser destroyed: nothing their frames send afterwards is the agent's doing. */
+  private readonly closedTabs = new Set<string>();
   /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
   private readonly agentOrigins = new Set<string>();
   /** Service and shared workers of the browser, by target id: the origin of their script. */
@@ -93,22 +115,28 @@ export class BrowserFetchGate {
     const noteTarget = ({ targetInfo }: { targetInfo: TargetInfo }) => gate.noteTarget(targetInfo);
     cdp.on('Target.targetCreated', noteTarget);
     cdp.on('Target.targetInfoChanged', noteTarget);
-    cdp.on('Target.targetDestroyed', ({ targetId }: { targetId: string }) => gate.workers.delete(targetId));
+    cdp.on('Target.targetDestroyed', ({ targetId }: { targetId: string }) => gate.targetGone(targetId));
     await cdp.send('Target.setDiscoverTargets', { discover: true });
     // Documents pause at their response too: an agent frame's document loses the headers that hand the browser work
     // (browser/documentResponses.ts) even before a hook of its own watches it (a popup's first document).
-    await cdp.send('Fetch.enable', {
-      patterns: [
-        { urlPattern: '*', requestStage: 'Request' },
-        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-      ],
-    });
+    await cdp.send('Fetch.enable', { patterns: pausePatterns });
     return gate;
   }
 
-  /** A frame of an agent tab (its main frame, a child, an out-of-process frame), and the document it loaded. */
-  noteAgentFrame(frameId: string, url?: string): void {
+  /** An agent tab (its id is its main frame's), and the document it loaded. */
+  noteAgentTab(tabId: string, url?: string): void {
+    this.agentTabs.add(tabId);
+    this.noteAgentFrame(tabId, url, tabId);
+  }
+
+  /**
+   * A frame of an agent tab (its main frame, a child, an out-of-process frame), the document it loaded, and the
+   * frame it was seen in (its parent, or its session's root), whose tab it belongs to.
+   */
+  noteAgentFrame(frameId: string, url?: string, within?: string): void {
     this.agentFrames.add(frameId);
+    const tab = within === undefined ? undefined : (this.tabOfFrame.get(within) ?? within);
+    if (tab !== undefined && !this.tabOfFrame.has(frameId)) this.tabOfFrame.set(frameId, tab);
     if (url) {
       const origin = originOf(url);
       if (origin) this.agentOrigins.add(origin);
@@ -128,7 +156,8 @@ export class BrowserFetchGate {
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
     if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) return;
-    this.agentFrames.add(target.targetId);
+    if (target.type === 'page') this.noteAgentTab(target.targetId);
+    else this.noteAgentFrame(target.targetId, undefined, target.parentFrameId ?? target.parentId);
     // A dedicated worker has no socket route: its sockets are watched here.
     if (target.type === 'worker')
       void this.workerSockets
@@ -139,6 +168,27 @@ export class BrowserFetchGate {
   /** Whether a target (a tab: its id is its main frame's) is the agent's, as far as this gate knows. */
   isAgentTarget(targetId: string): boolean {
     return this.agentFrames.has(targetId);
+  }
+
+  /**
+   * A target is gone. An agent tab's: its frames' later requests are refused, and the interception is set up anew, so
+   * that a request its hook held as it closed pauses here now rather than when the gate lets go.
+   */
+  private targetGone(targetId: string): void {
+    this.workers.delete(targetId);
+    if (!this.agentTabs.has(targetId)) return;
+    this.closedTabs.add(targetId);
+    this.track(this.pauseLeftovers());
+  }
+
+  private async pauseLeftovers(): Promise<void> {
+    await this.cdp.send('Fetch.enable', { patterns: pausePatterns });
+  }
+
+  /** Whether a request comes from a frame of an agent tab that is closed. */
+  private fromClosedTab(frameId: string | undefined): boolean {
+    const tab = frameId === undefined ? undefined : this.tabOfFrame.get(frameId);
+    return tab !== undefined && this.closedTabs.has(tab);
   }
 
   private track(work: Promise<void>): void {
@@ -167,6 +217,14 @@ export class BrowserFetchGate {
       return;
     }
     this.lastAgentPause = Date.now();
+    if (this.fromClosedTab(event.frameId)) {
+      await this.cdp.send('Fetch.failRequest', {
+        requestId: event.requestId,
+        errorReason: 'BlockedByClient',
+      });
+      this.judge.recordRefused(method, url, closedTabReason);
+      return;
+    }
     const reason = await this.judge
       .egressVerdict({ method, url, tag, navigation: event.resourceType === 'Document' })
       .catch((error: unknown) => `it could not be judged (${String(error)})`);
@@ -202,6 +260,8 @@ export class BrowserFetchGate {
   async close(timeoutMs: number): Promise<void> {
     const closing = Date.now();
     const deadline = closing + timeoutMs;
+    // What a closed tab's hook still held pauses here first.
+    this.track(this.pauseLeftovers());
     // A tab closed just before may still have a request on its way here.
     const busy = () =>
       this.inFlight.size > 0 || Date.now() - Math.max(closing, this.lastAgentPause) < quietMs;

@@ -200,7 +200,7 @@ export class NetworkGuard extends RouteJudge {
     const hops = async () => {
       if (await this.hopsOnThePipe(page)) return;
       const cdp = await page.context().newCDPSession(page);
-      const tree = await this.noteFrames(cdp, page);
+      const tree = await this.noteFrames(cdp, page, true);
       await this.interceptHops(cdp, page, tree.frame.id);
       this.popupGates.get(page.context())?.watching(tree.frame.id);
     };
@@ -277,23 +277,28 @@ export class NetworkGuard extends RouteJudge {
    * the agent's, so that a frame that never sent a request while it lived is still known when it tears down.
    * Resolves with the tree's root.
    */
-  private async noteFrames(cdp: CDPSession, page: Page): Promise<FrameTree> {
+  private async noteFrames(cdp: CDPSession, page: Page, tab: boolean): Promise<FrameTree> {
     const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree };
     const gate = this.gateOf(page);
     if (!gate) return frameTree;
-    const walk = (tree: FrameTree) => {
-      gate.noteAgentFrame(tree.frame.id, tree.frame.url);
-      for (const child of tree.childFrames ?? []) walk(child);
+    const root = frameTree.frame.id;
+    if (tab) gate.noteAgentTab(root, frameTree.frame.url);
+    const walk = (tree: FrameTree, within: string) => {
+      gate.noteAgentFrame(tree.frame.id, tree.frame.url, within);
+      for (const child of tree.childFrames ?? []) walk(child, tree.frame.id);
     };
-    walk(frameTree);
-    cdp.on('Page.frameAttached', (event) => gate.noteAgentFrame((event as { frameId: string }).frameId));
+    walk(frameTree, root);
+    cdp.on('Page.frameAttached', (event) => {
+      const { frameId, parentFrameId } = event as { frameId: string; parentFrameId?: string };
+      gate.noteAgentFrame(frameId, undefined, parentFrameId ?? root);
+    });
     cdp.on('Page.frameNavigated', (event) => {
-      const { frame } = event as { frame: { id: string; url: string } };
-      gate.noteAgentFrame(frame.id, frame.url);
+      const { frame } = event as { frame: { id: string; parentId?: string; url: string } };
+      gate.noteAgentFrame(frame.id, frame.url, frame.parentId ?? root);
     });
     await cdp.send('Page.enable');
     // Attached meanwhile: read again, now that attachments are told.
-    walk(((await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }).frameTree);
+    walk(((await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }).frameTree, root);
     return frameTree;
   }
 
@@ -364,7 +369,7 @@ export class NetworkGuard extends RouteJudge {
         .newCDPSession(frame)
         .then(async (frameSession) => {
           await Promise.all([
-            this.gateOf(page) ? this.noteFrames(frameSession, page) : undefined,
+            this.gateOf(page) ? this.noteFrames(frameSession, page, false) : undefined,
             this.interceptHops(frameSession, page, undefined),
           ]);
         })
