@@ -217,6 +217,7 @@ export class BrowserFetchGate {
       return;
     }
     this.lastAgentPause = Date.now();
+    const worker = this.workers.get(event.frameId ?? '');
     if (this.fromClosedTab(event.frameId)) {
       await this.cdp.send('Fetch.failRequest', {
         requestId: event.requestId,
@@ -226,7 +227,13 @@ export class BrowserFetchGate {
       return;
     }
     const reason = await this.judge
-      .egressVerdict({ method, url, tag, navigation: event.resourceType === 'Document' })
+      .egressVerdict({
+        method,
+        url,
+        tag,
+        navigation: event.resourceType === 'Document',
+        ...(worker !== undefined ? { worker } : {}),
+      })
       .catch((error: unknown) => `it could not be judged (${String(error)})`);
     if (reason) {
       await this.cdp.send('Fetch.failRequest', {
@@ -285,7 +292,8 @@ export class BrowserFetchGate {
   }
 }
 
-function originOf(url: string): string {
+/** A URL's origin, or '' for an opaque one (a data: or about: document). */
+export function originOf(url: string): string {
   try {
     const { origin } = new URL(url);
     return origin === 'null' ? '' : origin;

@@ -29,6 +29,11 @@ export interface EgressRequest {
   readonly tag: string | undefined;
   /** Sec-Fetch-Mode: navigate (a document request), where the browser sends it (secure origins). */
   readonly navigation: boolean;
+  /**
+   * The origin of the service or shared worker that sent it (known at the browser-wide gate only): judged with the
+   * taint of ended recipe runs that loaded that site too (browser/requestTaint.ts, retired).
+   */
+  readonly worker?: string;
 }
 
 export interface EgressPolicy {

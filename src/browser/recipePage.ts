@@ -7,6 +7,7 @@ import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { FrameFact } from '../core/guard.ts';
 import type { Connection } from './browserConnections.ts';
+import { originOf } from './browserFetchGate.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
@@ -17,12 +18,38 @@ import { silencePage } from './tabSilence.ts';
 export class RecipePage {
   /** tabward's CDP session of the tab, for reads out of the page's reach (opened on first use). */
   private session: Promise<CDPSession> | undefined;
+  /** The windows the run's tab opened, and theirs: they go with it (see close). */
+  private readonly popups = new Set<Page>();
+  /** The origin of every document the run's tab, its frames and its popups loaded (see sitesLoaded). */
+  private readonly origins = new Set<string>();
 
   private constructor(
     private readonly page: Page,
     private readonly closeTab: () => Promise<void>,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.follow(page);
+  }
+
+  private follow(tab: Page): void {
+    tab.on('framenavigated', (frame) => {
+      // Keyed as the browser-wide gate keys a worker by its script's origin.
+      const origin = originOf(frame.url());
+      if (origin) this.origins.add(origin);
+    });
+    tab.on('popup', (popup) => {
+      this.popups.add(popup);
+      this.follow(popup);
+    });
+  }
+
+  /**
+   * The sites the run loaded, in its tab, its frames and its popups: their service and shared workers may hold what
+   * the run typed or read after the run ends (browser/requestTaint.ts, retired).
+   */
+  sitesLoaded(): ReadonlySet<string> {
+    return this.origins;
+  }
 
   static async open(context: BrowserContext, ownContext: boolean, timeoutMs: number): Promise<RecipePage> {
     const page = await withDeadline(context.newPage(), timeoutMs, 'Opening a tab');
@@ -48,12 +75,33 @@ export class RecipePage {
 
   /**
    * Silenced first (browser/tabSilence.ts), as the agent's tabs are: no `pagehide` beacon or keepalive leaves as the
-   * tab goes, in the user's Chrome (where only the browser-wide gate judges it) as in tabward's browsers.
+   * tab goes, in the user's Chrome (where only the browser-wide gate judges it) as in tabward's browsers. The
+   * windows it opened go with it: the run's taint stops counting once this returns, and a popup the page told what
+   * was typed (or read) would send it on, judged by nobody's taint, for as long as the session (or `serve`) lasts.
    */
   async close(): Promise<void> {
     // Bounded short: the run is over, and a tab whose navigation hangs may never report its crash.
-    await silencePage(this.page, Math.min(this.timeoutMs, 2_000), () => this.page.isClosed());
-    return this.closeTab();
+    const timeoutMs = Math.min(this.timeoutMs, 2_000);
+    const silenced = new Set<Page>();
+    const silence = (page: Page) => {
+      silenced.add(page);
+      return silencePage(page, timeoutMs, () => page.isClosed());
+    };
+    await Promise.all([silence(this.page), ...[...this.popups].map(silence)]);
+    await this.closeTab();
+    // The popups (a window opened while the others were silenced too, and the windows it opened).
+    for (let round = 0; round < 3; round++) {
+      const open = [...this.popups].filter((popup) => !popup.isClosed());
+      if (open.length === 0) break;
+      await Promise.all(open.filter((popup) => !silenced.has(popup)).map(silence));
+      await Promise.all(
+        open.map((popup) =>
+          withDeadline(popup.close(), timeoutMs, 'Closing a window the run opened').catch(
+            swallow('browser', 'recipePage.close: closing a window the run’s tab opened'),
+          ),
+        ),
+      );
+    }
   }
 
   async goto(url: string): Promise<number | undefined> {

@@ -180,7 +180,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     const spent = socket
       ? this.tags.spendSocket(request.url)
       : this.tags.spend(request.tag, request.method, request.url);
-    const reason = spent ? this.lateTaint(spent.epoch, facts) : this.untiedVerdict(facts);
+    const reason = spent ? this.lateTaint(spent.epoch, facts) : this.untiedVerdict(facts, request.worker);
     if (reason) {
       // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit.
       for (const watcher of this.taintWatchers)
@@ -192,12 +192,12 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     return undefined;
   }
 
-  private untiedVerdict(facts: RequestFacts): string | undefined {
+  private untiedVerdict(facts: RequestFacts, worker: string | undefined): string | undefined {
     const untied =
       "; no hook of tabward's could tie it to a tab and an action (a frame tearing down, a worker, the browser itself), so nobody can be asked";
     const ruled = this.judgeRequest(facts, { untied: true });
     if (ruled?.final) return ruled.reason;
-    const reason = ruled?.reason ?? this.sessionTaint(facts);
+    const reason = ruled?.reason ?? this.sessionTaint(facts, worker);
     return reason && `${reason}${untied}`;
   }
 

@@ -29,6 +29,14 @@ export class TaintTracker extends RequestLog implements TaintMember {
    * what each has read and allowed, and where each sensitive read is told as it goes through.
    */
   protected readonly taintWatchers = new Set<TaintWatcher>();
+  /**
+   * The taint of the sessions that stopped watching (a recipe run that ended), as it was then, with the origins of
+   * the sites they loaded. A service or shared worker of those sites outlives the run that handed it what the run
+   * typed or read: it keeps itself alive, and the browser starts it again for an event of its own. What such a
+   * worker sends is judged with that taint too, for as long as the backstop lives; nothing else is (the next run's
+   * pages, and other sites' workers, are not held to the last run's reads).
+   */
+  private readonly retired: { readonly view: TaintView; readonly workerOrigins: ReadonlySet<string> }[] = [];
   /** The other clients in the same user's Chrome, while attached beside them: one taint for all. */
   private profile: SharedProfileTaint | undefined;
 
@@ -52,18 +60,30 @@ export class TaintTracker extends RequestLog implements TaintMember {
   }
 
   /**
-   * A session's taint, until the returned function is called. A read is told to every session watching: which of
-   * two recipe runs at once a request belongs to is not known here, and tainting both fails closed.
+   * A session's taint, until the returned function is called (with the origins whose workers it stays with, see
+   * retired). A read is told to every session watching: which of two recipe runs at once a request belongs to is not
+   * known here, and tainting both fails closed.
    */
   watchTaint(
     view: () => TaintView,
     recordRead: (origin: string) => void,
     recordUntied?: (stop: UntiedStop) => void,
     recordTypedSecret?: (origin: string) => void,
-  ): () => void {
+  ): (workerOrigins?: ReadonlySet<string>) => void {
     const watcher = { view, recordRead, recordUntied, recordTypedSecret };
     this.taintWatchers.add(watcher);
-    return () => this.taintWatchers.delete(watcher);
+    return (workerOrigins) => {
+      if (!this.taintWatchers.delete(watcher) || !workerOrigins?.size) return;
+      const last = view();
+      if (last.tainted.length === 0 && (last.secrets?.length ?? 0) === 0) return;
+      const kept: TaintView = {
+        tainted: [...last.tainted],
+        allowed: new Set(last.allowed),
+        secrets: [...(last.secrets ?? [])],
+        secretAllowed: new Set(last.secretAllowed ?? []),
+      };
+      this.retired.push({ view: kept, workerOrigins: new Set(workerOrigins) });
+    };
   }
 
   ownTainted(): readonly string[] {
@@ -74,8 +94,10 @@ export class TaintTracker extends RequestLog implements TaintMember {
    * For a request no action answers for: read by any session (or, in the user's Chrome beside other clients, by
    * any of theirs), allowed by every one.
    */
-  protected taintView(): TaintView {
+  protected taintView(workerOrigin?: string): TaintView {
     const views = [...this.taintWatchers].map((watcher) => watcher.view());
+    for (const { view, workerOrigins } of this.retired)
+      if (workerOrigin !== undefined && workerOrigins.has(workerOrigin)) views.push(view);
     const peers = this.profile?.taintedBesides(this) ?? [];
     const tainted = [...new Set([...views.flatMap((view) => view.tainted), ...peers])];
     const secrets = [...new Set(views.flatMap((view) => view.secrets ?? []))];
@@ -93,10 +115,16 @@ export class TaintTracker extends RequestLog implements TaintMember {
 
   /**
    * The session's own taint, for any request: after a sensitive read, or once a secret was typed, a request to a
-   * host that is neither one read, nor one a secret was typed into, nor one the human allowed.
+   * host that is neither one read, nor one a secret was typed into, nor one the human allowed. A request of a worker
+   * of `workerOrigin` is held to the taint of the ended sessions that loaded its site too.
    */
-  protected sessionTaint(facts: RequestFacts): string | undefined {
-    const { tainted, allowed, secrets = [], secretAllowed = new Set<string>() } = this.taintView();
+  protected sessionTaint(facts: RequestFacts, workerOrigin?: string): string | undefined {
+    const {
+      tainted,
+      allowed,
+      secrets = [],
+      secretAllowed = new Set<string>(),
+    } = this.taintView(workerOrigin);
     const judged = (origins: readonly string[], hosts: ReadonlySet<string>) =>
       taintReason(facts, { tainted: origins, allowed: hosts, acting: [], navigationOnly: false });
     // A typed secret goes only where a question that named it let it: not where a read's question let data go.

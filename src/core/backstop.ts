@@ -18,14 +18,16 @@ export interface Backstop {
   /**
    * The session's taint both ways: what it has read and allowed, for requests no action answers for (a worker's, a
    * late timer's); and each sensitive page a request of the agent's pages read, told as it goes through. A read a
-   * click set off after it returned, or one between two calls, taints like one during an action.
+   * click set off after it returned, or one between two calls, taints like one during an action. Until the returned
+   * function is called, with the origins whose workers may hold what the session read or typed (a recipe run's
+   * sites): their service and shared workers stay held to the taint as it was then.
    */
   watchTaint(
     view: () => TaintView,
     recordRead: (origin: string) => void,
     recordUntied?: (stop: UntiedStop) => void,
     recordTypedSecret?: (origin: string) => void,
-  ): () => void;
+  ): (workerOrigins?: ReadonlySet<string>) => void;
   /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
   sentSince(mark: number): string[];
   /**

@@ -43,7 +43,7 @@ export class CallPath {
   private readonly rounds: ApprovalRounds;
   private readonly acting: Acting;
   private approvalSeq = 0;
-  private readonly unwatchTaint: (() => void) | undefined;
+  private readonly unwatchTaint: ((workerOrigins?: ReadonlySet<string>) => void) | undefined;
   private closed = false;
 
   constructor(private readonly options: CallPathOptions) {
@@ -97,10 +97,13 @@ export class CallPath {
     this.options.backstop?.secretTyped(origin);
   }
 
-  /** A path that is done (a recipe run's) stops taking the backstop's reads and stops counting in its taint. */
-  close(): void {
+  /**
+   * A path that is done (a recipe run's) stops taking the backstop's reads and stops counting in its taint, except
+   * for the service and shared workers of `workerOrigins` (the sites the run loaded), which outlive it.
+   */
+  close(workerOrigins?: ReadonlySet<string>): void {
     this.closed = true;
-    this.unwatchTaint?.();
+    this.unwatchTaint?.(workerOrigins);
   }
 
   get rules(): RuleSet {

@@ -245,7 +245,7 @@ async function liveRun(recipe: Recipe, options: RunOptions): Promise<RecipeResul
     options.cancel?.removeEventListener('abort', cancel);
     stopped.abort();
     await run.page?.close();
-    path?.close();
+    path?.close(run.page?.sitesLoaded());
   }
 }
 
