@@ -84,6 +84,8 @@ export class BrowserFetchGate {
   private readonly tabOfFrame = new Map<string, string>();
   /** Agent tabs the browser destroyed: nothing their frames send afterwards is the agent's doing. */
   private readonly closedTabs = new Set<string>();
+  /** Each window an agent tab (or a frame of it) opened: the tab it was opened from. */
+  private readonly openedFrom = new Map<string, string>();
   /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
   private readonly agentOrigins = new Set<string>();
   /** Service and shared workers of the browser, by target id: the origin of their script. */
@@ -156,8 +158,14 @@ export class BrowserFetchGate {
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
     if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) return;
-    if (target.type === 'page') this.noteAgentTab(target.targetId);
-    else this.noteAgentFrame(target.targetId, undefined, target.parentFrameId ?? target.parentId);
+    if (target.type === 'page') {
+      const opener = [target.openerId, target.openerFrameId].find(
+        (id) => id !== undefined && this.agentFrames.has(id),
+      );
+      if (opener !== undefined && !this.openedFrom.has(target.targetId))
+        this.openedFrom.set(target.targetId, this.tabOfFrame.get(opener) ?? opener);
+      this.noteAgentTab(target.targetId);
+    } else this.noteAgentFrame(target.targetId, undefined, target.parentFrameId ?? target.parentId);
     // A dedicated worker has no socket route: its sockets are watched here.
     if (target.type === 'worker')
       void this.workerSockets
@@ -179,6 +187,32 @@ export class BrowserFetchGate {
     if (!this.agentTabs.has(targetId)) return;
     this.closedTabs.add(targetId);
     this.track(this.pauseLeftovers());
+  }
+
+  /**
+   * Closes every window still open that `tabId` opened, and those they opened, whether or not Playwright has told
+   * of it yet (a window is told once its first document commits, and not as a popup once its opener is gone).
+   */
+  async closeWindowsOpenedFrom(tabId: string): Promise<void> {
+    const from = new Set([tabId]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [window, opener] of this.openedFrom)
+        if (from.has(opener) && !from.has(window)) {
+          from.add(window);
+          grew = true;
+        }
+    }
+    from.delete(tabId);
+    await Promise.all(
+      [...from]
+        .filter((window) => !this.closedTabs.has(window))
+        .map((targetId) =>
+          this.cdp
+            .send('Target.closeTarget', { targetId })
+            .catch(swallow('browser', 'browserFetchGate.closeWindowsOpenedFrom: a window already gone')),
+        ),
+    );
   }
 
   private async pauseLeftovers(): Promise<void> {

