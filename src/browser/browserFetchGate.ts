@@ -31,6 +31,7 @@
 
 import type { Browser, CDPSession } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { withDeadline } from './deadline.ts';
 import { answerDocumentResponse } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
 import type { FetchPattern } from './hookPatterns.ts';
@@ -204,15 +205,24 @@ export class BrowserFetchGate {
         }
     }
     from.delete(tabId);
+    await this.closeTargets([...from]);
+  }
+
+  /** Closes the windows among `targetIds` that are still open. */
+  private async closeTargets(targetIds: readonly string[]): Promise<void> {
     await Promise.all(
-      [...from]
+      targetIds
         .filter((window) => !this.closedTabs.has(window))
         .map((targetId) =>
           this.cdp
             .send('Target.closeTarget', { targetId })
-            .catch(swallow('browser', 'browserFetchGate.closeWindowsOpenedFrom: a window already gone')),
+            .catch(swallow('browser', 'browserFetchGate.closeTargets: a window already gone')),
         ),
     );
+  }
+
+  private async closeEveryOpenedWindow(): Promise<void> {
+    await this.closeTargets([...this.openedFrom.keys()]);
   }
 
   private async pauseLeftovers(): Promise<void> {
@@ -301,6 +311,11 @@ export class BrowserFetchGate {
   async close(timeoutMs: number): Promise<void> {
     const closing = Date.now();
     const deadline = closing + timeoutMs;
+    // A window an agent tab opened that Playwright has not told of yet (its first document has not committed) was
+    // never tracked, so never closed with the agent's tabs: closed here, while the gate still judges it.
+    await withDeadline(this.closeEveryOpenedWindow(), timeoutMs / 2, 'Closing the agent’s windows').catch(
+      swallow('browser', 'browserFetchGate.close: closing the windows the agent’s tabs opened'),
+    );
     // What a closed tab's hook still held pauses here first.
     this.track(this.pauseLeftovers());
     // A tab closed just before may still have a request on its way here.
