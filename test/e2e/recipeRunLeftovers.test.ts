@@ -9,20 +9,18 @@
 // Assertions on what the other host received.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
-import { waitFor } from '../helpers/waitFor.ts';
+import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
 
 let site: Fixture;
 let evil: Fixture;
 let chrome: UserChrome;
-let server: ChildProcess;
+let serve: RunningTabward | undefined;
 let base = '';
 const token = 'leftovers-serve-token-0123456789';
 const home = mkdtempSync(join(tmpdir(), 'tabward-leftovers-'));
@@ -107,10 +105,8 @@ before(async () => {
   });
   writeFileSync(secrets, `LOGIN_PASSWORD=${password}\n`, { mode: 0o600 });
   chrome = await startUserChrome({ chromeArgs: testChromeArgs });
-  server = spawn(
-    process.execPath,
+  serve = await startTabward(
     [
-      binPath,
       'serve',
       '--port',
       '0',
@@ -123,19 +119,14 @@ before(async () => {
       '--ws-endpoint',
       chrome.wsEndpoint,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TABWARD_HOME: home } },
+    /serving recipes at/,
+    { home },
   );
-  let stderr = '';
-  server.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  base = await waitFor('serve to start', () => /serving recipes at (\S+)/.exec(stderr)?.[1], {
-    timeoutMs: 30_000,
-  });
+  base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';
 });
 
 after(async () => {
-  server?.kill('SIGTERM');
+  serve?.child.kill('SIGTERM');
   await chrome?.close();
   await site?.close();
   await evil?.close();
