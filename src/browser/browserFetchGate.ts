@@ -62,6 +62,9 @@ interface TargetInfo {
   readonly parentFrameId?: string;
 }
 
+/** How long after an agent frame asked for a new tab the next tab with no opener is taken as that one. */
+const expectedWindowMs = 2_000;
+
 /** How long no request of the agent's must have been paused before the gate lets the browser go. */
 const quietMs = 150;
 
@@ -87,6 +90,11 @@ export class BrowserFetchGate {
   private readonly closedTabs = new Set<string>();
   /** Each window an agent tab (or a frame of it) opened: the tab it was opened from. */
   private readonly openedFrom = new Map<string, string>();
+  /**
+   * New tabs an agent frame's navigation asked for (a link activated with a modifier, by the page's script too):
+   * Chromium opens those with no opener, so the tab that comes next is theirs. Each its tab and when.
+   */
+  private readonly expectedWindows: { readonly tab: string; readonly at: number }[] = [];
   /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
   private readonly agentOrigins = new Set<string>();
   /** Service and shared workers of the browser, by target id: the origin of their script. */
@@ -115,9 +123,12 @@ export class BrowserFetchGate {
     const cdp = await browser.newBrowserCDPSession();
     const gate = new BrowserFetchGate(cdp, judge);
     cdp.on('Fetch.requestPaused', (event) => gate.track(gate.onPaused(event as PausedEvent)));
-    const noteTarget = ({ targetInfo }: { targetInfo: TargetInfo }) => gate.noteTarget(targetInfo);
-    cdp.on('Target.targetCreated', noteTarget);
-    cdp.on('Target.targetInfoChanged', noteTarget);
+    cdp.on('Target.targetCreated', ({ targetInfo }: { targetInfo: TargetInfo }) =>
+      gate.noteTarget(targetInfo, true),
+    );
+    cdp.on('Target.targetInfoChanged', ({ targetInfo }: { targetInfo: TargetInfo }) =>
+      gate.noteTarget(targetInfo, false),
+    );
     cdp.on('Target.targetDestroyed', ({ targetId }: { targetId: string }) => gate.targetGone(targetId));
     await cdp.send('Target.setDiscoverTargets', { discover: true });
     // Documents pause at their response too: an agent frame's document loses the headers that hand the browser work
@@ -152,13 +163,16 @@ export class BrowserFetchGate {
    * a worker whose parent frame is the agent's, is the agent's from its first request, before any hook of tabward's
    * watches it. A service or shared worker is the agent's when its origin is one the agent's tabs loaded.
    */
-  private noteTarget(target: TargetInfo): void {
+  private noteTarget(target: TargetInfo, created: boolean): void {
     if (workerTypes.has(target.type)) {
       this.workers.set(target.targetId, originOf(target.url));
       return;
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
-    if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) return;
+    if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) {
+      if (created && target.type === 'page') this.takeExpectedWindow(target.targetId);
+      return;
+    }
     if (target.type === 'page') {
       const opener = [target.openerId, target.openerFrameId].find(
         (id) => id !== undefined && this.agentFrames.has(id),
@@ -172,6 +186,29 @@ export class BrowserFetchGate {
       void this.workerSockets
         .watch(target.targetId)
         .catch(swallow('browser', 'browserFetchGate.noteTarget: watching a worker (gone already)'));
+  }
+
+  /**
+   * An agent frame asked for a navigation in a new tab or window (Page.frameRequestedNavigation's disposition): a
+   * link activated with ctrl, shift or the middle button, the page's own synthetic click included, during the user
+   * activation an agent's click gave it. Chromium opens it with no opener (measured on 156: the target is created
+   * ~10 ms after the event, with no openerId), so it is tied to the frame's tab here, before its first request.
+   */
+  expectWindowFrom(frameId: string): void {
+    this.expectedWindows.push({ tab: this.tabOfFrame.get(frameId) ?? frameId, at: Date.now() });
+  }
+
+  /**
+   * A tab with no opener was created: the agent's when an agent frame asked for a new tab moments before (fail closed:
+   * a tab the user opens in that moment is judged as the agent's too).
+   */
+  private takeExpectedWindow(targetId: string): void {
+    const recent = Date.now() - expectedWindowMs;
+    while ((this.expectedWindows[0]?.at ?? recent) < recent) this.expectedWindows.shift();
+    const expected = this.expectedWindows.shift();
+    if (!expected) return;
+    this.openedFrom.set(targetId, expected.tab);
+    this.noteAgentTab(targetId);
   }
 
   /** Whether a target (a tab: its id is its main frame's) is the agent's, as far as this gate knows. */

@@ -312,6 +312,11 @@ export class NetworkGuard extends RouteJudge {
       const { frame } = event as { frame: { id: string; parentId?: string; url: string } };
       gate.noteAgentFrame(frame.id, frame.url, frame.parentId ?? root);
     });
+    // A link opened in a new tab (a modifier click): Chromium gives that tab no opener (browserFetchGate.ts).
+    cdp.on('Page.frameRequestedNavigation', (event) => {
+      const { frameId, disposition } = event as { frameId: string; disposition?: string };
+      if (disposition === 'newTab' || disposition === 'newWindow') gate.expectWindowFrom(frameId);
+    });
     await cdp.send('Page.enable');
     // Attached meanwhile: read again, now that attachments are told.
     walk(((await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }).frameTree, root);

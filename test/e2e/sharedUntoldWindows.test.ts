@@ -2,8 +2,12 @@
 // it yet. Playwright tells of a window once its first document commits: one whose page is answered slowly was open
 // and untracked when the session ended, so it was never closed, and once tabward had let the browser go it sent
 // whatever it liked, judged by nobody (here, a POST into a sensitive page: 36 in 3 s). The browser-wide gate knows each
-// window's opener and closes the agent's windows before it lets go (BrowserFetchGate.close). Assertions on what the
-// fixture server received.
+// window's opener and closes the agent's windows before it lets go (BrowserFetchGate.close).
+// A link the page activates with a modifier during the agent's click (its own synthetic ctrl-click) opens a tab with
+// no opener at all: no hook judged it, it was listed as the user's own tab, and it stayed open after the session,
+// posting into a sensitive page; a submit button so clicked posted once. The agent tab's session tells of the
+// new-tab navigation just before the tab appears, and the gate ties the tab to it (expectWindowFrom).
+// Assertions on what the fixture server received.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -25,6 +29,24 @@ before(async () => {
           `<title>Offer</title><button onclick="window.open('/slow-window?from=${opener}', '_blank', '${features}')">See the offer</button>`,
         );
       },
+      // The agent's click makes the page ctrl-click a link, or a form's submit button, of its own.
+      '/ctrl-link': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Offer</title><a id="link" href="/posting?from=ctrl-link">offer</a>
+          <button onclick="document.getElementById('link').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true }))">See the offer</button>`,
+        ),
+      '/ctrl-form': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Offer</title><form method="post" action="https://github.com:${site.port}/settings/delete?from=ctrl-form"><input name="repo" value="mine"><button id="go">go</button></form>
+          <button onclick="document.getElementById('go').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true }))">See the offer</button>`,
+        ),
+      '/posting': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Offer</title><script>setInterval(() => fetch('https://github.com:' + location.port + '/settings/delete' + location.search, { method: 'POST', mode: 'no-cors', body: 'repo' }).catch(() => {}), 50);</script>`,
+        ),
       '/slow-window': (_req, _body, res) => {
         setTimeout(
           () =>
@@ -63,5 +85,32 @@ for (const opener of ['noopener'])
       writes.map((request) => `${request.method} ${request.host}${request.path}`),
       [],
       `the window tabward left open posted into a sensitive page ${writes.length} times`,
+    );
+  });
+
+for (const how of ['ctrl-link', 'ctrl-form'])
+  test(`a tab the page opens with a modifier click during the agent's click is the agent's (${how})`, async () => {
+    const mcp = await startMcp({ args: ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint] });
+    // The click is approved; a request tabward did not predict (a post into a sensitive page) is not.
+    mcp.human.policy = (message) => ({ decision: /did not predict/.test(message) ? 'reject' : 'approve' });
+    const opened = await mcp.call('new_page', { url: site.url('evil.example', `/${how}`) });
+    assert.equal(opened.isError, false, opened.text);
+    const snapshot = await mcp.call('take_snapshot');
+    const clicked = await mcp.call('click', { ref: refOf(snapshot.text, 'See the offer') });
+    assert.equal(clicked.isError, false, clicked.text);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const pages = await mcp.call('list_pages');
+    await mcp.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const writes = site.seen.filter((request) => request.path.startsWith(`/settings/delete?from=${how}`));
+    assert.deepEqual(
+      writes.map((request) => `${request.method} ${request.host}${request.path}`),
+      [],
+      `the tab the page opened posted into a sensitive page ${writes.length} times`,
+    );
+    assert.doesNotMatch(
+      pages.text,
+      /\[user\] https:\/\/(evil\.example|github\.com)/,
+      "listed as the user's own tab",
     );
   });
