@@ -92,9 +92,15 @@ export class BrowserFetchGate {
   private readonly openedFrom = new Map<string, string>();
   /**
    * New tabs an agent frame's navigation asked for (a link activated with a modifier, by the page's script too):
-   * Chromium opens those with no opener, so the tab that comes next is theirs. Each its tab and when.
+   * Chromium opens those with no opener. Each its tab, when, and the address asked for (no fragment).
    */
-  private readonly expectedWindows: { readonly tab: string; readonly at: number }[] = [];
+  private readonly expectedWindows: { readonly tab: string; readonly at: number; readonly url: string }[] =
+    [];
+  /**
+   * Tabs with no opener created while a new tab was expected, not yet told apart (see takeExpectedWindow): the
+   * address each shows, once the browser says.
+   */
+  private readonly candidates = new Map<string, string>();
   /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
   private readonly agentOrigins = new Set<string>();
   /** Service and shared workers of the browser, by target id: the origin of their script. */
@@ -170,7 +176,7 @@ export class BrowserFetchGate {
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
     if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) {
-      if (created && target.type === 'page') this.takeExpectedWindow(target.targetId);
+      if (target.type === 'page') this.placeCandidate(target, created);
       return;
     }
     if (target.type === 'page') {
@@ -194,18 +200,42 @@ export class BrowserFetchGate {
    * activation an agent's click gave it. Chromium opens it with no opener (measured on 156: the target is created
    * ~10 ms after the event, with no openerId), so it is tied to the frame's tab here, before its first request.
    */
-  expectWindowFrom(frameId: string): void {
-    this.expectedWindows.push({ tab: this.tabOfFrame.get(frameId) ?? frameId, at: Date.now() });
+  expectWindowFrom(frameId: string, url: string): void {
+    this.expectedWindows.push({
+      tab: this.tabOfFrame.get(frameId) ?? frameId,
+      at: Date.now(),
+      url: withoutFragment(url),
+    });
   }
 
   /**
-   * A tab with no opener was created: the agent's when an agent frame asked for a new tab moments before (fail closed:
-   * a tab the user opens in that moment is judged as the agent's too).
+   * A tab with no opener, created (or changed) while a new tab was expected, is a candidate until its address is
+   * known: the agent's window when it is the address an agent frame asked for, else the user's. A page that keeps
+   * asking for new tabs Chromium never opens cannot claim the user's own (their address is not one it asked for).
    */
-  private takeExpectedWindow(targetId: string): void {
-    const recent = Date.now() - expectedWindowMs;
-    while ((this.expectedWindows[0]?.at ?? recent) < recent) this.expectedWindows.shift();
-    const expected = this.expectedWindows.shift();
+  private placeCandidate(target: TargetInfo, created: boolean): void {
+    if (created) {
+      const recent = Date.now() - expectedWindowMs;
+      while ((this.expectedWindows[0]?.at ?? recent) < recent) this.expectedWindows.shift();
+      if (this.expectedWindows.length === 0) return;
+      this.candidates.set(target.targetId, '');
+    }
+    // A new tab's first address is '' or about:blank until its navigation is known.
+    if (this.candidates.has(target.targetId) && target.url && target.url !== 'about:blank')
+      this.decideCandidate(target.targetId, target.url);
+  }
+
+  /**
+   * A candidate's address is known: the agent's window when an agent frame asked for it, else let be. With no
+   * address (a request of a document that loaded nothing from the network), the oldest one asked for: fail closed.
+   */
+  private decideCandidate(targetId: string, url: string | undefined): void {
+    this.candidates.delete(targetId);
+    const asked =
+      url === undefined
+        ? 0
+        : this.expectedWindows.findIndex((expected) => expected.url === withoutFragment(url));
+    const [expected] = asked === -1 ? [] : this.expectedWindows.splice(asked, 1);
     if (!expected) return;
     this.openedFrom.set(targetId, expected.tab);
     this.noteAgentTab(targetId);
@@ -290,6 +320,10 @@ export class BrowserFetchGate {
       return;
     }
     const { method, url, headers } = event.request;
+    // A candidate told apart by its first request: its document's address, else (a document that loaded nothing
+    // from the network sending) taken as the agent's.
+    if (event.frameId !== undefined && this.candidates.has(event.frameId))
+      this.decideCandidate(event.frameId, event.resourceType === 'Document' ? url : undefined);
     const tag = headers[tagHeader];
     // Another client's tagged request (several clients in one user's Chrome) is its own gate's to judge.
     const taggedByUs = tag !== undefined && this.judge.tags.ours(tag);
@@ -376,6 +410,11 @@ export class BrowserFetchGate {
     );
     await this.cdp.detach().catch(swallow('browser', 'browserFetchGate.close: this.cdp.detach()'));
   }
+}
+
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
 }
 
 /** A URL's origin, or '' for an opaque one (a data: or about: document). */

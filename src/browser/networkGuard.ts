@@ -314,8 +314,8 @@ export class NetworkGuard extends RouteJudge {
     });
     // A link opened in a new tab (a modifier click): Chromium gives that tab no opener (browserFetchGate.ts).
     cdp.on('Page.frameRequestedNavigation', (event) => {
-      const { frameId, disposition } = event as { frameId: string; disposition?: string };
-      if (disposition === 'newTab' || disposition === 'newWindow') gate.expectWindowFrom(frameId);
+      const { frameId, disposition, url } = event as { frameId: string; disposition?: string; url: string };
+      if (disposition === 'newTab' || disposition === 'newWindow') gate.expectWindowFrom(frameId, url);
     });
     await cdp.send('Page.enable');
     // Attached meanwhile: read again, now that attachments are told.

@@ -6,7 +6,9 @@
 // A link the page activates with a modifier during the agent's click (its own synthetic ctrl-click) opens a tab with
 // no opener at all: no hook judged it, it was listed as the user's own tab, and it stayed open after the session,
 // posting into a sensitive page; a submit button so clicked posted once. The agent tab's session tells of the
-// new-tab navigation just before the tab appears, and the gate ties the tab to it (expectWindowFrom).
+// new-tab navigation just before the tab appears, and the gate ties the tab that then shows that address to it
+// (expectWindowFrom). A page that keeps asking for new tabs Chromium never opens took every tab the user opened
+// meanwhile (refused, then closed with the session) until the address had to match.
 // Assertions on what the fixture server received.
 
 import assert from 'node:assert/strict';
@@ -41,6 +43,17 @@ before(async () => {
           res,
           `<title>Offer</title><form method="post" action="https://github.com:${site.port}/settings/delete?from=ctrl-form"><input name="repo" value="mine"><button id="go">go</button></form>
           <button onclick="document.getElementById('go').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true }))">See the offer</button>`,
+        ),
+      // Asks for a new tab every 150 ms with no user activation: Chromium opens none.
+      '/asking': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Offer</title><a id="link" href="/nothing">x</a><script>setInterval(() => document.getElementById('link').dispatchEvent(new MouseEvent('click', { ctrlKey: true, bubbles: true, cancelable: true })), 150);</script>`,
+        ),
+      '/settings/profile': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Settings</title><script>setInterval(() => fetch('/settings/save', { method: 'POST', body: 'x' }).catch(() => {}), 100);</script>`,
         ),
       '/posting': (_req, _body, res) =>
         html(
@@ -114,3 +127,25 @@ for (const how of ['ctrl-link', 'ctrl-form'])
       "listed as the user's own tab",
     );
   });
+
+test("the user's own new tab, while an agent tab keeps asking for new tabs, stays the user's", async () => {
+  const mcp = await startMcp({ args: ['--mode', 'shared', '--ws-endpoint', chrome.wsEndpoint] });
+  mcp.human.policy = () => ({ decision: 'approve' });
+  const opened = await mcp.call('new_page', { url: site.url('evil.example', '/asking') });
+  assert.equal(opened.isError, false, opened.text);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The user opens a tab of their own (with no opener, as a typed address does) on a page that saves as it goes.
+  const devtools = chrome.wsEndpoint.replace(/^ws/, 'http').replace(/\/devtools\/.*/, '');
+  const usersTab = site.url('github.com', '/settings/profile');
+  const made = await fetch(`${devtools}/json/new?${usersTab}`, { method: 'PUT' });
+  assert.equal(made.status, 200);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const saves = site.seen.filter((request) => request.path.startsWith('/settings/save')).length;
+  await mcp.close();
+  const tabs = (await (await fetch(`${devtools}/json/list`)).json()) as { type: string; url: string }[];
+  assert.ok(saves > 3, `the user's own tab was held: ${saves} saves`);
+  assert.ok(
+    tabs.some((tab) => tab.type === 'page' && tab.url === usersTab),
+    "the user's own tab was closed with the session",
+  );
+});
