@@ -31,6 +31,7 @@
 
 import type { Browser, CDPSession } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { AgentWindows } from './agentWindows.ts';
 import { withDeadline } from './deadline.ts';
 import { answerDocumentResponse } from './documentResponses.ts';
 import { tagHeader } from './egressProxy.ts';
@@ -62,9 +63,6 @@ interface TargetInfo {
   readonly parentFrameId?: string;
 }
 
-/** How long after an agent frame asked for a new tab the next tab with no opener is taken as that one. */
-const expectedWindowMs = 2_000;
-
 /** How long no request of the agent's must have been paused before the gate lets the browser go. */
 const quietMs = 150;
 
@@ -88,19 +86,8 @@ export class BrowserFetchGate {
   private readonly tabOfFrame = new Map<string, string>();
   /** Agent tabs the browser destroyed: nothing their frames send afterwards is the agent's doing. */
   private readonly closedTabs = new Set<string>();
-  /** Each window an agent tab (or a frame of it) opened: the tab it was opened from. */
-  private readonly openedFrom = new Map<string, string>();
-  /**
-   * New tabs an agent frame's navigation asked for (a link activated with a modifier, by the page's script too):
-   * Chromium opens those with no opener. Each its tab, when, and the address asked for (no fragment).
-   */
-  private readonly expectedWindows: { readonly tab: string; readonly at: number; readonly url: string }[] =
-    [];
-  /**
-   * Tabs with no opener created while a new tab was expected, not yet told apart (see takeExpectedWindow): the
-   * address each shows, once the browser says.
-   */
-  private readonly candidates = new Map<string, string>();
+  /** The windows the agent's tabs opened, told to Playwright or not (browser/agentWindows.ts). */
+  private readonly windows = new AgentWindows();
   /** Origins the agent's tabs loaded documents from: their service and shared workers are the agent's too. */
   private readonly agentOrigins = new Set<string>();
   /** Service and shared workers of the browser, by target id: the origin of their script. */
@@ -176,15 +163,16 @@ export class BrowserFetchGate {
     }
     const parents = [target.openerId, target.openerFrameId, target.parentId, target.parentFrameId];
     if (!parents.some((id) => id !== undefined && this.agentFrames.has(id))) {
-      if (target.type === 'page') this.placeCandidate(target, created);
+      const tab =
+        target.type === 'page' ? this.windows.noOpener(target.targetId, target.url, created) : undefined;
+      if (tab !== undefined) this.noteAgentTab(target.targetId);
       return;
     }
     if (target.type === 'page') {
       const opener = [target.openerId, target.openerFrameId].find(
         (id) => id !== undefined && this.agentFrames.has(id),
       );
-      if (opener !== undefined && !this.openedFrom.has(target.targetId))
-        this.openedFrom.set(target.targetId, this.tabOfFrame.get(opener) ?? opener);
+      if (opener !== undefined) this.windows.opened(target.targetId, this.tabOfFrame.get(opener) ?? opener);
       this.noteAgentTab(target.targetId);
     } else this.noteAgentFrame(target.targetId, undefined, target.parentFrameId ?? target.parentId);
     // A dedicated worker has no socket route: its sockets are watched here.
@@ -195,50 +183,11 @@ export class BrowserFetchGate {
   }
 
   /**
-   * An agent frame asked for a navigation in a new tab or window (Page.frameRequestedNavigation's disposition): a
-   * link activated with ctrl, shift or the middle button, the page's own synthetic click included, during the user
-   * activation an agent's click gave it. Chromium opens it with no opener (measured on 156: the target is created
-   * ~10 ms after the event, with no openerId), so it is tied to the frame's tab here, before its first request.
+   * An agent frame asked for a navigation in a new tab or window (Page.frameRequestedNavigation's disposition): the
+   * tab Chromium opens for it has no opener, and is told apart by its address (browser/agentWindows.ts).
    */
   expectWindowFrom(frameId: string, url: string): void {
-    this.expectedWindows.push({
-      tab: this.tabOfFrame.get(frameId) ?? frameId,
-      at: Date.now(),
-      url: withoutFragment(url),
-    });
-  }
-
-  /**
-   * A tab with no opener, created (or changed) while a new tab was expected, is a candidate until its address is
-   * known: the agent's window when it is the address an agent frame asked for, else the user's. A page that keeps
-   * asking for new tabs Chromium never opens cannot claim the user's own (their address is not one it asked for).
-   */
-  private placeCandidate(target: TargetInfo, created: boolean): void {
-    if (created) {
-      const recent = Date.now() - expectedWindowMs;
-      while ((this.expectedWindows[0]?.at ?? recent) < recent) this.expectedWindows.shift();
-      if (this.expectedWindows.length === 0) return;
-      this.candidates.set(target.targetId, '');
-    }
-    // A new tab's first address is '' or about:blank until its navigation is known.
-    if (this.candidates.has(target.targetId) && target.url && target.url !== 'about:blank')
-      this.decideCandidate(target.targetId, target.url);
-  }
-
-  /**
-   * A candidate's address is known: the agent's window when an agent frame asked for it, else let be. With no
-   * address (a request of a document that loaded nothing from the network), the oldest one asked for: fail closed.
-   */
-  private decideCandidate(targetId: string, url: string | undefined): void {
-    this.candidates.delete(targetId);
-    const asked =
-      url === undefined
-        ? 0
-        : this.expectedWindows.findIndex((expected) => expected.url === withoutFragment(url));
-    const [expected] = asked === -1 ? [] : this.expectedWindows.splice(asked, 1);
-    if (!expected) return;
-    this.openedFrom.set(targetId, expected.tab);
-    this.noteAgentTab(targetId);
+    this.windows.expect(this.tabOfFrame.get(frameId) ?? frameId, url);
   }
 
   /** Whether a target (a tab: its id is its main frame's) is the agent's, as far as this gate knows. */
@@ -262,17 +211,7 @@ export class BrowserFetchGate {
    * of it yet (a window is told once its first document commits, and not as a popup once its opener is gone).
    */
   async closeWindowsOpenedFrom(tabId: string): Promise<void> {
-    const from = new Set([tabId]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const [window, opener] of this.openedFrom)
-        if (from.has(opener) && !from.has(window)) {
-          from.add(window);
-          grew = true;
-        }
-    }
-    from.delete(tabId);
-    await this.closeTargets([...from]);
+    await this.closeTargets(this.windows.openedBy(tabId));
   }
 
   /** Closes the windows among `targetIds` that are still open. */
@@ -286,10 +225,6 @@ export class BrowserFetchGate {
             .catch(swallow('browser', 'browserFetchGate.closeTargets: a window already gone')),
         ),
     );
-  }
-
-  private async closeEveryOpenedWindow(): Promise<void> {
-    await this.closeTargets([...this.openedFrom.keys()]);
   }
 
   private async pauseLeftovers(): Promise<void> {
@@ -322,8 +257,11 @@ export class BrowserFetchGate {
     const { method, url, headers } = event.request;
     // A candidate told apart by its first request: its document's address, else (a document that loaded nothing
     // from the network sending) taken as the agent's.
-    if (event.frameId !== undefined && this.candidates.has(event.frameId))
-      this.decideCandidate(event.frameId, event.resourceType === 'Document' ? url : undefined);
+    if (
+      event.frameId !== undefined &&
+      this.windows.decide(event.frameId, event.resourceType === 'Document' ? url : undefined) !== undefined
+    )
+      this.noteAgentTab(event.frameId);
     const tag = headers[tagHeader];
     // Another client's tagged request (several clients in one user's Chrome) is its own gate's to judge.
     const taggedByUs = tag !== undefined && this.judge.tags.ours(tag);
@@ -384,9 +322,11 @@ export class BrowserFetchGate {
     const deadline = closing + timeoutMs;
     // A window an agent tab opened that Playwright has not told of yet (its first document has not committed) was
     // never tracked, so never closed with the agent's tabs: closed here, while the gate still judges it.
-    await withDeadline(this.closeEveryOpenedWindow(), timeoutMs / 2, 'Closing the agent’s windows').catch(
-      swallow('browser', 'browserFetchGate.close: closing the windows the agent’s tabs opened'),
-    );
+    await withDeadline(
+      this.closeTargets(this.windows.all()),
+      timeoutMs / 2,
+      'Closing the agent’s windows',
+    ).catch(swallow('browser', 'browserFetchGate.close: closing the windows the agent’s tabs opened'));
     // What a closed tab's hook still held pauses here first.
     this.track(this.pauseLeftovers());
     // A tab closed just before may still have a request on its way here.
@@ -410,11 +350,6 @@ export class BrowserFetchGate {
     );
     await this.cdp.detach().catch(swallow('browser', 'browserFetchGate.close: this.cdp.detach()'));
   }
-}
-
-function withoutFragment(url: string): string {
-  const hash = url.indexOf('#');
-  return hash === -1 ? url : url.slice(0, hash);
 }
 
 /** A URL's origin, or '' for an opaque one (a data: or about: document). */
