@@ -338,9 +338,19 @@ async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
  * - WebUIOmniboxPopup, WebUIOmniboxAimPopup: Chromium 156 loads two WebUI renderers for the address bar's popup
  *   with the first window, headless too; they compete with the first tab for the CPU (its start and first load
  *   about 0.1 s slower here, bench/results.md). The address bar falls back to its native popup.
+ * - AutofillServerCommunication, NetworkTimeServiceQuerying: Chromium asks content-autofill.googleapis.com for
+ *   predictions on every page with a form (twice, the form's signature in the URL) and clients2.google.com for the
+ *   time. An agent's browser has no use for either: before a sensitive read they told Google which pages the agent
+ *   read, and after one each was a refused request in the session's audit that no page made (ownBrowserQuiet).
  */
 export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
-  const features = ['IsolateSandboxedIframes', 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',');
+  const features = [
+    'IsolateSandboxedIframes',
+    'WebUIOmniboxPopup',
+    'WebUIOmniboxAimPopup',
+    'AutofillServerCommunication',
+    'NetworkTimeServiceQuerying',
+  ].join(',');
   const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
   if (given < 0) return [...args, `--disable-features=${features}`];
   return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));

@@ -1,7 +1,8 @@
 // The browser tabward starts itself runs without the Chromium features it disables (session.ts
 // withOwnBrowserFeatures): no separate process for sandboxed iframes (the backstop must see their first request),
-// no WebUI renderers for the address bar's popup competing with the first tab; a --disable-features the user gave
-// is kept, merged into the same switch (Chromium reads only the last one).
+// no WebUI renderers for the address bar's popup competing with the first tab, no form predictions or time asked of
+// Google (ownBrowserQuiet.test.ts); a --disable-features the user gave is kept, merged into the same switch (Chromium
+// reads only the last one).
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -30,6 +31,6 @@ test('the isolated browser starts no address-bar WebUI and keeps the user’s --
   const commandLine = await tab.page.locator('#command_line').innerText({ timeout: 10_000 });
   const switches = commandLine.split(/\s+/).filter((arg) => arg.startsWith('--disable-features='));
   assert.deepEqual(switches, [
-    '--disable-features=Translate,IsolateSandboxedIframes,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+    '--disable-features=Translate,IsolateSandboxedIframes,WebUIOmniboxPopup,WebUIOmniboxAimPopup,AutofillServerCommunication,NetworkTimeServiceQuerying',
   ]);
 });
