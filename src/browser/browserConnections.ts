@@ -340,8 +340,9 @@ async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
  *   about 0.1 s slower here, bench/results.md). The address bar falls back to its native popup.
  * - AutofillServerCommunication, NetworkTimeServiceQuerying: Chromium asks content-autofill.googleapis.com for
  *   predictions on every page with a form (twice, the form's signature in the URL) and clients2.google.com for the
- *   time. An agent's browser has no use for either: before a sensitive read they told Google which pages the agent
- *   read, and after one each was a refused request in the session's audit that no page made (ownBrowserQuiet).
+ *   time. An agent's browser has no use for either: before a sensitive read they sent Google the signatures of the
+ *   forms on the pages the agent read, and after one each was a refused request in the session's audit that no page
+ *   made (ownBrowserQuiet).
  */
 export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   const features = [
