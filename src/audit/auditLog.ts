@@ -87,6 +87,8 @@ export function formatAuditEntry(entry: AuditEntry): string {
   const tab = entry.tab ? ` ${entry.tab}[${entry.owner ?? '?'}]` : '';
   const asked = entry.choice ? ` → ${entry.approver ?? '?'}: ${entry.choice}` : '';
   const rule = entry.rule ? ` rule=${entry.rule}` : '';
-  const error = entry.error ? ` — ${entry.error}` : '';
+  // A stop no call carries a message for (the egress proxy's): its reason says why.
+  const why = entry.error ?? (entry.decision === 'block' ? entry.reason : undefined);
+  const error = why ? ` — ${why}` : '';
   return `${entry.time} ${entry.frontEnd} ${entry.mode} ${entry.tool}${tab}${where} ${entry.decision}${rule}${asked} ${entry.outcome} ${entry.durationMs}ms${error}`;
 }

@@ -9,6 +9,7 @@ import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts
 import type { Attendance, Backstop } from '../core/callPath.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
+import { browserOwnRequest } from './browserOwnRequests.ts';
 import type { EgressPolicy, EgressRequest } from './egressProxy.ts';
 import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
 import { RequestTags } from './requestTags.ts';
@@ -198,7 +199,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     const ruled = this.judgeRequest(facts, { untied: true });
     if (ruled?.final) return ruled.reason;
     const reason = ruled?.reason ?? this.sessionTaint(facts, worker);
-    return reason && `${reason}${untied}`;
+    const own = browserOwnRequest(facts.url);
+    return reason && `${own ? `${own}: ` : ''}${reason}${untied}`;
   }
 
   /**

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AuditLog, readAuditLog } from '../../../src/audit/auditLog.ts';
+import { AuditLog, formatAuditEntry, readAuditLog } from '../../../src/audit/auditLog.ts';
 
 const start = (call: string) => ({
   time: new Date().toISOString(),
@@ -48,4 +48,31 @@ test('a log deleted under a running process is written afresh', () => {
       .map((line) => (JSON.parse(line) as { call: string }).call),
     ['a-2', 'a-3'],
   );
+});
+
+test('a line says why a stop no call carries was made, and leaves an allowed call’s reasoning out', () => {
+  const stop = {
+    time: 't',
+    frontEnd: 'browser',
+    tool: '(egress)',
+    kind: 'request',
+    args: { method: 'POST' },
+    mode: 'isolated' as const,
+    url: 'https://accounts.google.com/ListAccounts',
+    decision: 'block' as const,
+    reason: 'it would change state on a sensitive page',
+    outcome: 'blocked' as const,
+    durationMs: 0,
+  };
+  assert.match(formatAuditEntry(stop), / block blocked 0ms — it would change state on a sensitive page$/);
+  const sent = { ...stop, outcome: 'error' as const, error: 'sent although refused' };
+  assert.match(formatAuditEntry(sent), / — sent although refused$/);
+  const read = {
+    ...stop,
+    tool: 'take_snapshot',
+    decision: 'allow' as const,
+    reason: 'a read',
+    outcome: 'ok' as const,
+  };
+  assert.doesNotMatch(formatAuditEntry(read), /a read/);
 });
