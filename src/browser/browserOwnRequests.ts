@@ -22,11 +22,7 @@ const ownRequests: readonly OwnRequest[] = [
 
 /** What of Chromium's own a request's address is, or undefined. */
 export function browserOwnRequest(address: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(address)) return undefined;
+  const url = new URL(address);
   return ownRequests.find((own) => own.matches(url))?.what;
 }
