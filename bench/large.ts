@@ -219,8 +219,8 @@ const lines = [
     .map((n) => n.toFixed(1))
     .join(' ')}`,
   '',
-  `| page | ${names.map((n) => `${n} ms`).join(' | ')} | ÷ faster peer (≤ 0.8) | ${names.map((n) => `${n} tokens`).join(' | ')} | ÷ leaner peer (≤ 0.6) | floor | ÷ floor (≤ 1.2) | coverage: text, controls (${names.join(', ')}) |`,
-  `| --- | ${names.map(() => '---').join(' | ')} | --- | ${names.map(() => '---').join(' | ')} | --- | --- | --- | --- |`,
+  `| page | ${names.map((n) => `${n} ms`).join(' | ')} | ÷ faster peer (≤ 0.8) | rounds ≤ 0.8 (each round's ratio, least–most) | ${names.map((n) => `${n} tokens`).join(' | ')} | ÷ leaner peer (≤ 0.6) | floor | ÷ floor (≤ 1.2) | coverage: text, controls (${names.join(', ')}) |`,
+  `| --- | ${names.map(() => '---').join(' | ')} | --- | --- | ${names.map(() => '---').join(' | ')} | --- | --- | --- | --- |`,
 ];
 for (const page of pages) {
   const ours = get('tabward', page);
@@ -232,6 +232,15 @@ for (const page of pages) {
   const tokenRatio = ours ? ours.tokens / leanest : Number.NaN;
   const floorRatio = ours ? ours.tokens / floor : Number.NaN;
   const baseline = get('tabward (baseline)', page);
+  // Each round's own ratio (tabward's time over the faster peer's in that round): how far one run's rows move.
+  const perRound = (ours?.latencyMs ?? []).map(
+    (ms, round) =>
+      ms / Math.min(...peers.map((name) => get(name, page)?.latencyMs[round] ?? Number.POSITIVE_INFINITY)),
+  );
+  const spread =
+    perRound.length > 0
+      ? `${perRound.filter((value) => value <= 0.8).length}/${perRound.length} (${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})`
+      : '–';
   // With a baseline in the run, its ratio follows in brackets: before and after, measured side by side.
   const mark = (value: number, target: number, before?: number) =>
     `${value.toFixed(2)} ${value <= target ? '✓' : '✗'}${before === undefined ? '' : ` (baseline ${before.toFixed(2)})`}`;
@@ -242,7 +251,7 @@ for (const page of pages) {
     })
     .join(', ');
   lines.push(
-    `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${mark(ratio, 0.8, baseline && median(baseline.latencyMs) / fastest)} | ${names.map((n) => get(n, page)?.tokens ?? '–').join(' | ')} | ${mark(tokenRatio, 0.6, baseline && baseline.tokens / leanest)} | ${floor} | ${mark(floorRatio, 1.2, baseline && baseline.tokens / floor)} | ${cover} |`,
+    `| ${page.name} | ${ms.map((v) => v.toFixed(0)).join(' | ')} | ${mark(ratio, 0.8, baseline && median(baseline.latencyMs) / fastest)} | ${spread} | ${names.map((n) => get(n, page)?.tokens ?? '–').join(' | ')} | ${mark(tokenRatio, 0.6, baseline && baseline.tokens / leanest)} | ${floor} | ${mark(floorRatio, 1.2, baseline && baseline.tokens / floor)} | ${cover} |`,
   );
 }
 if (clickPages.length > 0) {
