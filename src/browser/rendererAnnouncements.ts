@@ -14,10 +14,15 @@ import { settledWithin } from './deadline.ts';
 /** The events that announce something the renderer started. */
 const announcing = ['Network.requestWillBeSent', 'Page.frameRequestedNavigation', 'Page.windowOpen'] as const;
 
-/** Runs in the page (source text: the Node tsconfig has no DOM types). */
+/**
+ * Runs in the page (source text: the Node tsconfig has no DOM types). A hidden document draws no frames: the wait
+ * for one ends after 50 ms. A visible one draws one every 16 ms, but on a starved machine the next can come later than
+ * 50 ms, and what a handler put in it (a fetch in requestAnimationFrame) was then announced after the turn, as a late
+ * request that settling refuses: a visible document's frame is waited for up to 250 ms.
+ */
 const nextFrameAndTask = `new Promise((done) => {
   const after = () => setTimeout(done, 0);
-  const fallback = setTimeout(after, 50);
+  const fallback = setTimeout(after, document.visibilityState === 'visible' ? 250 : 50);
   requestAnimationFrame(() => { clearTimeout(fallback); after(); });
 })`;
 
@@ -91,7 +96,7 @@ export class RendererAnnouncements {
   }
 
   /**
-   * Waits, asked on this session, for the page's next frame (at most 50 ms: a hidden tab draws none) and one task
+   * Waits, asked on this session, for the page's next frame (at most 250 ms, 50 if hidden: a hidden tab draws none) and one task
    * after it: what a handler set off through a timer of 0, a microtask, an animation frame or an effect run after
    * rendering (React's useEffect) has been started by then. True when the page answered in time.
    */

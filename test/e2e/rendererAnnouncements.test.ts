@@ -16,6 +16,10 @@ const starts: Record<string, string> = {
   'an image': `new Image().src = '/ping.png?' + Math.random()`,
   'a fetch after a timer of 0': `setTimeout(() => fetch('/ping'), 0)`,
   'a fetch in an animation frame': `requestAnimationFrame(() => fetch('/ping'))`,
+  // A starved machine draws the next frame late: here 150 ms, the page's own requestAnimationFrame delayed.
+  'a fetch in an animation frame drawn late': `const raf = requestAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback) => setTimeout(() => raf(callback), 150);
+    requestAnimationFrame(() => fetch('/ping'))`,
   'a form submission': `document.getElementById('form').submit()`,
   'a location change': `location.href = '/ping?' + Math.random()`,
   'a new window': `window.open('/ping')`,
