@@ -62,13 +62,19 @@ export async function measureServer(
     return text;
   };
   const figures: Record<string, PageFigures> = {};
-  let coldFirstReadMs = 0;
+  // The first read starts the browser (each server starts it lazily): it is the cold start's figure, and the pages
+  // are then measured on a running browser, the first of them as the others (it had carried the launch).
+  const first = pages[0];
+  if (first) {
+    await call(server.navigate(`${urlOf(first)}?cold`));
+    await call(server.snapshot);
+  }
+  const coldFirstReadMs = first ? performance.now() - started : 0;
   for (const page of pages) {
     const before = performance.now();
     await call(server.navigate(urlOf(page)));
     const snapshot = await call(server.snapshot);
     const latencyMs = performance.now() - before;
-    if (!coldFirstReadMs) coldFirstReadMs = performance.now() - started;
     figures[page.name] = { tokens: tokens(snapshot), latencyMs, ...coverage(snapshot, page, server.ref) };
   }
   const looks: number[] = [];
