@@ -16,9 +16,11 @@ const announcing = ['Network.requestWillBeSent', 'Page.frameRequestedNavigation'
 
 /**
  * Runs in the page (source text: the Node tsconfig has no DOM types). A hidden document draws no frames: the wait
- * for one ends after 50 ms. A visible one draws one every 16 ms, but on a starved machine the next can come later than
- * 50 ms, and what a handler put in it (a fetch in requestAnimationFrame) was then announced after the turn, as a late
- * request that settling refuses: a visible document's frame is waited for up to 250 ms.
+ * for one ends after 50 ms. A visible one draws one every 16 ms, but on a starved machine the next can come later
+ * than 50 ms: what a handler put in it (a fetch in requestAnimationFrame) was then announced after the turn, settling
+ * saw nothing started and returned, and the fetch reached the backstop as a late request (refused where a human
+ * would have been asked). So a visible document's frame is waited for up to 250 ms; one that says it is visible and
+ * draws nothing (a page that replaced requestAnimationFrame) costs each action that, bounded by the turn's own cap.
  */
 const nextFrameAndTask = `new Promise((done) => {
   const after = () => setTimeout(done, 0);
@@ -96,9 +98,9 @@ export class RendererAnnouncements {
   }
 
   /**
-   * Waits, asked on this session, for the page's next frame (at most 250 ms, 50 if hidden: a hidden tab draws none) and one task
-   * after it: what a handler set off through a timer of 0, a microtask, an animation frame or an effect run after
-   * rendering (React's useEffect) has been started by then. True when the page answered in time.
+   * Waits, asked on this session, for the page's next frame (at most 250 ms, 50 if hidden: a hidden tab draws none)
+   * and one task after it: what a handler set off through a timer of 0, a microtask, an animation frame or an effect
+   * run after rendering (React's useEffect) has been started by then. True when the page answered in time.
    */
   async turn(timeoutMs: number): Promise<boolean> {
     const session = await this.session;
