@@ -269,11 +269,13 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       document: facts.document,
       mainFrame: facts.mainFrame,
       hop: facts.hop,
+      method: facts.method,
       ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
       ...(facts.chain !== undefined ? { chain: facts.chain } : {}),
     };
-    // A navigation to where an approval said the tab would go begins a chain whose hops are the approval's, even
-    // when its first address matches no rule (a login page that redirects into settings).
+    // A navigation to where an approval said the tab would go, or the approved form's submission, begins a chain
+    // whose hops are the approval's, even when its first address matches no rule (a login page that redirects into
+    // settings).
     if (facts.document && facts.mainFrame && !where.untied) this.passes.beginChain(url, where.scope, passed);
     const hit = this.rules.match(url);
     if (!hit) return undefined;

@@ -2,9 +2,10 @@
 // navigation into one, is let through only when a human approval covers it. An approval opens a pass for the
 // requests its action causes, only toward what the human saw, from the tab and the document they were asked about:
 // each form action the action was predicted to submit to, once, sent by the document holding the form, and only
-// while the action runs; a top-level navigation only to an address the human saw (a link, navigate_page's
-// destination, a form's action), and a redirect hop of one within the approved origins, while the action runs and
-// for a short grace after (the redirect that answers a post).
+// while the action runs; a top-level navigation only to an address the human saw whole (a link, navigate_page's
+// destination: never a form's action, whose GET carries fields the question did not show), and a redirect hop of
+// one within the approved origins, while the action runs and for a short grace after (the redirect that answers a
+// post).
 
 export interface PassSpec {
   /**
@@ -22,8 +23,10 @@ export interface PassSpec {
   /** The approved action acts in the tab's top document: only its own navigations spend the write targets. */
   readonly topFrame?: boolean;
   /**
-   * Where the human saw the action lead (navigationTarget keys): a top-level navigation that is not a redirect hop
-   * is covered only toward one of them, not toward any page of their site a script sends the tab to.
+   * Where the human saw the action lead (navigationTarget keys: whole addresses, query included): a top-level
+   * navigation that is not a redirect hop is covered only toward one of them, not toward any page of their site a
+   * script sends the tab to, nor toward a form's address with a query of the page's (a form the human approved as
+   * a POST opens no GET to its address).
    */
   readonly navigationTargets: readonly string[];
   /** Origins a redirect hop of a covered navigation or submission may land in (the approved destination's, the page's). */
@@ -57,6 +60,8 @@ export interface PassedRequest {
   readonly origin?: string;
   /** The id its redirect hops share with it (CDP's network id), when the hook knows it. */
   readonly chain?: string;
+  /** Its method, when the hook knows it: a form's submission (a POST) begins a chain toward its own address only. */
+  readonly method?: string;
 }
 
 /** How many redirect chains begun under a pass are remembered (a tab's navigations, a few at a time). */
@@ -147,14 +152,25 @@ export class ActionPasses {
 
   /**
    * A top-level navigation, sensitive or not: one to an address a live pass names (in its tab) begins a chain whose
-   * redirect hops are that pass's (the approved navigate_page to a login page that redirects into settings).
+   * redirect hops are that pass's (the approved navigate_page to a login page that redirects into settings); so does
+   * the approved form's own submission to an address no rule matches (a sign-in form that redirects into settings).
    */
   beginChain(url: string, scope: string | undefined, request: PassedRequest): void {
     if (request.hop === true || request.chain === undefined) return;
     const destinations = navigationKeysOf(url);
+    const target = writeTargetOf(url);
+    const submission =
+      request.method !== undefined && !['GET', 'HEAD'].includes(request.method.toUpperCase());
     for (const pass of this.passes) {
       if (pass.expiresAt <= this.now() || (pass.scope !== undefined && pass.scope !== scope)) continue;
-      if (leadsTo(pass, destinations)) this.chainOf(request, pass);
+      const ownSubmission =
+        submission &&
+        !pass.ended &&
+        target !== undefined &&
+        pass.writeTargets.includes(target) &&
+        pass.writeOrigin !== undefined &&
+        request.origin === pass.writeOrigin;
+      if (ownSubmission || leadsTo(pass, destinations)) this.chainOf(request, pass);
     }
   }
 
@@ -178,17 +194,18 @@ function leadsTo(pass: PassSpec, destinations: readonly string[]): boolean {
 
 /**
  * The key of an address the human saw an action lead to (PassSpec.navigationTargets): a link's or a destination's
- * whole address; a form's action without its query, since a form sent by GET puts its fields there.
+ * whole address, query included. A form's action has none: submitted by GET it carries the form's fields in its
+ * query, which the question did not show (that navigation is asked on its own, showing its address), and submitted
+ * by POST it leads nowhere but by its redirect, a hop of the chain its submission began.
  */
-export function navigationTarget(url: string, form: boolean): string | undefined {
-  const parsed = safeUrl(url);
-  if (!parsed || parsed.origin === 'null') return undefined;
-  return form ? `form ${parsed.origin}${parsed.pathname}` : writeTargetOf(url);
+export function navigationTarget(url: string): string | undefined {
+  return writeTargetOf(url);
 }
 
-/** The keys a navigation to `url` matches: as a link's or a destination's address, and as a form's action. */
+/** The keys a navigation to `url` matches. */
 function navigationKeysOf(url: string): string[] {
-  return [navigationTarget(url, false), navigationTarget(url, true)].filter((key) => key !== undefined);
+  const key = navigationTarget(url);
+  return key === undefined ? [] : [key];
 }
 
 /** A URL as write targets are compared: origin, path and query, no fragment; undefined when it does not parse. */

@@ -15,10 +15,11 @@ export function stoppedSummary(lines: readonly string[]): string {
 /**
  * The requests an approved action may send to sensitive pages: each form action the human saw, once, from the tab
  * and the document they were asked about; a top-level navigation to where they saw it lead (a link, the approved
- * destination, a form's action), and a redirect hop of one within those origins or the page's (a redirect after a
- * post). A link opens no write: the human saw a GET. An action with no predicted target (a script button, a
- * script, a resize, a site tool) opens no write at all: whatever it makes the page send to a sensitive page is held
- * and asked as a question of its own, showing that request (docs/architecture.md, "Passes").
+ * destination: not a form's action, whose GET submission is asked on its own, showing its query), and a redirect
+ * hop of one within those origins or the page's (a redirect after a post). A link opens no write: the human saw a
+ * GET. An action with no predicted target (a script button, a script, a resize, a site tool) opens no write at all:
+ * whatever it makes the page send to a sensitive page is held and asked as a question of its own, showing that
+ * request (docs/architecture.md, "Passes").
  */
 export function passFor(facts: ActionFacts, decision: Decision): PassSpec | undefined {
   if (decision.verdict !== 'ask' || !decision.sensitive) return undefined;
@@ -33,12 +34,11 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   // A navigation the human approved is a GET: it opens no write toward its destination (a page being left could
   // post there under its cover), and neither does a link.
   const writeTargets = forms.flatMap((effect) => writeTargetOf(effect.url) ?? []);
-  const navigationTargets = [
-    ...[destination, ...links.map((effect) => effect.url)].flatMap((url) =>
-      url ? (navigationTarget(url, false) ?? []) : [],
-    ),
-    ...forms.flatMap((effect) => navigationTarget(effect.url, true) ?? []),
-  ];
+  // A form's address is no navigation of the pass: its POST is the write above, and a page answering it with a
+  // GET to that address and a query of its own (?delete_account=yes) is not what the human saw.
+  const navigationTargets = [destination, ...links.map((effect) => effect.url)].flatMap((url) =>
+    url ? (navigationTarget(url) ?? []) : [],
+  );
   const navigationOrigins = [
     ...(destination ? [originOf(destination)] : []),
     ...effects.map((effect) => originOf(effect.url)),

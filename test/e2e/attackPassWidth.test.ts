@@ -6,7 +6,10 @@
 // - a link or a navigate_page the human approved, whose page sends the tab to another sensitive address of the site,
 //   directly or through a redirector of its own on another site (a hop that lands in the approved site);
 // - a form inside a cross-site frame the human approved, whose host page submits a form of its own to the same
-//   address, into throwaway frames or into the approved frame itself by its name.
+//   address, into throwaway frames or into the approved frame itself by its name;
+// - a POST form the human approved, whose page then sends the tab (a GET) to the form's address with a query of its
+//   own (?delete_account=yes): from the answer to the post, a second later, or instead of the submission (a later
+//   attack review; a form's address was a navigation of the pass, any query).
 // And what the pass still lets through: the approved form, and the redirect that answers it.
 
 import assert from 'node:assert/strict';
@@ -75,6 +78,45 @@ describe('an approval covers what the human saw, not what the page does with it'
           );
         },
         '/settings/profile-saved': (_req, _body, res) => html(res, '<title>Profile saved</title><p>done</p>'),
+        // An approved POST form whose page then sends the tab to the form's own address with a query of its own:
+        // from the answer to the post, from a timer a second later, or instead of the submission it cancels.
+        '/settings/account': (req, _body, res) => {
+          const query = new URL(req.url ?? '/', 'https://x').search;
+          const go = `location.href = '/settings/account?delete_account=yes';`;
+          if (req.method === 'POST')
+            return html(
+              res,
+              `<title>Saved</title><p>saved</p><script>${query.includes('later') ? `setTimeout(() => { ${go} }, 1000)` : go}</script>`,
+            );
+          if (query.includes('delete_account'))
+            return html(res, '<title>Deleted</title><p>account deleted</p>');
+          const action = query.includes('later') ? '/settings/account?later' : '/settings/account';
+          const cancel = query.includes('cancel')
+            ? `<script>document.forms[0].addEventListener('submit', (e) => { e.preventDefault(); ${go} })</script>`
+            : '';
+          return html(
+            res,
+            `<title>Account</title><form method="post" action="${action}"><input name="n" value="me" aria-label="Name"><button>Save account</button></form>${cancel}`,
+          );
+        },
+        // A form of the site posting to a sign-in address of another site, whose answer redirects back into settings.
+        '/settings/reauth': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Confirm</title><form method="post" action="${url('sso.example', '/login')}"><input name="u" value="me" aria-label="User"><button>Confirm access</button></form>`,
+          ),
+        '/login': (_req, _body, res) => {
+          res.writeHead(303, { location: url('github.com', '/settings/profile-saved?via=sso') }).end();
+        },
+        // A GET form into the site: its fields travel in the query, which the click's question did not show.
+        '/settings/search': (req, _body, res) => {
+          if (new URL(req.url ?? '/', 'https://x').search)
+            return html(res, '<title>Results</title><p>results</p>');
+          return html(
+            res,
+            `<title>Search</title><form action="/settings/search"><input name="q" value="keys" aria-label="Query"><button>Search settings</button></form>`,
+          );
+        },
         '/settings/notifications': (_req, _body, res) =>
           html(
             res,
@@ -175,6 +217,54 @@ describe('an approval covers what the human saw, not what the page does with it'
       if (path === '/host-sinks')
         assert.deepEqual(bodies, ['email=me%40example.com'], 'the form the human approved did not go');
     });
+
+  for (const [how, page] of [
+    ['from the answer to the post', '/settings/account'],
+    ['from a timer a second after the post', '/settings/account?later'],
+    ['instead of the submission it cancels', '/settings/account?cancel'],
+  ] as const)
+    test(`an approved POST form opens no GET to its address with the page's own query (${how})`, async () => {
+      const agentMcp = await agent();
+      await agentMcp.call('new_page', { url: url('github.com', page) });
+      const snapshot = await agentMcp.call('take_snapshot');
+      await agentMcp.call('click', { ref: refOf(snapshot.text, 'Save account') });
+      await settle();
+      assert.equal(
+        site.seen.filter((request) => request.path.includes('delete_account')).length,
+        0,
+        'the page sent the tab to the form address with its own query',
+      );
+      if (!page.includes('cancel'))
+        assert.equal(received('/settings/account', 'POST').length > 0, true, 'the approved form did not go');
+    });
+
+  test('a GET form into the site is asked on its own, showing the query its fields make', async () => {
+    const agentMcp = await agent();
+    agentMcp.human.policy = () => ({ decision: 'approve' });
+    await agentMcp.call('new_page', { url: url('github.com', '/settings/search') });
+    const snapshot = await agentMcp.call('take_snapshot');
+    const asked = agentMcp.human.questions.length;
+    const click = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Search settings') });
+    assert.ok(!click.isError, click.text);
+    const questions = agentMcp.human.questions.slice(asked).join('\n---\n');
+    assert.match(questions, /\/settings\/search\?q=keys/, 'no question showed the query the form sent');
+    assert.equal(received('/settings/search?q=keys').length, 1, 'the approved search did not go');
+  });
+
+  test('the approved form posting to another site is followed by the redirect back into the site', async () => {
+    const agentMcp = await agent();
+    // What was read on github.com may go to the sign-in site (a question of its own); the hop back is the pass's.
+    agentMcp.human.policy = (message) => ({ decision: /profile-saved/.test(message) ? 'reject' : 'approve' });
+    await agentMcp.call('new_page', { url: url('github.com', '/settings/reauth') });
+    const snapshot = await agentMcp.call('take_snapshot');
+    const click = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Confirm access') });
+    assert.ok(!click.isError, click.text);
+    assert.equal(
+      received('/settings/profile-saved?via=sso').length,
+      1,
+      'the redirect answering it was not followed',
+    );
+  });
 
   test('the approved form still goes, and the redirect that answers it is followed', async () => {
     const agentMcp = await agent();

@@ -201,7 +201,7 @@ describe('one approval, one action as the human saw it', { timeout: 120_000 }, (
         const pass = tw.browser.network.open(
           {
             writeTargets: [],
-            navigationTargets: [navigationTarget(tab.page.url(), false) ?? ''],
+            navigationTargets: [navigationTarget(tab.page.url()) ?? ''],
             navigationOrigins: [origin],
             scope: tab.id,
           },
