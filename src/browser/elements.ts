@@ -332,6 +332,8 @@ export interface FocusTarget {
   /** The element's accessible name and tag, as the page shows them now. */
   readonly name: string;
   readonly tag: string;
+  /** 'password' or 'one-time-code' for a secret field (LiveFacts.secretKind); absent when none was read. */
+  readonly secretKind?: string;
 }
 
 /** The live facts of the first element a locator matches: its frame chain, name, tag, effects, fingerprint. */

@@ -58,7 +58,7 @@ export class CallTrail {
   note(trail: Trail, action: GuardedAction<unknown>, look: ActionLook, decision: Decision): void {
     const redact = this.redactor();
     trail.kind = action.auditKind ?? look.facts.kind;
-    trail.args = redact.value(action.args);
+    trail.args = redact.value(action.auditArgs?.() ?? action.args);
     trail.mode = this.mode();
     trail.decision = decision.verdict;
     trail.reason = decision.reason;

@@ -32,6 +32,8 @@ export interface GuardedAction<R> {
   /** The audit's word for what kind of thing this is (default: the guard's kind). */
   readonly auditKind?: string;
   readonly args: Readonly<Record<string, unknown>>;
+  /** The arguments as the audit keeps them, once looked at (a key pressed into a password field masked); default args. */
+  auditArgs?(): Readonly<Record<string, unknown>>;
   /** What the audit names besides the tool: a recipe step, a site tool, the calling agent. */
   readonly subject?: Readonly<Record<string, string | number>>;
   look(): Promise<ActionLook>;

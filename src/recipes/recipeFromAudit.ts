@@ -122,6 +122,12 @@ function stepsOf(entry: AuditEntry): Converted {
     }
     case 'press_key': {
       const key = typeof args.key === 'string' ? args.key : '';
+      // The audit masks a character pressed into a password field (tools/inputTools.ts pressKey).
+      if (key.includes(redactionMark))
+        return {
+          steps: [],
+          note: 'a key pressed into a password field is not kept; type the password there with a `type` step and a secret',
+        };
       if (args.ref === undefined) {
         const reached = entry.targets?.[focusedTargetKey];
         const step: RecipeStep = { action: 'press', key, ...writeFlag(writes(entry, reached)) };

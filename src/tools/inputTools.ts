@@ -201,18 +201,28 @@ export const pressKey = defineTool({
     // Only Enter and Space follow a link or submit a form (a letter typed into a form's field submits nothing): any
     // other key has no effect of its own, and what the page makes of it is held and asked.
     const keyed = (target: ToolTarget) => (activatingKey(args.key) ? target : withoutEffects(target));
+    // A character typed into a password field is one of the password's: the audit (and a recipe saved from it)
+    // keeps it masked. Its value cannot be redacted everywhere as a filled one is: a single letter is in every text.
+    const masked = (target: ToolTarget, secretKind: string | undefined) =>
+      secretKind && typesText(args.key) ? { ...target, maskedArgs: ['key'] } : target;
     if (args.ref) {
       const target = keyed(await elementTarget(context, args.pageId, args.ref, true));
       const { role = '', name = '' } = target.element ?? {};
-      return judgedDestructive(target, typingRoles.has(role) ? '' : name);
+      return masked(
+        judgedDestructive(target, typingRoles.has(role) ? '' : name),
+        target.secretFields?.[args.ref],
+      );
     }
     // Without a ref the key goes to whatever has the focus, however deep in frames and shadow roots.
     const target = await pageTarget(context, args.pageId);
     const focus = await focusedTarget(requireTab(target), context.timeoutMs);
     const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(focus.tag);
-    return judgedDestructive(
-      keyed({ ...target, frames: focus.frames, effects: focus.effects }),
-      field ? '' : focus.name,
+    return masked(
+      judgedDestructive(
+        keyed({ ...target, frames: focus.frames, effects: focus.effects }),
+        field ? '' : focus.name,
+      ),
+      focus.secretKind,
     );
   },
   handle: async (args, { timeoutMs }, target) => {
@@ -316,6 +326,11 @@ async function fillOne(
 function withSent(found: AuditTarget, tab: TrackedPage, mark: number): AuditTarget {
   const sent = tab.activity.writeSince(mark);
   return sent ? { ...found, sent } : found;
+}
+
+/** Whether a key press types a character (`a`, `Shift+A`): its last part is one character, not a named key. */
+function typesText(key: string): boolean {
+  return [...(key.split('+').at(-1) ?? '')].length === 1;
 }
 
 function describe(target: ToolTarget): string {

@@ -47,6 +47,11 @@ export interface ToolTarget {
   readonly refFrames?: Readonly<Record<string, FrameFact>>;
   /** Fields whose typed value is a secret by what the page says of them (password, one-time code), by ref. */
   readonly secretFields?: Readonly<Record<string, string>>;
+  /**
+   * Arguments the audit record keeps masked (a key pressed into a password field is a character of the password);
+   * the human is asked with them as they are.
+   */
+  readonly maskedArgs?: readonly string[];
   /** A reload or history move that would send a POST again. */
   readonly repostsForm?: boolean;
   /** The history entry a back or forward move was judged by (CDP's id): the move goes to it and nowhere else. */

@@ -6,6 +6,7 @@ import { loadedUrlOf } from '../browser/loadedUrls.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import type { FollowUp, GuardedAction } from '../core/callPath.ts';
 import { TabwardError } from '../core/errors.ts';
+import { redactionMark } from '../core/redact.ts';
 import { bindingOf, guardFacts, secretUses } from './callFacts.ts';
 import type { Tool, ToolContext, ToolResult, ToolTarget } from './tool.ts';
 import { text } from './tool.ts';
@@ -67,6 +68,12 @@ export function toolAction(
       // new_page has no tab until it acts: its result reads from the tab it opened.
       worked.tab = acted.tab ?? result.readFrom?.[0];
       return result;
+    },
+    auditArgs: () => {
+      const masked = target?.maskedArgs ?? [];
+      const shown = { ...(args ?? {}) };
+      for (const name of masked) if (name in shown) shown[name] = redactionMark;
+      return shown;
     },
     auditTargets: (result) => result.targets,
     readsOf: pagesRead,

@@ -95,3 +95,37 @@ test('a literal typed into a password-like field never reaches the audit log, th
   );
   assert.ok(audit.includes(plain), 'a plain field is recorded as typed');
 });
+
+test('a password typed key by key (press_key) is masked in the audit log and left out of the recipe', async () => {
+  const call = async (tool: string, args: object) => {
+    const result = await mcp.call(tool, args as Record<string, unknown>);
+    assert.ok(!result.isError, result.text);
+    return result.text;
+  };
+  await call('new_page', { url: site.url('intranet.example', '/login') });
+  const page = await call('take_snapshot', {});
+  // By ref into the password field, then on the focus into the autocomplete one; a plain field keeps its keys.
+  for (const key of ['K', 'Shift+Z']) await call('press_key', { ref: refOf(page, 'Password'), key });
+  await call('press_key', { ref: refOf(page, 'Passphrase'), key: 'q' });
+  for (const key of ['7', 'x']) await call('press_key', { key });
+  await call('press_key', { ref: refOf(page, 'User'), key: 'u' });
+  await call('press_key', { key: 'Tab' });
+
+  const pressed = readFileSync(mcp.auditPath, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"tool":"press_key"') && line.includes('"args"'))
+    .map((line) => (JSON.parse(line) as { args: { key: string } }).args.key);
+  assert.deepEqual(
+    pressed,
+    ['«redacted»', '«redacted»', '«redacted»', '«redacted»', '«redacted»', 'u', 'Tab'],
+    'the keys the audit kept',
+  );
+  const recipe = await runCli(['audit', '--recipe'], { TABWARD_HOME: mcp.home });
+  assert.equal(recipe.code, 0, recipe.stderr);
+  const steps = (recipe.json as { steps: { action: string; key?: string }[] }).steps;
+  assert.deepEqual(
+    steps.filter((step) => step.action === 'press').map((step) => step.key),
+    ['u', 'Tab'],
+    'the keys the recipe presses',
+  );
+});
