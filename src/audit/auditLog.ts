@@ -83,7 +83,9 @@ export function formatUnfinished(start: AuditStart): string {
 }
 
 export function formatAuditEntry(entry: AuditEntry): string {
-  const where = entry.url ? ` ${entry.url}` : '';
+  const where = entry.url
+    ? ` ${entry.url}${entry.loadedFrom ? ` (loaded from ${entry.loadedFrom})` : ''}`
+    : '';
   const tab = entry.tab ? ` ${entry.tab}[${entry.owner ?? '?'}]` : '';
   const asked = entry.choice ? ` → ${entry.approver ?? '?'}: ${entry.choice}` : '';
   const rule = entry.rule ? ` rule=${entry.rule}` : '';

@@ -23,7 +23,12 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
     kind: forDisplay(request.kind, limits.name),
     reason: forDisplay(request.reason, limits.reason),
     rule: forDisplay(request.rule, limits.reason),
-    url: forDisplay(request.url, limits.url),
+    // The address the page shows is its own to choose (history.replaceState): every channel shows where it came from.
+    url:
+      forDisplay(request.url, limits.url) +
+      (request.loadedFrom
+        ? ` (its document was loaded from ${forDisplay(request.loadedFrom, limits.url)})`
+        : ''),
     origin: forDisplay(request.origin, limits.url),
     ...(request.destination !== undefined
       ? { destination: forDisplay(request.destination, limits.destination) }

@@ -186,6 +186,7 @@ export class ApprovalRounds {
           sensitive: decision.sensitive,
           approveAllAllowed: decision.approveAllAllowed,
           url,
+          ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
           origin: url ? originOf(url) : '',
           ...destinationOf(look.facts),
           ...(look.fields ? { fields: look.fields } : {}),

@@ -12,6 +12,8 @@ export interface ApprovalRequest {
   readonly sensitive: boolean;
   readonly approveAllAllowed: boolean;
   readonly url: string;
+  /** Where the page's document was loaded from, when it shows another address (ActionLook.loadedFrom). */
+  readonly loadedFrom?: string;
   readonly origin: string;
   /** Where the action will send, as "METHOD host/path", when tabward knows. */
   readonly destination?: string;

@@ -14,6 +14,8 @@ export interface AuditEntry {
   readonly tab?: string;
   readonly owner?: 'agent' | 'user';
   readonly url?: string;
+  /** Where the page's document was loaded from, when it showed another address (history.replaceState). */
+  readonly loadedFrom?: string;
   /** The element acted on, by role and the name the page showed at action time. */
   readonly element?: string;
   /** The elements acted on, by the ref the call gave, as selectors that find them again after a reload. */

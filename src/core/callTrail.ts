@@ -69,6 +69,7 @@ export class CallTrail {
       trail.owner = tab.ownedByAgent ? 'agent' : 'user';
     }
     if (look.url) trail.url = redact.text(look.url);
+    if (look.loadedFrom) trail.loadedFrom = redact.text(look.loadedFrom);
     if (look.element) trail.element = `${look.element.role} "${look.element.name}"`;
   }
 
@@ -144,6 +145,7 @@ export class CallTrail {
         'tab',
         'owner',
         'url',
+        'loadedFrom',
         'element',
         'targets',
         'subject',

@@ -20,6 +20,11 @@ export interface ActionLook {
   readonly binding: string;
   /** The page or destination, for the human and the audit. */
   readonly url?: string;
+  /**
+   * Where the page's document was loaded from, when it shows another address (history.replaceState): the human
+   * and the audit see both, since the one the page shows is the page's to choose.
+   */
+  readonly loadedFrom?: string;
   readonly element?: { readonly role: string; readonly name: string };
   /** For an action writing several values: which field and frame each goes to, for the human. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];

@@ -51,11 +51,17 @@ export function toolAction(
     look: async () => {
       target = await tool.target(current(), context);
       const facts = guardFacts(tool, current(), target, context.secrets);
-      const url = target.destination ?? target.frames[0]?.url;
+      const [frame] = target.frames;
+      const url = target.destination ?? frame?.url;
+      const loadedFrom =
+        !target.destination && frame?.loadedUrl && frame.loadedUrl !== frame.url
+          ? frame.loadedUrl
+          : undefined;
       return {
         facts,
         binding: bindingOf(tool, current(), target),
         ...(url ? { url } : {}),
+        ...(loadedFrom ? { loadedFrom } : {}),
         ...(target.element ? { element: target.element } : {}),
         ...(target.fields ? { fields: target.fields } : {}),
         ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),

@@ -9,7 +9,9 @@
 //   a keystroke opened the form's write;
 // - a link whose GET writes by its query (`/settings/sessions?revoke=all`): the question hid the query;
 // - (a third review) that link pushed out of the question by a long form action before it, or its `revoke=all`
-//   by a long query before it: the line was cut for display, and the pass still covered what was cut.
+//   by a long query before it: the line was cut for display, and the pass still covered what was cut;
+// - (a fourth) a sensitive page that showed another address of the site (history.replaceState): the question's
+//   "Page:" line and the audit named only the address the page chose.
 // Assertions are on what github.com received.
 
 import assert from 'node:assert/strict';
@@ -93,6 +95,13 @@ describe('what an approved action may write is what the human was shown, done by
               zone.addEventListener('drop', (e) => { e.preventDefault(); f.requestSubmit(zone); });
             </script>`,
           ),
+        // A sensitive page that shows another address of the site (history.replaceState) before asking.
+        '/settings/tokens': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repository</title><script>history.replaceState(null, '', '/octocat/hello-world')</script>
+            <form method="post" action="/settings/tokens/add"><button>Star</button></form>`,
+          ),
         '/hover': (_req, _body, res) =>
           html(res, emailsFormOn('mouseover', '<button id="c">Link my GitHub email</button>')),
         '/keys': (_req, _body, res) =>
@@ -129,6 +138,22 @@ describe('what an approved action may write is what the human was shown, done by
       );
       assert.equal(posts('/settings/delete-account').length, before, 'the deletion went unseen');
     });
+
+  test('a page showing another address: the question and the audit say where its document was loaded from', async () => {
+    const client = await agent();
+    await client.call('new_page', { url: url('github.com', '/settings/tokens') });
+    const snapshot = await client.call('take_snapshot');
+    const asked = client.human.questions.length;
+    await client.call('click', { ref: refOf(snapshot.text, 'Star') });
+    const question = client.human.questions.slice(asked).join('\n');
+    assert.match(
+      question,
+      /Page: https:\/\/github\.com:\d+\/octocat\/hello-world \(its document was loaded from https:\/\/github\.com:\d+\/settings\/tokens\)/,
+      question,
+    );
+    const record = client.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
+    assert.match(JSON.stringify(record), /"loadedFrom":"https:\/\/github\.com:\d+\/settings\/tokens"/);
+  });
 
   test('a link whose GET writes by its query shows the query, and a human who reads it refuses', async () => {
     const client = await agent();
