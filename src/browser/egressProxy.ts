@@ -41,8 +41,11 @@ export interface EgressPolicy {
   egressVerdict(request: EgressRequest): Promise<string | undefined>;
   /** For each message an open WebSocket sends: why it must not leave (the socket is then closed), or undefined. */
   socketMessageVerdict(request: EgressRequest): string | undefined;
-  /** What left: the request was sent and `status` came back (0: the connection failed). */
-  egressSent(request: EgressRequest, status: number): void;
+  /**
+   * What left: the request was written out (`status` undefined, told again once its answer came), and `status`
+   * came back (0: the connection failed after it was written; notSent: before, so nothing left).
+   */
+  egressSent(request: EgressRequest, status: number | undefined): void;
   /** A WebSocket closed for a message it would have sent: reported as a stop. */
   socketStopped(request: EgressRequest, reason: string): void;
 }
@@ -64,6 +67,9 @@ export interface EgressProxy {
   cut(crosses: (url: string) => boolean): number;
   close(): void;
 }
+
+/** EgressPolicy.egressSent's status for a request whose connection failed before it was written out. */
+export const notSent = -1;
 
 /** Requests sent on and sockets open, each with what ends it (both sides at once). */
 type Exchanges = Map<object, { readonly url: string; readonly end: () => void }>;
@@ -261,6 +267,13 @@ async function forwardRequest(
         }
       : {}),
   });
+  // Told as sent once written out, whenever its answer comes (a server may answer long after the action that sent
+  // it returned: the action's audit record still names it), and told again with the answer.
+  let written = false;
+  upstream.on('finish', () => {
+    written = true;
+    options.policy.egressSent(egress, undefined);
+  });
   upstream.on('response', (answer) => {
     options.policy.egressSent(egress, answer.statusCode ?? 0);
     res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
@@ -269,7 +282,7 @@ async function forwardRequest(
   // A site that cannot be reached fails in the browser as a connection would (no answer), not as an HTTP error of
   // the proxy's: pages, recipes and the agent see what they would see without it.
   upstream.on('error', () => {
-    options.policy.egressSent(egress, 0);
+    options.policy.egressSent(egress, written ? 0 : notSent);
     res.destroy();
   });
   const key = {};

@@ -10,9 +10,10 @@ import type { Attendance, Backstop } from '../core/callPath.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { browserOwnRequest } from './browserOwnRequests.ts';
-import type { EgressPolicy, EgressRequest } from './egressProxy.ts';
+import { type EgressPolicy, type EgressRequest, notSent } from './egressProxy.ts';
 import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
 import { RequestTags } from './requestTags.ts';
+import type { SentRequest } from './requestLog.ts';
 import { TaintTracker } from './requestTaint.ts';
 
 export type { BlockedRequest, SentRequest } from './requestLog.ts';
@@ -40,6 +41,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
+  /** The audit's line of each request told as sent, to be told again when its answer comes. */
+  private readonly sentLines = new WeakMap<EgressRequest, SentRequest>();
   constructor(
     protected readonly rules: RuleSet,
     readonly passes: ActionPasses,
@@ -205,9 +208,16 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
 
   /**
    * What left that the audit names: writes into sensitive pages, and requests to other hosts after a read. `status`
-   * is what came back (0: the connection failed), undefined where the answer is not seen (browser/browserFetchGate.ts).
+   * is what came back (0: the connection failed; notSent: it failed before the request was written out), undefined
+   * when it was written out and no answer has come yet, or none is seen (browser/browserFetchGate.ts).
    */
   egressSent(request: EgressRequest, status: number | undefined): void {
+    // Told again (its answer came after it was written out): the same line says so.
+    const told = this.sentLines.get(request);
+    if (told) {
+      if (status !== undefined) told.line = sentLine(request, status);
+      return;
+    }
     const url = request.url.replace(/^ws/i, 'http');
     const write = !safeMethods.has(request.method) && this.rules.match(url) !== undefined;
     const crossing = this.sessionTaint({
@@ -218,13 +228,9 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       hop: false,
     });
     if (!write && !crossing && !(request.method !== 'GET' && this.taintView().tainted.length > 0)) return;
-    const answer =
-      status === undefined
-        ? 'sent'
-        : status === 0
-          ? 'sent, no answer (the connection failed)'
-          : `sent, answered ${status}`;
-    this.sentLog.push({ seq: ++this.seq, line: `${request.method} ${request.url}: ${answer}` });
+    const entry = { seq: ++this.seq, line: sentLine(request, status), rank: write ? 0 : crossing ? 1 : 2 };
+    this.sentLines.set(request, entry);
+    this.sentLog.push(entry);
     if (this.sentLog.length > 200) this.sentLog.shift();
   }
 
@@ -295,4 +301,17 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       };
     return undefined;
   }
+}
+
+/** The audit's line for a request that left, by what is known of it (EgressPolicy.egressSent). */
+function sentLine(request: EgressRequest, status: number | undefined): string {
+  const answer =
+    status === undefined
+      ? 'sent'
+      : status === notSent
+        ? 'not sent (the connection failed)'
+        : status === 0
+          ? 'sent, no answer (the connection failed)'
+          : `sent, answered ${status}`;
+  return `${request.method} ${request.url}: ${answer}`;
 }

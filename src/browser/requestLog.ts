@@ -15,7 +15,10 @@ export interface BlockedRequest {
 /** A request the choke point let out that the audit names: a write into a sensitive page, a send after a read. */
 export interface SentRequest {
   readonly seq: number;
-  readonly line: string;
+  /** Told when it has been written out, then again when its answer came (a slow answer: after the action). */
+  line: string;
+  /** How much the audit needs it: 0 a write into a sensitive page, 1 a send to another host after a read, 2 the rest. */
+  readonly rank: number;
 }
 
 export class RequestLog {
@@ -44,9 +47,16 @@ export class RequestLog {
     return this.since(mark, scope).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
   }
 
-  /** "METHOD URL: sent, answered N" for each such request that left since the mark. */
+  /**
+   * "METHOD URL: sent, answered N" for each such request that left since the mark: writes into sensitive pages
+   * first, then sends to other hosts after a read, then the rest (a site's own posts after a read), so that a list
+   * the audit cuts keeps what matters.
+   */
   sentSince(mark: number): string[] {
-    return this.sentLog.filter((entry) => entry.seq > mark).map((entry) => entry.line);
+    return this.sentLog
+      .filter((entry) => entry.seq > mark)
+      .sort((a, b) => a.rank - b.rank || a.seq - b.seq)
+      .map((entry) => entry.line);
   }
 
   /** Origins of the sensitive pages requested since the mark. */

@@ -12,6 +12,9 @@ import type { GuardState } from './guardState.ts';
 import type { HeldRequests } from './heldRequests.ts';
 import type { Redactor } from './redact.ts';
 
+/** The requests that left an audit record names one by one (the rest are counted). */
+const maxSentLines = 10;
+
 export interface ActingDeps {
   readonly backstop: Backstop | undefined;
   readonly redactor: () => Redactor;
@@ -52,9 +55,11 @@ export class Acting {
       if (told.length > 0) trail.blocked = told.slice(0, 5);
       return lines;
     };
+    // Writes into sensitive pages come first (sentSince): a page's own posts cannot push them out of the record.
     const sentNow = () => {
       const lines = (backstop?.sentSince(mark) ?? []).map((line) => this.deps.redactor().text(line));
-      if (lines.length > 0) trail.sent = lines.slice(0, 10);
+      const more = lines.length > maxSentLines ? [`(and ${lines.length - maxSentLines} more)`] : [];
+      if (lines.length > 0) trail.sent = [...lines.slice(0, maxSentLines), ...more];
     };
     try {
       const value = await action.act(look);

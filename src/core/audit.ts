@@ -61,7 +61,13 @@ export interface AuditTarget {
   readonly secret?: string;
   /** Why the action on it reads as destructive (its label, or where it sends), when it does. */
   readonly destructive?: string;
-  /** A request that may change state (not GET, HEAD, OPTIONS) the page sent while the action ran: "POST origin/path". */
+  /**
+   * A request that may change state (not GET, HEAD, OPTIONS) the page issued while the action ran: "POST
+   * origin/path". Issued, not sent: the choke point may have stopped it (the record's `blocked` and `sent` say what
+   * became of it).
+   */
+  readonly issued?: string;
+  /** What records written before 2026-12-07 called `issued`. */
   readonly sent?: string;
 }
 

@@ -198,7 +198,7 @@ function writes(entry: AuditEntry, target?: AuditTarget): boolean {
     entry.decision === 'ask' ||
     entry.mode !== 'isolated' ||
     target?.destructive !== undefined ||
-    target?.sent !== undefined
+    (target?.issued ?? target?.sent) !== undefined
   );
 }
 

@@ -49,7 +49,7 @@ export const click = defineTool({
     const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
     );
-    const targets = { [args.ref]: withSent(found, tab, mark) };
+    const targets = { [args.ref]: withIssued(found, tab, mark) };
     return { content: [text(`Clicked ${describe(target)}. ${line}`)], targets };
   },
 });
@@ -235,12 +235,12 @@ export const pressKey = defineTool({
     };
     const mark = tab.activity.mark();
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
-    const reached = withSent(found, tab, mark);
+    const reached = withIssued(found, tab, mark);
     // Without a ref there is no selector to keep, only whether the key made the page post (Enter in a form).
     const targets =
       args.ref !== undefined
         ? { [args.ref]: reached }
-        : reached.sent
+        : reached.issued
           ? { [focusedTargetKey]: reached }
           : undefined;
     return { content: [text(`Pressed ${args.key}. ${line}`)], ...(targets ? { targets } : {}) };
@@ -315,7 +315,7 @@ async function fillOne(
     }
   });
   // A field that saves as it is typed into (or a select that submits its form) writes when replayed.
-  targets[elementRef] = withSent(found, tab, mark);
+  targets[elementRef] = withIssued(found, tab, mark);
   return line;
 }
 
@@ -323,9 +323,9 @@ async function fillOne(
  * The element's audit record, with the first request that may change state the page sent since `mark` (the
  * action's doing, or the page's meanwhile): a saved recipe marks that step `write`, whatever its label says.
  */
-function withSent(found: AuditTarget, tab: TrackedPage, mark: number): AuditTarget {
-  const sent = tab.activity.writeSince(mark);
-  return sent ? { ...found, sent } : found;
+function withIssued(found: AuditTarget, tab: TrackedPage, mark: number): AuditTarget {
+  const issued = tab.activity.writeSince(mark);
+  return issued ? { ...found, issued } : found;
 }
 
 /** Whether a key press types a character (`a`, `Shift+A`): its last part is one character, not a named key. */

@@ -1,0 +1,109 @@
+// The audit says what left the browser (docs/architecture.md, "The choke point", What left), found by an attack
+// review: an approved write into a sensitive page whose server answers only after the action returned was named
+// nowhere (the proxy told it only with its answer, after the action's record was written); and a page's own posts
+// after a read filled the record's ten lines, pushing out the approved write itself.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
+import { refOf } from '../helpers/mcpClient.ts';
+
+describe("an action's audit record names what left, whatever the server and the page do", () => {
+  let site: Fixture;
+  let tw: InProcessBrowser;
+  const url = (path: string) => site.url('github.com', path);
+  const form = (action: string, extra = '') =>
+    `<title>Emails</title><form method="post" action="${action}"><input name="email" value="me@example.com" aria-label="Email"><button>Save email</button></form>${extra}`;
+
+  before(async () => {
+    site = await startFixture(
+      {
+        // The page saves by a fetch of its own (held and asked: the human approves it).
+        'GET /settings/slow': (_req, _body, res) =>
+          html(
+            res,
+            form(
+              '/settings/slow',
+              `<script>document.forms[0].addEventListener('submit', (event) => {
+                event.preventDefault();
+                fetch('/settings/slow', { method: 'POST', body: 'email=me' });
+              })</script>`,
+            ),
+          ),
+        // Answered 4 s later: the click returns long before (a settle waits 500 ms at most for a fetch).
+        'POST /settings/slow': (_req, _body, res) => {
+          setTimeout(() => res.writeHead(204).end(), 4_000);
+        },
+        'GET /settings/busy': (_req, _body, res) =>
+          html(
+            res,
+            form(
+              '/settings/busy',
+              // Its own posts first, all answered, then the form: each is in the record before the action ends.
+              `<script>document.forms[0].addEventListener('submit', async (event) => {
+                event.preventDefault();
+                await Promise.all(Array.from({ length: 12 }, (_, i) => fetch('/_stats?i=' + i, { method: 'POST', body: 'x' })));
+                event.target.submit();
+              })</script>`,
+            ),
+          ),
+        'POST /settings/busy': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        'POST /_stats': (_req, _body, res) => {
+          res.writeHead(204).end();
+        },
+      },
+      { tls: true },
+    );
+    tw = await startInProcess();
+  });
+  after(async () => {
+    await tw?.close();
+    await site?.close();
+  });
+
+  const clickRecord = async (path: string) => {
+    const mcp = await tw.connect();
+    try {
+      mcp.human.policy = () => ({ decision: 'approve' });
+      await mcp.call('new_page', { url: url(path) });
+      const snapshot = await mcp.call('take_snapshot');
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Save email') });
+      assert.ok(!click.isError, click.text);
+      const record = mcp.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
+      assert.ok(record && 'decision' in record, 'no record of the click');
+      return record;
+    } finally {
+      await mcp.close();
+    }
+  };
+
+  test('an approved write answered after the action returned is named as sent', async () => {
+    const record = await clickRecord('/settings/slow');
+    assert.equal(
+      site.seen.filter((seen) => seen.method === 'POST' && seen.path === '/settings/slow').length,
+      1,
+    );
+    assert.deepEqual(record.sent, [`POST ${url('/settings/slow')}: sent`], JSON.stringify(record));
+  });
+
+  test("the page's own posts after a read do not push the approved write out of the record", async () => {
+    const record = await clickRecord('/settings/busy');
+    const sent = record.sent ?? [];
+    assert.match(
+      sent[0] ?? '',
+      /^POST https:\/\/github\.com:\d+\/settings\/busy: sent, answered 200$/,
+      sent.join('\n'),
+    );
+    assert.equal(
+      site.seen.filter((seen) => seen.path.startsWith('/_stats')).length,
+      12,
+      'the page posted its stats',
+    );
+    assert.equal(sent.length, 11, sent.join('\n'));
+    assert.equal(sent.at(-1), '(and 3 more)');
+    // What the page issued, as the element's: a write it attempted, not one the record says left.
+    const issued = Object.values(record.targets ?? {}).map((target) => target.issued);
+    assert.match(String(issued[0]), /^POST /);
+  });
+});
