@@ -12,8 +12,8 @@ import type { RuleSet } from '../core/sensitiveRules.ts';
 import { browserOwnRequest } from './browserOwnRequests.ts';
 import { type EgressPolicy, type EgressRequest, notSent } from './egressProxy.ts';
 import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
-import { RequestTags } from './requestTags.ts';
 import type { SentRequest } from './requestLog.ts';
+import { RequestTags } from './requestTags.ts';
 import { TaintTracker } from './requestTaint.ts';
 
 export type { BlockedRequest, SentRequest } from './requestLog.ts';

@@ -6,23 +6,25 @@
 import { destructiveWords } from '../protocol/destructiveWords.ts';
 
 /**
- * Why an action reads as destructive, or undefined: the name a person reads on the element, or the path of a
- * URL it sends data to (a form action, a link). A fact for the guard, which decides what it means.
+ * Why an action reads as destructive, or undefined: the name a person reads on the element, or the path and query
+ * of a URL it sends data to or goes to (a form action, a link, a recipe's goto): `/orders/17?do=refund` refunds as
+ * surely as `/orders/17/refund`. A fact for the guard, which decides what it means.
  */
 export function destructiveReason(name: string, targetUrls: readonly string[]): string | undefined {
   if (destructiveWords.some((word) => word.test(name)))
     return `its label "${name.slice(0, 60)}" reads as destructive`;
   for (const url of targetUrls) {
-    const path = safePath(url);
-    if (destructiveWords.some((word) => word.test(path.replace(/[/_-]+/g, ' '))))
-      return `it sends to ${path}`;
+    const place = pathAndQuery(url);
+    if (destructiveWords.some((word) => word.test(place.replace(/[/_\-?&=+]+/g, ' '))))
+      return `it sends to ${place.length > 120 ? `${place.slice(0, 117)}...` : place}`;
   }
   return undefined;
 }
 
-function safePath(url: string): string {
+function pathAndQuery(url: string): string {
   try {
-    return decodeURIComponent(new URL(url).pathname);
+    const parsed = new URL(url);
+    return decodeURIComponent(`${parsed.pathname}${parsed.search}`);
   } catch {
     return url;
   }

@@ -147,8 +147,12 @@ export function decide(facts: GuardFacts, rules: RuleSet): Decision {
   // judge): asking whether data may go to it would only let a human who approved "close" allow its site for good.
   const leak = facts.closesTab ? undefined : taintLeak(facts);
   if (leak) return ask('taint', leak.reason, false, true, leak.allows);
-  if (kind === 'navigate')
+  if (kind === 'navigate') {
+    // A recipe's goto to /orders/17/refund asks (and so is refused unmarked) as a click on a link there would.
+    if (facts.policy === 'destructive-asks' && facts.looksDestructive && !facts.approveAll)
+      return ask('destructive', `this reads as destructive: ${facts.looksDestructive}`, true, false);
     return { verdict: 'allow', reason: 'navigation to a page no rule marks sensitive' };
+  }
   if (facts.external && kind === 'write' && !facts.approveAll) {
     const why = `${facts.tool} is another MCP server's tool that does not say it only reads`;
     return ask('external-tool', why, true, false);

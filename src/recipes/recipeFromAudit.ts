@@ -7,6 +7,7 @@
 // safe to run; a sequence with a hole in it is not), and the notes say why.
 
 import { type AuditEntry, type AuditTarget, focusedTargetKey } from '../core/audit.ts';
+import { destructiveReason } from '../core/destructive.ts';
 import { TabwardError } from '../core/errors.ts';
 import { redactionMark } from '../core/redact.ts';
 import { parseRecipe } from './parseRecipe.ts';
@@ -106,7 +107,9 @@ function stepsOf(entry: AuditEntry): Converted {
     case 'navigate_page': {
       if (!entry.url) return { stop: 'the audit has no destination for it' };
       if (entry.url.includes(redactionMark)) return { stop: "its URL held a secret's value" };
-      const step: RecipeStep = { action: 'goto', url: entry.url, ...writeFlag(entry.decision === 'ask') };
+      // A goto to an address that reads destructive is refused unmarked at run time (recipes/steps.ts lookAt).
+      const write = entry.decision === 'ask' || destructiveReason('', [entry.url]) !== undefined;
+      const step: RecipeStep = { action: 'goto', url: entry.url, ...writeFlag(write) };
       return { steps: [{ step, page: entry.url }] };
     }
     case 'click': {

@@ -132,12 +132,15 @@ export async function lookAt(page: RecipePage, step: RecipeStep, context: StepCo
       );
     case 'goto': {
       const destination = resolveUrl(step.url, page.url(), context.base);
+      // A goto to /orders/17/refund reads as a click on a link there does: unmarked, it is refused.
+      const looksDestructive = destructiveReason('', [destination]);
       const facts: ActionFacts = {
         tool,
         kind: 'navigate',
         frames: [],
         destination,
         carriesData: urlCarriesData(destination),
+        ...(looksDestructive ? { looksDestructive } : {}),
       };
       return { facts, binding: `goto ${destination}`, url: destination };
     }

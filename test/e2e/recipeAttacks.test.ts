@@ -1,7 +1,7 @@
 // Recipes on the one call path: steps that would write without saying so are refused at run time, however they
-// reach the button (Space, a modifier then a bare Enter, a select that submits on change), as are a goto to a
-// sensitive page and any URL that is not http(s), from `tabward run` and from `tabward serve`. Assertions are on
-// what the portal recorded.
+// reach the button (Space, a modifier then a bare Enter, a select that submits on change, a goto or a form whose
+// address alone reads as a refund, by its path or its query), as are a goto to a sensitive page and any URL that
+// is not http(s), from `tabward run` and from `tabward serve`. Assertions are on what the portal recorded.
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -26,6 +26,14 @@ describe('recipes: writes the recipe did not declare', () => {
           <a href="/admin/wipe">Tidy up</a>`,
         ),
       '/admin/wipe': (_req, _body, res) => html(res, '<title>Wiped</title>Wiped'),
+      // A write by its address alone: a GET with the refund in its path, a form posting it in its query.
+      '/orders/17/refund': (_req, _body, res) => html(res, '<title>Refunded</title>Refunded'),
+      '/orders/17': (_req, _body, res) => html(res, '<title>Order</title>Done'),
+      '/basket': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Basket</title><form method="post" action="/orders/17?do=refund"><button>Continue</button></form>',
+        ),
     });
   });
   after(async () => {
@@ -96,6 +104,30 @@ describe('recipes: writes the recipe did not declare', () => {
       shop.seen.some((request) => request.path === '/admin/wipe'),
       'confirmed: it ran',
     );
+  });
+
+  test('a goto, or a form, whose address reads destructive by its path or its query is refused unmarked', async () => {
+    const start = shop.url('127.0.0.1', '/orders');
+    const reached = () =>
+      shop.seen.filter((request) => /\/orders\/17(\/refund|\?do=refund)/.test(request.path));
+    const goto = await refused([{ action: 'goto', url: '/orders/17/refund?amount=99' }], [], start);
+    assert.equal(goto.code, 'not_allowed', goto.message);
+    assert.match(goto.message, /reads as destructive/);
+    const form = await refused(
+      [{ action: 'click', selector: 'button' }],
+      [],
+      shop.url('127.0.0.1', '/basket'),
+    );
+    assert.equal(form.code, 'not_allowed', form.message);
+    assert.match(form.message, /do=refund/);
+    assert.deepEqual(reached(), [], 'the refund was reached');
+    const confirmed = portal.recipe('acme-refund', (recipe) => {
+      recipe.url = start;
+      recipe.steps = [{ action: 'goto', url: '/orders/17/refund?amount=99', write: true }];
+    });
+    const ok = await portal.run([confirmed, '--confirm']);
+    assert.equal(ok.code, 0, JSON.stringify(ok.json));
+    assert.equal(reached().length, 1, 'confirmed: it ran');
   });
 
   test('file:, data: and javascript: URLs are refused, at the start and in a goto', async () => {
