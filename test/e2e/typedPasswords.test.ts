@@ -49,12 +49,14 @@ after(async () => {
   await site?.close();
 });
 
+/** A tool call that must succeed: its text. */
+async function call(tool: string, args: object): Promise<string> {
+  const result = await mcp.call(tool, args as Record<string, unknown>);
+  assert.ok(!result.isError, result.text);
+  return result.text;
+}
+
 test('a literal typed into a password-like field never reaches the audit log, the recipe or a result', async () => {
-  const call = async (tool: string, args: object) => {
-    const result = await mcp.call(tool, args as Record<string, unknown>);
-    assert.ok(!result.isError, result.text);
-    return result.text;
-  };
   await call('new_page', { url: site.url('intranet.example', '/login') });
   const page = await call('take_snapshot', {});
   const outputs = [
@@ -97,11 +99,6 @@ test('a literal typed into a password-like field never reaches the audit log, th
 });
 
 test('a password typed key by key (press_key) is masked in the audit log and left out of the recipe', async () => {
-  const call = async (tool: string, args: object) => {
-    const result = await mcp.call(tool, args as Record<string, unknown>);
-    assert.ok(!result.isError, result.text);
-    return result.text;
-  };
   await call('new_page', { url: site.url('intranet.example', '/login') });
   const page = await call('take_snapshot', {});
   // By ref into the password field, then on the focus into the autocomplete one; a plain field keeps its keys.
