@@ -63,6 +63,9 @@ export class Acting {
     };
     try {
       const value = await action.act(look);
+      // What the action found as it acted may mask more of its arguments (a key into a field that became a password).
+      const args = action.auditArgs?.();
+      if (args) trail.args = this.deps.redactor().value(args);
       const targets = action.auditTargets?.(value);
       if (targets) trail.targets = this.deps.redactor().value(targets);
       await attendance?.settled();

@@ -235,6 +235,11 @@ export const pressKey = defineTool({
     };
     const mark = tab.activity.mark();
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
+    // Judged again where the key landed: a page can make a field a password field as it takes the focus.
+    const landed =
+      target.maskedArgs === undefined && typesText(args.key)
+        ? (await focusedTarget(tab, timeoutMs)).secretKind
+        : undefined;
     const reached = withIssued(found, tab, mark);
     // Without a ref there is no selector to keep, only whether the key made the page post (Enter in a form).
     const targets =
@@ -243,7 +248,11 @@ export const pressKey = defineTool({
         : reached.issued
           ? { [focusedTargetKey]: reached }
           : undefined;
-    return { content: [text(`Pressed ${args.key}. ${line}`)], ...(targets ? { targets } : {}) };
+    return {
+      content: [text(`Pressed ${args.key}. ${line}`)],
+      ...(targets ? { targets } : {}),
+      ...(landed ? { maskedArgs: ['key'] } : {}),
+    };
   },
 });
 
@@ -328,9 +337,42 @@ function withIssued(found: AuditTarget, tab: TrackedPage, mark: number): AuditTa
   return issued ? { ...found, issued } : found;
 }
 
-/** Whether a key press types a character (`a`, `Shift+A`): its last part is one character, not a named key. */
+/**
+ * Keys that type nothing into a field (Playwright's names): every other key may be a character of what is typed,
+ * `a`, `Shift+A`, and names that type one too (`KeyA`, `Digit1`, `Numpad2`, `Space`, `Minus`).
+ */
+const nonTextKeys = new Set(
+  [
+    'Enter',
+    'Tab',
+    'Backspace',
+    'Delete',
+    'Escape',
+    'Home',
+    'End',
+    'PageUp',
+    'PageDown',
+    'Insert',
+    'ArrowUp',
+    'ArrowDown',
+    'ArrowLeft',
+    'ArrowRight',
+    'Shift',
+    'Control',
+    'Alt',
+    'Meta',
+    'ControlOrMeta',
+    'CapsLock',
+    'NumLock',
+    'ScrollLock',
+    'ContextMenu',
+    ...Array.from({ length: 24 }, (_, i) => `F${i + 1}`),
+  ].map((key) => key.toLowerCase()),
+);
+
+/** Whether a key press may type a character: its last part is not a key that types nothing. */
 function typesText(key: string): boolean {
-  return [...(key.split('+').at(-1) ?? '')].length === 1;
+  return !nonTextKeys.has((key.split('+').at(-1) ?? '').toLowerCase());
 }
 
 function describe(target: ToolTarget): string {

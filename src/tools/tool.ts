@@ -75,6 +75,11 @@ export interface ToolResult {
   readonly content: ToolContent[];
   /** For the audit: each element acted on (by ref), as a selector a saved recipe finds it by. */
   readonly targets?: Readonly<Record<string, AuditTarget>>;
+  /**
+   * Arguments the audit keeps masked, known once the tool acted (a key pressed into a field the page made a
+   * password field as it took the focus); added to the target's maskedArgs.
+   */
+  readonly maskedArgs?: readonly string[];
   /** Set by navigating tools when the page they reached looks like a login wall. */
   readonly loginWall?: {
     readonly url: string;

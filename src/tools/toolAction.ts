@@ -39,6 +39,8 @@ export function toolAction(
   const { context, worked } = options;
   let args: Args | undefined;
   let target: ToolTarget | undefined;
+  /** Arguments the result said to mask (ToolResult.maskedArgs). */
+  let maskedOnActing: readonly string[] = [];
   const current = () => {
     args ??= parse();
     return args;
@@ -70,13 +72,14 @@ export function toolAction(
     act: async () => {
       const acted = requireTarget(target);
       const result = await tool.handle(current(), context, acted);
+      maskedOnActing = result.maskedArgs ?? [];
       worked.args = current();
       // new_page has no tab until it acts: its result reads from the tab it opened.
       worked.tab = acted.tab ?? result.readFrom?.[0];
       return result;
     },
     auditArgs: () => {
-      const masked = target?.maskedArgs ?? [];
+      const masked = [...(target?.maskedArgs ?? []), ...maskedOnActing];
       const shown = { ...(args ?? {}) };
       for (const name of masked) if (name in shown) shown[name] = redactionMark;
       return shown;

@@ -26,6 +26,7 @@ const form = `<title>Sign in</title><form method="post" action="/session">
   <label>Passphrase <input name="phrase" autocomplete="current-password"></label>
   <label>Code <input name="otp" inputmode="numeric" autocomplete="one-time-code"></label>
   <label>Secret word <input name="word" type="PASSWORD"></label>
+  <label>Memorable word <input name="memorable" onfocus="this.type = 'password'"></label>
   <button>Sign in</button></form>`;
 
 let site: Fixture;
@@ -102,9 +103,13 @@ test('a password typed key by key (press_key) is masked in the audit log and lef
   await call('new_page', { url: site.url('intranet.example', '/login') });
   const page = await call('take_snapshot', {});
   // By ref into the password field, then on the focus into the autocomplete one; a plain field keeps its keys.
-  for (const key of ['K', 'Shift+Z']) await call('press_key', { ref: refOf(page, 'Password'), key });
+  // Keys by Playwright's names type characters too (KeyS, Digit1, Space).
+  for (const key of ['K', 'Shift+Z', 'KeyS', 'Digit1', 'Space'])
+    await call('press_key', { ref: refOf(page, 'Password'), key });
   await call('press_key', { ref: refOf(page, 'Passphrase'), key: 'q' });
   for (const key of ['7', 'x']) await call('press_key', { key });
+  // A field the page makes a password field only as it takes the focus: judged where the key landed.
+  await call('press_key', { ref: refOf(page, 'Memorable word'), key: 'm' });
   await call('press_key', { ref: refOf(page, 'User'), key: 'u' });
   await call('press_key', { key: 'Tab' });
 
@@ -114,7 +119,7 @@ test('a password typed key by key (press_key) is masked in the audit log and lef
     .map((line) => (JSON.parse(line) as { args: { key: string } }).args.key);
   assert.deepEqual(
     pressed,
-    ['«redacted»', '«redacted»', '«redacted»', '«redacted»', '«redacted»', 'u', 'Tab'],
+    [...Array.from({ length: 9 }, () => '«redacted»'), 'u', 'Tab'],
     'the keys the audit kept',
   );
   const recipe = await runCli(['audit', '--recipe'], { TABWARD_HOME: mcp.home });
