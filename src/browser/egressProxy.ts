@@ -267,12 +267,18 @@ async function forwardRequest(
         }
       : {}),
   });
-  // Told as sent once written out, whenever its answer comes (a server may answer long after the action that sent
-  // it returned: the action's audit record still names it), and told again with the answer.
+  // Told as sent once it starts going out (its connection open), whenever its body ends and its answer comes (a
+  // server may take a large body slowly and answer long after the action that sent it returned: the action's audit
+  // record still names it), and told again with the answer.
   let written = false;
-  upstream.on('finish', () => {
+  const going = () => {
+    if (written) return;
     written = true;
     options.policy.egressSent(egress, undefined);
+  };
+  upstream.on('socket', (socket) => {
+    if (!socket.connecting) going();
+    else socket.once(secure ? 'secureConnect' : 'connect', going);
   });
   upstream.on('response', (answer) => {
     options.policy.egressSent(egress, answer.statusCode ?? 0);

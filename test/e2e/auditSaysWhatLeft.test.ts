@@ -1,13 +1,15 @@
 // The audit says what left the browser (docs/architecture.md, "The choke point", What left), found by an attack
 // review: an approved write into a sensitive page whose server answers only after the action returned was named
-// nowhere (the proxy told it only with its answer, after the action's record was written); and a page's own posts
-// after a read filled the record's ten lines, pushing out the approved write itself.
+// nowhere (the proxy told it only with its answer, after the action's record was written), nor, a second review
+// found, one whose large body was still going (told once its body ended); and a page's own posts after a read
+// filled the record's ten lines, pushing out the approved write itself.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 describe("an action's audit record names what left, whatever the server and the page do", () => {
   let site: Fixture;
@@ -49,11 +51,30 @@ describe("an action's audit record names what left, whatever the server and the 
             ),
           ),
         'POST /settings/busy': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        // A large upload the server takes only 3 s later: its body is still going when the click returns.
+        'GET /settings/upload': (_req, _body, res) =>
+          html(
+            res,
+            form(
+              '/settings/upload',
+              `<script>document.forms[0].addEventListener('submit', (event) => {
+                event.preventDefault();
+                fetch('/settings/upload', { method: 'POST', body: 'x'.repeat(16 * 1024 * 1024) });
+              })</script>`,
+            ),
+          ),
+        'POST /settings/upload': (_req, _body, res) => {
+          res.writeHead(204).end();
+        },
         'POST /_stats': (_req, _body, res) => {
           res.writeHead(204).end();
         },
       },
-      { tls: true },
+      {
+        tls: true,
+        beforeBody: (req) =>
+          req.url === '/settings/upload' ? new Promise((resolve) => setTimeout(resolve, 3_000)) : undefined,
+      },
     );
     tw = await startInProcess();
   });
@@ -72,6 +93,10 @@ describe("an action's audit record names what left, whatever the server and the 
       assert.ok(!click.isError, click.text);
       const record = mcp.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
       assert.ok(record && 'decision' in record, 'no record of the click');
+      // The write arrived whole before the tab closes (an upload cut short would be a different story).
+      await waitFor('the write at the server', () =>
+        site.seen.some((seen) => seen.method === 'POST' && seen.path === path),
+      );
       return record;
     } finally {
       await mcp.close();
@@ -85,6 +110,11 @@ describe("an action's audit record names what left, whatever the server and the 
       1,
     );
     assert.deepEqual(record.sent, [`POST ${url('/settings/slow')}: sent`], JSON.stringify(record));
+  });
+
+  test('an approved write whose large body is still going when the action returns is named as sent', async () => {
+    const record = await clickRecord('/settings/upload');
+    assert.deepEqual(record.sent, [`POST ${url('/settings/upload')}: sent`], JSON.stringify(record));
   });
 
   test("the page's own posts after a read do not push the approved write out of the record", async () => {

@@ -36,10 +36,15 @@ export interface Fixture {
 
 export async function startFixture(
   routes: Record<string, Route>,
-  options: { tls?: boolean } = {},
+  options: {
+    tls?: boolean;
+    /** Awaited before a request's body is read (a server slow to take a large upload). */
+    beforeBody?: (req: IncomingMessage) => Promise<void> | undefined;
+  } = {},
 ): Promise<Fixture> {
   const seen: Seen[] = [];
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
+    await options.beforeBody?.(req);
     let body = '';
     for await (const chunk of req) body += String(chunk);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
