@@ -53,7 +53,8 @@ export function toolAction(
     look: async () => {
       target = await tool.target(current(), context);
       const facts = guardFacts(tool, current(), target, context.secrets);
-      const [frame] = target.frames;
+      // An about:blank or srcdoc frame has no address of its own: the page is the document around it.
+      const frame = target.frames.find((each) => !each.url.startsWith('about:')) ?? target.frames[0];
       const url = target.destination ?? frame?.url;
       const loadedFrom =
         !target.destination && frame?.loadedUrl && frame.loadedUrl !== frame.url

@@ -102,6 +102,14 @@ describe('what an approved action may write is what the human was shown, done by
             `<title>Repository</title><script>history.replaceState(null, '', '/octocat/hello-world')</script>
             <form method="post" action="/settings/tokens/add"><button>Star</button></form>`,
           ),
+        // The same, its button in a frame of its own making (about:blank), which has no address of its own.
+        '/settings/keys': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Repository</title><script>history.replaceState(null, '', '/octocat/hello-world')</script>
+            <iframe id="inner"></iframe>
+            <script>inner.contentDocument.body.innerHTML = '<form method="post" action="/settings/keys/add"><button>Watch</button></form>'</script>`,
+          ),
         '/hover': (_req, _body, res) =>
           html(res, emailsFormOn('mouseover', '<button id="c">Link my GitHub email</button>')),
         '/keys': (_req, _body, res) =>
@@ -139,21 +147,26 @@ describe('what an approved action may write is what the human was shown, done by
       assert.equal(posts('/settings/delete-account').length, before, 'the deletion went unseen');
     });
 
-  test('a page showing another address: the question and the audit say where its document was loaded from', async () => {
-    const client = await agent();
-    await client.call('new_page', { url: url('github.com', '/settings/tokens') });
-    const snapshot = await client.call('take_snapshot');
-    const asked = client.human.questions.length;
-    await client.call('click', { ref: refOf(snapshot.text, 'Star') });
-    const question = client.human.questions.slice(asked).join('\n');
-    assert.match(
-      question,
-      /Page: https:\/\/github\.com:\d+\/octocat\/hello-world \(its document was loaded from https:\/\/github\.com:\d+\/settings\/tokens\)/,
-      question,
-    );
-    const record = client.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
-    assert.match(JSON.stringify(record), /"loadedFrom":"https:\/\/github\.com:\d+\/settings\/tokens"/);
-  });
+  for (const [path, label] of [
+    ['/settings/tokens', 'Star'],
+    ['/settings/keys', 'Watch'],
+  ] as const)
+    test(`a page showing another address: the question and the audit say where its document was loaded from (${label})`, async () => {
+      const client = await agent();
+      await client.call('new_page', { url: url('github.com', path) });
+      const snapshot = await client.call('take_snapshot');
+      const asked = client.human.questions.length;
+      await client.call('click', { ref: refOf(snapshot.text, label) });
+      const question = client.human.questions.slice(asked).join('\n');
+      const loaded = `\\(its document was loaded from https://github\\.com:\\d+${path}\\)`;
+      assert.match(
+        question,
+        new RegExp(`Page: https://github\\.com:\\d+/octocat/hello-world ${loaded}`),
+        question,
+      );
+      const record = client.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
+      assert.match(JSON.stringify(record), new RegExp(`"loadedFrom":"https://github\\.com:\\d+${path}"`));
+    });
 
   test('a link whose GET writes by its query shows the query, and a human who reads it refuses', async () => {
     const client = await agent();
