@@ -1,31 +1,120 @@
 // Does an action look destructive? Judged from what a person would read (the element's accessible name or text)
-// and where it sends data (its form's action, its link), in English and Chinese. The guard turns the answer into
-// a decision (rule 6 under --policy destructive-asks, the recipes' policy). The words are protocol/'s, shared
-// with the relay and the extension's judgement of site tools.
+// and where it sends data or goes (its form's action, its link, a recipe's goto), in English and Chinese. The guard
+// turns the answer into a decision (rule 6 under --policy destructive-asks, the recipes' policy). The label words
+// are protocol/'s, shared with the relay and the extension's judgement of site tools.
 
 import { destructiveWords } from '../protocol/destructiveWords.ts';
 
 /**
- * Why an action reads as destructive, or undefined: the name a person reads on the element, or the path and query
- * of a URL it sends data to or goes to (a form action, a link, a recipe's goto): `/orders/17?do=refund` refunds as
- * surely as `/orders/17/refund`. A fact for the guard, which decides what it means.
+ * Why an action reads as destructive, or undefined: the name a person reads on the element, or an address it sends
+ * data to or goes to (destructiveAddress). A fact for the guard, which decides what it means.
  */
 export function destructiveReason(name: string, targetUrls: readonly string[]): string | undefined {
   if (destructiveWords.some((word) => word.test(name)))
     return `its label "${name.slice(0, 60)}" reads as destructive`;
   for (const url of targetUrls) {
-    const place = pathAndQuery(url);
-    if (destructiveWords.some((word) => word.test(place.replace(/[/_\-?&=+]+/g, ' '))))
-      return `it sends to ${place.length > 120 ? `${place.slice(0, 117)}...` : place}`;
+    const place = destructiveAddress(url);
+    if (place) return `it sends to ${place.length > 120 ? `${place.slice(0, 117)}...` : place}`;
   }
   return undefined;
 }
 
-function pathAndQuery(url: string): string {
+/**
+ * Verbs that make an address an action rather than a page: `/orders/17/refund`, `/posts/5/delete`,
+ * `?do=refund`. Labels are read as a person reads them (destructiveWords); an address is read by its words, where
+ * nouns of the same stem are pages to read (`/transfers`, `/account/purchases`, `/reports/refunds.csv`, sorted
+ * `?sort=reverse`, a search `?q=remove+stains`, `/shipping`) and only the verb itself is an action.
+ */
+const addressVerbs = new Set([
+  'delete',
+  'remove',
+  'erase',
+  'destroy',
+  'purge',
+  'wipe',
+  'refund',
+  'chargeback',
+  'void',
+  'cancel',
+  'revoke',
+  'terminate',
+  'deactivate',
+  'disable',
+  'unsubscribe',
+  'withdraw',
+  'transfer',
+  'pay',
+  'buy',
+  'purchase',
+]);
+/** The Chinese label words (destructiveWords' last): an address that spells one out reads as it. */
+const chineseWords = destructiveWords.at(-1);
+
+/**
+ * The path and query of an http(s) address that reads as an action, or undefined: a path segment, or a query
+ * parameter's name, whose first or last word is one of addressVerbs (or its -ing form: `doRefund`, `refunding`,
+ * `delete-account`, `revoke_all=1`), or a parameter whose whole value is one (`action=delete`). Percent-escapes are
+ * decoded one run at a time, so that a stray `%` cannot keep `%72efund` from reading as refund.
+ */
+export function destructiveAddress(url: string): string | undefined {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    return decodeURIComponent(`${parsed.pathname}${parsed.search}`);
+    parsed = new URL(url);
   } catch {
-    return url;
+    return undefined;
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  const path = decoded(parsed.pathname);
+  const query = parsed.search.slice(1);
+  const place = `${path}${query ? `?${decoded(query)}` : ''}`;
+  if (chineseWords?.test(place)) return place;
+  const segments = path.split('/');
+  const parameters = query
+    .split('&')
+    .map((pair) => pair.split('=').map((part) => decoded(part.replace(/\+/g, ' '))));
+  const acts =
+    segments.some((segment) => endsAreVerbs(words(segment))) ||
+    parameters.some(([name = '', value = '']) => endsAreVerbs(words(name)) || isVerbAlone(words(value)));
+  return acts ? place : undefined;
+}
+
+/** Each run of percent-escapes decoded on its own; one that is not UTF-8 is left as it is. */
+function decoded(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/** The words of a segment or a parameter: split at punctuation and at camelCase humps, lower-cased. */
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+}
+
+function isVerb(word: string | undefined): boolean {
+  if (!word) return false;
+  return (
+    addressVerbs.has(word) ||
+    (word.endsWith('ing') && [...addressVerbs].some((verb) => ingForm(verb) === word))
+  );
+}
+
+/** refund → refunding, remove → removing. */
+function ingForm(verb: string): string {
+  return verb.endsWith('e') ? `${verb.slice(0, -1)}ing` : `${verb}ing`;
+}
+
+function endsAreVerbs(list: readonly string[]): boolean {
+  return isVerb(list[0]) || isVerb(list.at(-1));
+}
+
+function isVerbAlone(list: readonly string[]): boolean {
+  return list.length === 1 && isVerb(list[0]);
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { destructiveReason } from '../../../src/core/destructive.ts';
+import { destructiveAddress, destructiveReason } from '../../../src/core/destructive.ts';
 import type { TabwardError } from '../../../src/core/errors.ts';
 import { parseRecipe, parseRecipeText } from '../../../src/recipes/parseRecipe.ts';
 import { stripFences } from '../../../src/recipes/promptExtract.ts';
@@ -104,6 +104,42 @@ describe('recipes', () => {
     for (const name of ['Export CSV', 'Next page', 'Search', '导出']) assert.ok(!judge(name), name);
     assert.ok(judge('Go', 'https://seller.example/orders/17/refund'));
     assert.ok(!judge('Go', 'https://seller.example/orders/17'));
+  });
+
+  test('an address reads as an action by its verbs, in its path or its query, however it is escaped', () => {
+    const acts = (path: string) => destructiveAddress(`https://seller.example${path}`) !== undefined;
+    for (const path of [
+      '/orders/17/refund?amount=99',
+      // A stray % kept the whole address from being decoded.
+      '/orders/17/%72efund?note=100%',
+      '/orders/17/doRefund',
+      '/orders/17?action=refunding',
+      '/orders/17/cancel',
+      '/orders/17;op=refund',
+      '/orders/17?do=refund',
+      '/settings/delete-account',
+      '/settings/sessions?revoke=all',
+      '/x?revoke_all=1',
+      '/delete/17',
+      '/REFUND',
+      '/订单/退款',
+    ])
+      assert.ok(acts(path), path);
+    // Pages to read, whose words share a verb's stem or hold one inside a phrase.
+    for (const path of [
+      '/account/purchases',
+      '/checkout',
+      '/settings/password-reset',
+      '/orders?sort=reverse',
+      '/search?q=remove+stains',
+      '/help/how-to-delete-your-account',
+      '/transfers',
+      '/reports/refunds.csv',
+      '/orders/cancelled',
+      '/shipping',
+    ])
+      assert.ok(!acts(path), path);
+    assert.equal(destructiveAddress('javascript:void(0)'), undefined, 'a script link is no address');
   });
 
   test('slots bound concurrency and the queue, and hand over slots in order', async () => {
