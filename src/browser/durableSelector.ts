@@ -16,12 +16,7 @@ export async function durableTarget(
   typing: boolean,
   timeoutMs: number,
 ): Promise<AuditTarget> {
-  const destructive = typing
-    ? undefined
-    : destructiveReason(
-        element.liveName,
-        element.effects.map((effect) => effect.url),
-      );
+  const destructive = typing ? undefined : destructiveReason(element.liveName, element.effects);
   const facts = { tag: element.tag, ...(destructive ? { destructive } : {}) };
   if (element.frames.length > 1) return { ...facts, unreplayable: 'it is inside a frame' };
   const candidates = selectorCandidates({

@@ -5,18 +5,37 @@
 
 import { destructiveWords } from '../protocol/destructiveWords.ts';
 
+/** Where an action sends or goes: an address (a link, a goto), or a form it submits. */
+export type Target = string | { readonly url: string; readonly submitsForm: boolean };
+
 /**
- * Why an action reads as destructive, or undefined: the name a person reads on the element, or an address it sends
- * data to or goes to (destructiveAddress). A fact for the guard, which decides what it means.
+ * Why an action reads as destructive, or undefined: the name a person reads on the element, an address it goes to
+ * that names an action (destructiveAddress), or a form's address in any words a label could say it in
+ * (`/orders/17/confirm-shipment`: a form is a write already, and its address says which). A fact for the guard,
+ * which decides what it means.
  */
-export function destructiveReason(name: string, targetUrls: readonly string[]): string | undefined {
+export function destructiveReason(name: string, targets: readonly Target[]): string | undefined {
   if (destructiveWords.some((word) => word.test(name)))
     return `its label "${name.slice(0, 60)}" reads as destructive`;
-  for (const url of targetUrls) {
-    const place = destructiveAddress(url);
+  for (const target of targets) {
+    const { url, submitsForm } = typeof target === 'string' ? { url: target, submitsForm: false } : target;
+    const place = destructiveAddress(url) ?? (submitsForm ? formAddressInWords(url) : undefined);
     if (place) return `it sends to ${place.length > 120 ? `${place.slice(0, 117)}...` : place}`;
   }
   return undefined;
+}
+
+/** A form's path and query when label words are in them (`confirm shipment` in /orders/17/confirm-shipment). */
+function formAddressInWords(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    const place = decoded(`${parsed.pathname}${parsed.search}`);
+    return destructiveWords.some((word) => word.test(place.replace(/[/_\-?&=+.;]+/g, ' ')))
+      ? place
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

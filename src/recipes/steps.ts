@@ -8,7 +8,7 @@ import type { RecipePage } from '../browser/recipePage.ts';
 import { activatingKey } from '../core/activatingKeys.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { ActionFacts, ActionLook, CallPath, GuardedAction } from '../core/callPath.ts';
-import { destructiveReason } from '../core/destructive.ts';
+import { destructiveReason, type Target } from '../core/destructive.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { originOf, urlCarriesData } from '../core/guard.ts';
 import type { Secrets } from '../core/secrets.ts';
@@ -216,16 +216,13 @@ async function focusLook(page: RecipePage, step: RecipeStep): Promise<ActionLook
 /** A label or a target that reads as delete, refund, pay...: a fact the guard asks about under the recipes' policy. */
 function destructive(
   step: RecipeStep,
-  element: { readonly name: string; readonly tag: string; readonly effects: readonly { url: string }[] },
+  element: { readonly name: string; readonly tag: string; readonly effects: readonly Target[] },
 ): { looksDestructive?: string } {
   // Text typed into a field named "Refund amount" refunds nothing; what a click or key press on a button reads does,
   // and so does where a select or a key press in a field submits its form.
   if (step.action === 'type') return {};
   const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tag) && step.action !== 'click';
-  const reason = destructiveReason(
-    field ? '' : element.name,
-    element.effects.map((effect) => effect.url),
-  );
+  const reason = destructiveReason(field ? '' : element.name, element.effects);
   return reason ? { looksDestructive: reason } : {};
 }
 

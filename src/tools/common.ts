@@ -78,10 +78,7 @@ export const typingRoles = new Set(['textbox', 'searchbox', 'combobox', 'listbox
  * to cart" must not answer for "Delete my account" on the same origin.
  */
 export function judgedDestructive(target: ToolTarget, label: string): ToolTarget {
-  const reason = destructiveReason(
-    label,
-    (target.effects ?? []).map((effect) => effect.url),
-  );
+  const reason = destructiveReason(label, target.effects ?? []);
   return reason ? { ...target, looksDestructive: reason } : target;
 }
 

@@ -140,6 +140,10 @@ describe('recipes', () => {
     ])
       assert.ok(!acts(path), path);
     assert.equal(destructiveAddress('javascript:void(0)'), undefined, 'a script link is no address');
+    // A form is a write already: its address in any words a label could say it in.
+    const confirmShipment = 'https://seller.example/orders/17/confirm-shipment';
+    assert.equal(destructiveReason('Go', [confirmShipment]), undefined, 'a link there is a page');
+    assert.ok(destructiveReason('Go', [{ url: confirmShipment, submitsForm: true }]), 'a form posting there');
   });
 
   test('slots bound concurrency and the queue, and hand over slots in order', async () => {
