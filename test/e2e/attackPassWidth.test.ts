@@ -78,6 +78,7 @@ describe('an approval covers what the human saw, not what the page does with it'
           );
         },
         '/settings/profile-saved': (_req, _body, res) => html(res, '<title>Profile saved</title><p>done</p>'),
+        '/settings/reauthed': (_req, _body, res) => html(res, '<title>Access confirmed</title><p>done</p>'),
         // An approved POST form whose page then sends the tab to the form's own address with a query of its own:
         // from the answer to the post, from a timer a second later, or instead of the submission it cancels.
         '/settings/account': (req, _body, res) => {
@@ -106,7 +107,7 @@ describe('an approval covers what the human saw, not what the page does with it'
             `<title>Confirm</title><form method="post" action="${url('sso.example', '/login')}"><input name="u" value="me" aria-label="User"><button>Confirm access</button></form>`,
           ),
         '/login': (_req, _body, res) => {
-          res.writeHead(303, { location: url('github.com', '/settings/profile-saved?via=sso') }).end();
+          res.writeHead(303, { location: url('github.com', '/settings/reauthed?via=sso') }).end();
         },
         // A GET form into the site: its fields travel in the query, which the click's question did not show.
         '/settings/search': (req, _body, res) => {
@@ -254,13 +255,13 @@ describe('an approval covers what the human saw, not what the page does with it'
   test('the approved form posting to another site is followed by the redirect back into the site', async () => {
     const agentMcp = await agent();
     // What was read on github.com may go to the sign-in site (a question of its own); the hop back is the pass's.
-    agentMcp.human.policy = (message) => ({ decision: /profile-saved/.test(message) ? 'reject' : 'approve' });
+    agentMcp.human.policy = (message) => ({ decision: /reauthed/.test(message) ? 'reject' : 'approve' });
     await agentMcp.call('new_page', { url: url('github.com', '/settings/reauth') });
     const snapshot = await agentMcp.call('take_snapshot');
     const click = await agentMcp.call('click', { ref: refOf(snapshot.text, 'Confirm access') });
     assert.ok(!click.isError, click.text);
     assert.equal(
-      received('/settings/profile-saved?via=sso').length,
+      received('/settings/reauthed?via=sso').length,
       1,
       'the redirect answering it was not followed',
     );
