@@ -13,20 +13,81 @@ import {
   urlParts,
 } from './urlPattern.ts';
 
-const destructiveNameWords =
-  /\b(delete|remove|erase|destroy|purge|wipe|drop|reset|refund|chargeback|void|cancel|pay|purchase|buy|checkout|transfer|withdraw|send|publish|submit|revoke|disable|deactivate|terminate|unsubscribe|archive|merge|grant|ship|approve)\b/i;
+const destructiveNameVerbs = [
+  'delete',
+  'remove',
+  'erase',
+  'destroy',
+  'purge',
+  'wipe',
+  'drop',
+  'reset',
+  'refund',
+  'chargeback',
+  'void',
+  'cancel',
+  'pay',
+  'purchase',
+  'buy',
+  'checkout',
+  'transfer',
+  'withdraw',
+  'send',
+  'publish',
+  'submit',
+  'revoke',
+  'disable',
+  'deactivate',
+  'terminate',
+  'unsubscribe',
+  'archive',
+  'merge',
+  'grant',
+  'ship',
+  'approve',
+] as const;
 
-/** A tool name split into words: `deleteAllItems`, `delete_all`, `delete-all` all read "delete all ...". */
+/**
+ * A tool name split into words: `deleteAllItems`, `delete_all`, `delete-all`, `delete2Items` all read "delete all
+ * ...". Characters that show nothing (`del\u200bete`) are dropped first: a page could hide a word's letters apart.
+ */
 export function nameWords(name: string): string {
   return name
+    .replace(/[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}]/gu, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/[_\-.:/]+/g, ' ');
+    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
-/** The name says the tool changes something, whatever its hint says. */
+/** Forms of a verb that are mostly nouns in a tool's name (`getShippingRates`). */
+const nounForms = new Set(['shipping']);
+
+/** `word` is `verb` or a form of it: deletes, deleted, deleting, dropped, submitting. */
+function isVerbForm(word: string, verb: string): boolean {
+  if (nounForms.has(word)) return false;
+  const stem = verb.endsWith('e') ? verb.slice(0, -1) : verb;
+  if (!word.startsWith(stem)) return false;
+  const rest = word.slice(stem.length);
+  const doubled = verb.at(-1) ?? '';
+  return ['', 'e', 'es', 's', 'ed', 'd', 'ing', `${doubled}ed`, `${doubled}ing`].includes(rest);
+}
+
+/**
+ * The name says the tool changes something, whatever its hint says: one of its words is a destructive verb or a form
+ * of one. A name that is one word of letters in one case (`removeall`, `DELETEALL`, `refundorder`) cannot be split:
+ * it reads destructive when it begins or ends with such a verb.
+ */
 export function nameReadsDestructive(name: string): boolean {
-  return destructiveNameWords.test(nameWords(name));
+  const words = nameWords(name).toLowerCase().split(' ').filter(Boolean);
+  if (words.some((word) => destructiveNameVerbs.some((verb) => isVerbForm(word, verb)))) return true;
+  const [only] = words;
+  return (
+    words.length === 1 &&
+    only !== undefined &&
+    destructiveNameVerbs.some((verb) => only.startsWith(verb) || only.endsWith(verb))
+  );
 }
 
 /** A site tool as the page declared it: what the judgement of its read-only hint reads. */

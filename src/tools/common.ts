@@ -15,6 +15,7 @@ import { collectLoginFacts } from '../browser/loginFacts.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { swallow } from '../core/debug.ts';
 import { destructiveReason } from '../core/destructive.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import { classifyLoginWall } from '../core/loginWall.ts';
 import type { ToolContext, ToolResult, ToolTarget } from './tool.ts';
@@ -242,7 +243,7 @@ export async function navigateTab(tab: TrackedPage, url: string, context: ToolCo
     facts?.title ??
     (await withDeadline(tab.page.title(), context.timeoutMs, 'reading the title', tab.interrupted));
   const status = tab.status !== undefined ? ` (HTTP ${tab.status})` : '';
-  const summary = `${line} "${title}"${status}`;
+  const summary = `${line} ${shownTitle(title)}${status}`;
   const verdict = facts ? classifyLoginWall(facts) : undefined;
   // An agent acts on the page it opened next: Playwright's script is made ready while it thinks.
   tab.prepareActions();
@@ -271,3 +272,14 @@ export function checkUrl(url: string): string {
     );
   }
 }
+
+/**
+ * A page's title as tool results show it, outside the untrusted block: quoted with its quotes escaped, on one line,
+ * invisible and line-breaking characters shown as marks, so that a title cannot close its quotes and add a line
+ * of its own (a forged `[agent]` tab, an instruction) to a list_pages result.
+ */
+export function shownTitle(title: string): string {
+  return quotedForDisplay(title, maxTitleChars);
+}
+
+const maxTitleChars = 300;

@@ -12,6 +12,7 @@ import {
   pageTarget,
   requireTab,
   runOnPage,
+  shownTitle,
   snapshotOption,
   statusLine,
 } from './common.ts';
@@ -31,7 +32,7 @@ export const listPages = defineTool({
       session.pages.list().map(async (tab) => {
         const title = await withDeadline(tab.page.title(), timeoutMs, 'reading a title').catch(() => '?');
         const mark = tab === session.pages.selected ? '*' : ' ';
-        return `${mark}${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} "${title}"`;
+        return `${mark}${tab.id} [${tab.ownedByAgent ? 'agent' : 'user'}] ${tab.page.url()} ${shownTitle(title)}`;
       }),
     );
     // Titles and URLs are page content too: a sensitive tab listed taints like one read.

@@ -5,7 +5,7 @@ import { captureSnapshot } from '../browser/snapshot/snapshot.ts';
 import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
 import type { Secrets } from '../core/secrets.ts';
-import { pageTarget, requireTab, runOnPage, snapshotOption } from './common.ts';
+import { pageTarget, requireTab, runOnPage, shownTitle, snapshotOption } from './common.ts';
 import { defineTool, text } from './tool.ts';
 
 /** How long a screenshot waits for the tab's images, fonts and media still loading. */
@@ -42,7 +42,7 @@ export const takeSnapshot = defineTool({
     });
     // A tab is the agent's unless marked: a snapshot's header is read on every turn, the mark only matters on the user's.
     const owner = tab.ownedByAgent ? '' : ' [user]';
-    const header = `Tab ${tab.id}${owner} ${tab.page.url()} "${title}"`;
+    const header = `Tab ${tab.id}${owner} ${tab.page.url()} ${shownTitle(title)}`;
     // The header, outside the untrusted block, names the page; the block itself needs no origin again.
     return { content: [text(`${header}\n${untrusted('', body)}`)], readFrom: [tab] };
   },

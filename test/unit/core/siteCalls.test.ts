@@ -42,9 +42,27 @@ test('names that read destructive, in any case style; harmless ones keep their h
     'payInvoice',
     'refund',
     'cancelOrder',
+    // Written so that no word stands apart (an attack review): one case, a digit, a verb's form, a hidden character.
+    'removeall',
+    'DELETEALL',
+    'refundorder',
+    'transferfunds',
+    'delete2Orders',
+    'deletesAll',
+    'deletingOrder',
+    'del\u200beteAccount',
   ])
     assert.ok(nameReadsDestructive(name), name);
-  for (const name of ['searchProducts', 'listOrders', 'getSettings', 'getAddress', 'exportAll', 'hang'])
+  for (const name of [
+    'searchProducts',
+    'listOrders',
+    'getSettings',
+    'getAddress',
+    'exportAll',
+    'hang',
+    'listPayments',
+    'getShippingRates',
+  ])
     assert.ok(!nameReadsDestructive(name), name);
   assert.equal(trustedReadOnly({ name: 'listOrders', readOnly: true }), true);
   assert.equal(trustedReadOnly({ name: 'listOrders', readOnly: false }), false);
