@@ -20,6 +20,8 @@ export type { BlockedRequest, SentRequest } from './requestLog.ts';
 
 /** How long after an action its tab's requests still count as its doing. */
 const graceMs = 2_000;
+/** How often a stop that repeats outside any action (a page's timer) is told as an audit event of its own. */
+const tabStopEveryMs = 5_000;
 /** Data-carrying actions remembered per document (a script's timers go on after it returns). */
 const maxLingering = 20;
 
@@ -41,6 +43,8 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
+  /** Stops outside any action told as audit events (record), by tab, request and reason: when, and how many since. */
+  private readonly tabStopsTold = new Map<string, { at: number; since: number }>();
   /** The audit's line of each request told as sent, to be told again when its answer comes. */
   private readonly sentLines = new WeakMap<EgressRequest, SentRequest>();
   constructor(
@@ -162,6 +166,39 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     return (await asked) ? undefined : `${reason}; the human did not let it go`;
   }
 
+  /**
+   * A stop in a tab where no action of the agent's is running (the page's own timer, a beacon as the tab is left)
+   * is also an event of its own in every watching session's audit: no action's result names it, and the tab may
+   * never be acted in again (its next result would tell it). One stopped during an action is that action's.
+   */
+  protected override record(page: Page | undefined, method: string, url: string, reason: string): void {
+    super.record(page, method, url, reason);
+    const scope = page ? this.scopes.get(page) : undefined;
+    if (page === undefined || this.attendantsFor(page, scope).some((entry) => entry.endedAt === undefined))
+      return;
+    // A page refused on a timer of its own is told once every few seconds, with how many more were refused since.
+    const key = `${scope} ${method} ${url.split('?')[0]} ${reason}`;
+    const now = Date.now();
+    const told = this.tabStopsTold.get(key);
+    if (told && now - told.at < tabStopEveryMs) {
+      told.since++;
+      return;
+    }
+    this.tabStopsTold.delete(key);
+    this.tabStopsTold.set(key, { at: now, since: 0 });
+    if (this.tabStopsTold.size > 200)
+      this.tabStopsTold.delete(this.tabStopsTold.keys().next().value as string);
+    const more =
+      told && told.since > 0 ? ` (and ${told.since} more like it refused since the last told)` : '';
+    for (const watcher of this.taintWatchers)
+      watcher.recordUntied?.({
+        method,
+        url,
+        reason: `${reason}${more}`,
+        ...(scope !== undefined ? { tab: scope } : {}),
+      });
+  }
+
   /** A document refused at its response by no tab's hook (the browser-wide gate, browser/browserFetchGate.ts). */
   recordRefused(method: string, url: string, reason: string): void {
     this.record(undefined, method, url, reason);
@@ -227,7 +264,13 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       mainFrame: false,
       hop: false,
     });
-    if (!write && !crossing && !(request.method !== 'GET' && this.taintView().tainted.length > 0)) return;
+    // A host the human allowed takes what was read unasked, and the audit still names what went there with data
+    // (a query, a body), as it names a site's own posts after a read.
+    const { tainted } = this.taintView();
+    const carries =
+      tainted.length > 0 &&
+      (request.method !== 'GET' || (/\?./.test(url) && !tainted.includes(originOfUrl(url) ?? '')));
+    if (!write && !crossing && !carries) return;
     const entry = { seq: ++this.seq, line: sentLine(request, status), rank: write ? 0 : crossing ? 1 : 2 };
     this.sentLines.set(request, entry);
     this.sentLog.push(entry);
@@ -314,4 +357,12 @@ function sentLine(request: EgressRequest, status: number | undefined): string {
           ? 'sent, no answer (the connection failed)'
           : `sent, answered ${status}`;
   return `${request.method} ${request.url}: ${answer}`;
+}
+
+function originOfUrl(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

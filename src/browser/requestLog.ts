@@ -42,9 +42,16 @@ export class RequestLog {
     );
   }
 
-  /** The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each. */
-  stoppedSince(mark: number, scope?: string): string[] {
-    return this.since(mark, scope).map((entry) => `${entry.method} ${entry.url}: ${entry.reason}`);
+  /**
+   * The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each; told
+   * to an action of tab `teller`, a stop of another tab names it.
+   */
+  stoppedSince(mark: number, scope?: string, teller?: string): string[] {
+    return this.since(mark, scope).map((entry) => {
+      const tab = entry.page ? this.scopes.get(entry.page) : undefined;
+      const where = teller !== undefined && tab !== undefined && tab !== teller ? `in tab ${tab}: ` : '';
+      return `${where}${entry.method} ${entry.url}: ${entry.reason}`;
+    });
   }
 
   /**

@@ -49,8 +49,11 @@ export class Acting {
             this.deps.held.attendant(action, look, caller, trail, () => backstop.sensitiveReadsSince(mark)),
           );
     const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
+    // Every stop while it ran (a popup it opened, a request of no tab); one of another tab names that tab.
     const stoppedNow = () => {
-      const lines = (backstop?.stoppedSince(mark) ?? []).map((line) => this.deps.redactor().text(line));
+      const lines = (backstop?.stoppedSince(mark, undefined, look.facts.tab?.id) ?? []).map((line) =>
+        this.deps.redactor().text(line),
+      );
       const told = [...earlier, ...lines];
       if (told.length > 0) trail.blocked = told.slice(0, 5);
       return lines;

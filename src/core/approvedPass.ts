@@ -9,7 +9,7 @@ import { shownWhole } from './shownPlaces.ts';
 
 export function stoppedSummary(lines: readonly string[]): string {
   const more = lines.length > 5 ? ` (and ${lines.length - 5} more)` : '';
-  return `tabward stopped ${lines.length} request(s) of this tab${more}:\n${lines.slice(0, 5).join('\n')}`;
+  return `tabward stopped ${lines.length} request(s)${more}:\n${lines.slice(0, 5).join('\n')}`;
 }
 
 /**

@@ -10,7 +10,7 @@ export interface Backstop {
   open(spec: PassSpec, maxMs: number): { end(graceMs: number): void };
   mark(): number;
   /** "METHOD URL: why", for each request stopped since the mark (of the tab `scope`, when given). */
-  stoppedSince(mark: number, scope?: string): string[];
+  stoppedSince(mark: number, scope?: string, teller?: string): string[];
   /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
   sensitiveReadsSince(mark: number): string[];
   /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
@@ -44,6 +44,8 @@ export interface UntiedStop {
   readonly reason: string;
   /** Judged refused, yet it went (a socket past the socket route, browser/nativeSockets.ts): the audit says so. */
   readonly sent?: boolean;
+  /** The tab it came from, when a hook of that tab stopped it with no action of the agent's running there. */
+  readonly tab?: string;
 }
 
 export interface TaintView {

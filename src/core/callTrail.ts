@@ -121,6 +121,7 @@ export class CallTrail {
       frontEnd: 'browser',
       args: { method: stop.method },
       mode: this.mode(),
+      ...(stop.tab !== undefined ? { tab: stop.tab } : {}),
       url: redact.text(stop.url),
       decision: 'block',
       reason: redact.text(stop.reason),

@@ -66,6 +66,21 @@ describe("an action's audit record names what left, whatever the server and the 
         'POST /settings/upload': (_req, _body, res) => {
           res.writeHead(204).end();
         },
+        'GET /settings/tokens': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Tokens</title><p>ghp_auditTok3n</p><a href="${site.url('tracker.example', '/landing?d=ghp_auditTok3n')}">Share</a>`,
+          ),
+        'GET /landing': (_req, _body, res) => html(res, '<title>Thanks</title><p>thanks</p>'),
+        // A page of another site that, once open, posts what it can to its own host, on a timer of its own.
+        'GET /tracker': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Tracker</title><script>setInterval(() => fetch('/collect?d=' + Date.now(), { method: 'POST', body: 'x' }).catch(() => {}), 400)</script>`,
+          ),
+        'POST /collect': (_req, _body, res) => {
+          res.writeHead(204).end();
+        },
         'POST /_stats': (_req, _body, res) => {
           res.writeHead(204).end();
         },
@@ -115,6 +130,50 @@ describe("an action's audit record names what left, whatever the server and the 
   test('an approved write whose large body is still going when the action returns is named as sent', async () => {
     const record = await clickRecord('/settings/upload');
     assert.deepEqual(record.sent, [`POST ${url('/settings/upload')}: sent`], JSON.stringify(record));
+  });
+
+  test('a request refused in a tab where no action runs is an audit event of its own, naming the tab', async () => {
+    const mcp = await tw.connect();
+    try {
+      mcp.human.policy = () => ({ decision: 'approve' });
+      const tracker = await mcp.call('new_page', { url: site.url('tracker.example', '/tracker') });
+      assert.ok(!tracker.isError, tracker.text);
+      await mcp.call('new_page', { url: url('/settings/tokens') });
+      await mcp.call('take_snapshot');
+      // After the read the tracker's posts are refused, with no action in its tab to tell: the audit says so.
+      const event = await waitFor('an audit event for the tracker', () =>
+        mcp
+          .audit()
+          .find(
+            (entry) =>
+              entry.tool === '(egress)' && 'url' in entry && String(entry.url).includes('tracker.example'),
+          ),
+      );
+      assert.match(JSON.stringify(event), /"tab":"p\d+"/, JSON.stringify(event));
+      assert.match(JSON.stringify(event), /"outcome":"blocked"/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test('what went with data to a host the human allowed after a read is named as sent', async () => {
+    const mcp = await tw.connect();
+    try {
+      mcp.human.policy = () => ({ decision: 'approve' });
+      await mcp.call('new_page', { url: url('/settings/tokens') });
+      const snapshot = await mcp.call('take_snapshot');
+      const click = await mcp.call('click', { ref: refOf(snapshot.text, 'Share') });
+      assert.ok(!click.isError, click.text);
+      const record = mcp.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
+      assert.ok(record && 'decision' in record);
+      assert.match(
+        (record.sent ?? []).join('\n'),
+        /^GET https:\/\/tracker\.example:\d+\/landing\?d=.*: sent/m,
+        JSON.stringify(record),
+      );
+    } finally {
+      await mcp.close();
+    }
   });
 
   test("the page's own posts after a read do not push the approved write out of the record", async () => {
