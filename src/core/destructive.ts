@@ -3,7 +3,7 @@
 // turns the answer into a decision (rule 6 under --policy destructive-asks, the recipes' policy). The label words
 // are protocol/'s, shared with the relay and the extension's judgement of site tools.
 
-import { destructiveWords } from '../protocol/destructiveWords.ts';
+import { destructiveVerbs, destructiveWords } from '../protocol/destructiveWords.ts';
 
 /** Where an action sends or goes: an address (a link, a goto), or a form it submits. */
 export type Target = string | { readonly url: string; readonly submitsForm: boolean };
@@ -44,28 +44,7 @@ function formAddressInWords(url: string): string | undefined {
  * nouns of the same stem are pages to read (`/transfers`, `/account/purchases`, `/reports/refunds.csv`, sorted
  * `?sort=reverse`, a search `?q=remove+stains`, `/shipping`) and only the verb itself is an action.
  */
-const addressVerbs = new Set([
-  'delete',
-  'remove',
-  'erase',
-  'destroy',
-  'purge',
-  'wipe',
-  'refund',
-  'chargeback',
-  'void',
-  'cancel',
-  'revoke',
-  'terminate',
-  'deactivate',
-  'disable',
-  'unsubscribe',
-  'withdraw',
-  'transfer',
-  'pay',
-  'buy',
-  'purchase',
-]);
+const addressVerbs: ReadonlySet<string> = new Set(destructiveVerbs);
 /** The Chinese label words (destructiveWords' last): an address that spells one out reads as it. */
 const chineseWords = destructiveWords.at(-1);
 

@@ -4,7 +4,7 @@
 // URL matches a sensitive rule (the shipped defaults plus the rules the relay sends). The relay's verdict comes from core/guard.ts; the extension checks it with these.
 
 import { defaultRuleSeeds } from './defaultRules.ts';
-import { destructiveWordIn } from './destructiveWords.ts';
+import { destructiveVerbs, destructiveWordIn } from './destructiveWords.ts';
 import {
   compilePattern,
   compileWholeUrlGlob,
@@ -13,39 +13,21 @@ import {
   urlParts,
 } from './urlPattern.ts';
 
+/** A tool's name makes an action of these too, which in an address name pages (`/checkout`, `/archive`). */
 const destructiveNameVerbs = [
-  'delete',
-  'remove',
-  'erase',
-  'destroy',
-  'purge',
-  'wipe',
+  ...destructiveVerbs,
   'drop',
   'reset',
-  'refund',
-  'chargeback',
-  'void',
-  'cancel',
-  'pay',
-  'purchase',
-  'buy',
   'checkout',
-  'transfer',
-  'withdraw',
   'send',
   'publish',
   'submit',
-  'revoke',
-  'disable',
-  'deactivate',
-  'terminate',
-  'unsubscribe',
   'archive',
   'merge',
   'grant',
   'ship',
   'approve',
-] as const;
+];
 
 /**
  * A tool name split into words: `deleteAllItems`, `delete_all`, `delete-all`, `delete2Items` all read "delete all
