@@ -6,7 +6,7 @@
 
 import type { Page } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Attendance, Backstop } from '../core/callPath.ts';
+import type { Attendance, Backstop, UntiedStop } from '../core/callPath.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { browserOwnRequest } from './browserOwnRequests.ts';
@@ -43,8 +43,16 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
-  /** Stops outside any action told as audit events (record), by tab, request and reason: when, and how many since. */
-  private readonly tabStopsTold = new Map<string, { at: number; since: number }>();
+  /** Stops outside any action told as audit events (record), by tab: when last told, and what came since. */
+  private readonly tabStopsTold = new Map<
+    string,
+    {
+      at: number;
+      since: number;
+      last?: UntiedStop | undefined;
+      timer?: ReturnType<typeof setTimeout> | undefined;
+    }
+  >();
   /** The audit's line of each request told as sent, to be told again when its answer comes. */
   private readonly sentLines = new WeakMap<EgressRequest, SentRequest>();
   constructor(
@@ -176,27 +184,39 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     const scope = page ? this.scopes.get(page) : undefined;
     if (page === undefined || this.attendantsFor(page, scope).some((entry) => entry.endedAt === undefined))
       return;
-    // A page refused on a timer of its own is told once every few seconds, with how many more were refused since.
-    const key = `${scope} ${method} ${url.split('?')[0]} ${reason}`;
-    const now = Date.now();
-    const told = this.tabStopsTold.get(key);
-    if (told && now - told.at < tabStopEveryMs) {
+    // A tab's stops are told at most once every few seconds: the first as it is, then the last of those that came
+    // meanwhile with how many there were, when the window ends. A page varying its addresses cannot fill the log.
+    const tab = scope ?? '(a page of no known tab)';
+    const stop = { method, url, reason, ...(scope !== undefined ? { tab: scope } : {}) };
+    const told = this.tabStopsTold.get(tab);
+    if (told && Date.now() - told.at < tabStopEveryMs) {
       told.since++;
+      told.last = stop;
+      told.timer ??= setTimeout(() => this.tellTabStops(tab), told.at + tabStopEveryMs - Date.now());
+      told.timer.unref?.();
       return;
     }
-    this.tabStopsTold.delete(key);
-    this.tabStopsTold.set(key, { at: now, since: 0 });
+    this.tellTabStops(tab);
+    this.tabStopsTold.set(tab, { at: Date.now(), since: 0 });
     if (this.tabStopsTold.size > 200)
-      this.tabStopsTold.delete(this.tabStopsTold.keys().next().value as string);
-    const more =
-      told && told.since > 0 ? ` (and ${told.since} more like it refused since the last told)` : '';
-    for (const watcher of this.taintWatchers)
-      watcher.recordUntied?.({
-        method,
-        url,
-        reason: `${reason}${more}`,
-        ...(scope !== undefined ? { tab: scope } : {}),
-      });
+      this.tellTabStops(this.tabStopsTold.keys().next().value as string, true);
+    for (const watcher of this.taintWatchers) watcher.recordUntied?.(stop);
+  }
+
+  /** The stops of a tab held back by the window: told as one event, the last of them and how many. */
+  private tellTabStops(tab: string, forget = false): void {
+    const told = this.tabStopsTold.get(tab);
+    if (forget) this.tabStopsTold.delete(tab);
+    if (!told) return;
+    if (told.timer) clearTimeout(told.timer);
+    told.timer = undefined;
+    const { last, since } = told;
+    if (!last || since === 0) return;
+    told.since = 0;
+    told.last = undefined;
+    told.at = Date.now();
+    const reason = `${last.reason} (the last of ${since} requests of this tab refused within ${tabStopEveryMs / 1000} s, with no action running in it)`;
+    for (const watcher of this.taintWatchers) watcher.recordUntied?.({ ...last, reason });
   }
 
   /** A document refused at its response by no tab's hook (the browser-wide gate, browser/browserFetchGate.ts). */

@@ -76,7 +76,8 @@ describe("an action's audit record names what left, whatever the server and the 
         'GET /tracker': (_req, _body, res) =>
           html(
             res,
-            `<title>Tracker</title><script>setInterval(() => fetch('/collect?d=' + Date.now(), { method: 'POST', body: 'x' }).catch(() => {}), 400)</script>`,
+            // Each to an address of its own, as a page flooding the audit would (a review of the first version).
+            `<title>Tracker</title><script>let n = 0; setInterval(() => fetch('/collect/' + n++ + '?d=' + Date.now(), { method: 'POST', body: 'x' }).catch(() => {}), 100)</script>`,
           ),
         'POST /collect': (_req, _body, res) => {
           res.writeHead(204).end();
@@ -151,6 +152,20 @@ describe("an action's audit record names what left, whatever the server and the 
       );
       assert.match(JSON.stringify(event), /"tab":"p\d+"/, JSON.stringify(event));
       assert.match(JSON.stringify(event), /"outcome":"blocked"/);
+      // The rest of the tab's refusals within the window are told together when it ends, counted.
+      const tracked = () =>
+        mcp
+          .audit()
+          .filter(
+            (entry) => entry.tool === '(egress)' && String('url' in entry && entry.url).includes('tracker'),
+          );
+      const summary = await waitFor('the told count of the rest', () =>
+        tracked().find((entry) =>
+          /the last of \d+ requests of this tab/.test(String('reason' in entry && entry.reason)),
+        ),
+      );
+      assert.ok(summary);
+      assert.ok(tracked().length <= 4, `${tracked().length} events for one tab's refusals`);
     } finally {
       await mcp.close();
     }
