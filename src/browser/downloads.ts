@@ -19,6 +19,7 @@ import {
 import { basename, extname, join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { visibleText } from '../core/displayText.ts';
 
 /** A tab as the keeper sees it (browser/pages.ts TrackedPage). */
 export interface DownloadingTab {
@@ -272,7 +273,8 @@ function looksLikeJson(text: string): boolean {
 function previewOf(head: Buffer, type: string): { preview?: string[] } {
   if (!/^text\/|json/.test(type)) return {};
   const lines = head.toString('utf8').split(/\r?\n/).slice(0, previewLines);
-  return { preview: lines.map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line)) };
+  // The file's words on lines of their own: control and line-breaking characters shown as marks (a `\r`, U+2028).
+  return { preview: lines.map((line) => visibleText(line, 200)) };
 }
 
 export function formatBytes(bytes: number): string {

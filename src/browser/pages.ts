@@ -6,6 +6,7 @@
 
 import type { CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
@@ -144,7 +145,7 @@ export class TrackedPage {
   private async retire(cdp: CDPSession): Promise<void> {
     this.dialogFrameId = undefined;
     const what = this.dialog
-      ? `the ${this.dialog.type()} dialog ${JSON.stringify(this.dialog.message().slice(0, 100))}`
+      ? `the ${this.dialog.type()} dialog ${quotedForDisplay(this.dialog.message(), 100)}`
       : 'a dialog';
     this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
     await cdp
@@ -419,5 +420,6 @@ function safeFrame(request: Request): Frame | undefined {
 }
 
 function dialogText(dialog: Dialog): string {
-  return `A ${dialog.type()} dialog is open: ${JSON.stringify(dialog.message().slice(0, 200))}.`;
+  // The page's words, on one line with their quotes escaped: a message cannot add a line of its own to a result.
+  return `A ${dialog.type()} dialog is open: ${quotedForDisplay(dialog.message(), 200)}.`;
 }

@@ -4,6 +4,8 @@
 // need access", Notion's "No access", GitHub's 404 for a private repository seen logged out), and logins by QR code
 // alone (WeChat, Alipay, DingTalk, Feishu, WhatsApp Web), in English and Chinese.
 
+import { quotedForDisplay } from './displayText.ts';
+
 export interface LoginFormFact {
   readonly action: string;
   readonly hasPassword: boolean;
@@ -96,7 +98,7 @@ export function classifyLoginWall(facts: LoginPageFacts): LoginWallVerdict {
   if (facts.visiblePasswordFields > 0) add(3, `${facts.visiblePasswordFields} visible password field(s)`);
   if (loginForms.some((form) => form.hasUserField)) add(1, 'a form with a user name and a password');
   const titleCue = cuePhrases.find((cue) => cue.test(facts.title));
-  if (titleCue) add(1, `title "${facts.title.slice(0, 80)}" reads like a login page`);
+  if (titleCue) add(1, `title ${quotedForDisplay(facts.title, 80)} reads like a login page`);
   const textCue = cuePhrases.find((cue) => cue.test(facts.text.slice(0, 4000)));
   if (textCue && facts.text.length < 4000)
     add(1, `page text asks to sign in (${textCue.source.slice(0, 30)})`);
@@ -110,11 +112,12 @@ function accessSignals(facts: LoginPageFacts, add: (points: number, why: string)
   const short = facts.text.length < 4000;
   const seen = `${facts.title}\n${short ? facts.text : ''}`;
   const noAccess = noAccessPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
-  if (noAccess) add(2, `the page says "${noAccess}"`);
+  // The page's own words, quoted so that they cannot close the quotes or break the evidence line.
+  if (noAccess) add(2, `the page says ${quotedForDisplay(noAccess, 80)}`);
   const wayIn = wayInPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
-  if (wayIn) add(1, `it offers "${wayIn}"`);
+  if (wayIn) add(1, `it offers ${quotedForDisplay(wayIn, 80)}`);
   const qr = qrPhrases.map((phrase) => phrase.exec(seen)?.[0]).find(Boolean);
-  if (qr) add(2, `it asks to log in by QR code ("${qr}")`);
+  if (qr) add(2, `it asks to log in by QR code (${quotedForDisplay(qr, 80)})`);
   if ((facts.qrCodes ?? 0) > 0 && (qr || cuePhrases.some((cue) => cue.test(seen))))
     add(1, 'a QR code is shown for logging in');
   const final = safeUrl(facts.finalUrl);

@@ -5,6 +5,7 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { destructiveVerbs, destructiveWordIn } from './destructiveWords.ts';
+import { quotedForDisplay } from './displayText.ts';
 import {
   compilePattern,
   compileWholeUrlGlob,
@@ -86,10 +87,10 @@ export interface HintedTool {
 export function distrustedHint(tool: HintedTool): string | undefined {
   if (!tool.readOnly) return undefined;
   if (nameReadsDestructive(tool.name))
-    return `the page marks "${tool.name.slice(0, 60)}" read-only, but its name reads as destructive`;
+    return `the page marks ${quotedForDisplay(tool.name, 60)} read-only, but its name reads as destructive`;
   const word = destructiveWordIn(tool.description ?? '');
   if (word)
-    return `the page marks "${tool.name.slice(0, 60)}" read-only, but its description says "${word.slice(0, 40)}"`;
+    return `the page marks ${quotedForDisplay(tool.name, 60)} read-only, but its description says "${word.slice(0, 40)}"`;
   return undefined;
 }
 

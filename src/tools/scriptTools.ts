@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { withDeadline } from '../browser/deadline.ts';
 import { allFrames } from '../browser/elements.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { untrusted } from '../core/redact.ts';
@@ -41,7 +42,7 @@ export const evaluateScript = defineTool({
     // The script stopped at a dialog it opened: it has not returned, and its result is not known (never "null").
     const { dialog } = tab;
     if (dialog) {
-      const shown = `${dialog.type()} ${JSON.stringify(dialog.message().slice(0, 200))}`;
+      const shown = `${dialog.type()} ${quotedForDisplay(dialog.message(), 200)}`;
       return {
         content: [
           text(
@@ -90,7 +91,9 @@ export const handleDialog = defineTool({
     const line = await runAction(tab, 'Answering the dialog', timeoutMs, async () => undefined);
     return {
       content: [
-        text(`${args.action === 'accept' ? 'Accepted' : 'Dismissed'} "${message.slice(0, 100)}". ${line}`),
+        text(
+          `${args.action === 'accept' ? 'Accepted' : 'Dismissed'} ${quotedForDisplay(message, 100)}. ${line}`,
+        ),
       ],
     };
   },

@@ -8,6 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import type { TrackedPage } from '../browser/pages.ts';
 import { definitionText, readSiteTools, runSiteTool, type SiteCallAnswer } from '../browser/webmcpPage.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { type ErrorCode, TabwardError } from '../core/errors.ts';
 import { originOf } from '../core/guard.ts';
 import { linearRegExp, refuseUncheckable } from '../core/pageSchemaLimits.ts';
@@ -99,9 +100,9 @@ async function findTool(name: string, context: ToolContext, tab: TrackedPage | u
   if (tool) return tool;
   throw new TabwardError(
     'not_found',
-    `The page has no WebMCP tool named "${name.slice(0, 80)}".`,
+    `The page has no WebMCP tool named ${quotedForDisplay(name, 80)}.`,
     tools.length > 0
-      ? `Its tools: ${tools.map((each) => each.name).join(', ')}.`
+      ? `Its tools: ${tools.map((each) => quotedForDisplay(each.name, 80)).join(', ')}.`
       : 'It registers none now (list_site_tools).',
   );
 }
@@ -117,7 +118,7 @@ function validate(tool: SiteTool, args: Record<string, unknown>): void {
     } catch (error) {
       throw new TabwardError(
         'bad_input',
-        `The page's schema for "${tool.name}" is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)}); calls are refused.`,
+        `The page's schema for ${quotedForDisplay(tool.name, 80)} is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)}); calls are refused.`,
       );
     }
     // Pages choose their schemas: the cache is bounded.
@@ -128,7 +129,7 @@ function validate(tool: SiteTool, args: Record<string, unknown>): void {
   const problems = (check.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? ''}`);
   throw new TabwardError(
     'bad_input',
-    `The arguments do not match the schema of "${tool.name}": ${problems.join('; ')}. Nothing was run.`,
+    `The arguments do not match the schema of ${quotedForDisplay(tool.name, 80)}: ${problems.join('; ')}. Nothing was run.`,
     'See the schema with list_site_tools.',
   );
 }
@@ -142,7 +143,7 @@ function resultOf(tool: SiteTool, answer: SiteCallAnswer, readOnly: boolean, ori
     if (failed)
       throw new TabwardError(
         'internal',
-        `The page's tool "${tool.name}" failed:\n${untrusted(origin, shown)}`,
+        `The page's tool ${quotedForDisplay(tool.name, 80)} failed:\n${untrusted(origin, shown)}`,
       );
     return shown;
   }
@@ -150,15 +151,15 @@ function resultOf(tool: SiteTool, answer: SiteCallAnswer, readOnly: boolean, ori
   if (answer.code === 'unregistered')
     throw new TabwardError(
       'not_found',
-      `The page withdrew "${tool.name}" during the call.${readOnly ? '' : ` ${unknownOutcome}`}`,
+      `The page withdrew ${quotedForDisplay(tool.name, 80)} during the call.${readOnly ? '' : ` ${unknownOutcome}`}`,
     );
   if (answer.code === 'tool_failed')
     throw new TabwardError(
       'internal',
-      `The page's tool "${tool.name}" failed:\n${untrusted(origin, answer.message ?? '')}`,
+      `The page's tool ${quotedForDisplay(tool.name, 80)} failed:\n${untrusted(origin, answer.message ?? '')}`,
     );
   const code: ErrorCode = answer.code === 'moved' ? 'rejected' : 'not_found';
-  throw new TabwardError(code, answer.message ?? `The call of "${tool.name}" failed.`);
+  throw new TabwardError(code, answer.message ?? `The call of ${quotedForDisplay(tool.name, 80)} failed.`);
 }
 
 /**

@@ -101,7 +101,7 @@ describe('WebMCP tools of the agent tab, through tabward mcp', () => {
     const extra = await mcp.call('call_site_tool', { name: 'listOrders', arguments: { all: true } });
     assert.match(extra.text, /must NOT have additional properties/);
     const missing = await mcp.call('call_site_tool', { name: 'nope' });
-    assert.match(missing.text, /^not_found: .*"nope".*Its tools: listOrders, refundOrder/s);
+    assert.match(missing.text, /^not_found: .*"nope".*Its tools: "listOrders", "refundOrder"/s);
     assert.equal(mcp.human.questions.length, asked);
     assert.deepEqual(site.writes, []);
   });
