@@ -5,7 +5,7 @@
 
 import { defaultRuleSeeds } from './defaultRules.ts';
 import { destructiveVerbs, destructiveWordIn } from './destructiveWords.ts';
-import { quotedForDisplay } from './displayText.ts';
+import { hasMixedScripts, quotedForDisplay } from './displayText.ts';
 import {
   compilePattern,
   compileWholeUrlGlob,
@@ -36,7 +36,9 @@ const destructiveNameVerbs = [
  */
 export function nameWords(name: string): string {
   return name
-    .replace(/[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}]/gu, '')
+    .normalize('NFKC')
+    .normalize('NFD')
+    .replace(/[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\p{M}]/gu, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4')
@@ -59,10 +61,14 @@ function isVerbForm(word: string, verb: string): boolean {
 
 /**
  * The name says the tool changes something, whatever its hint says: one of its words is a destructive verb or a form
- * of one. A name that is one word of letters in one case (`removeall`, `DELETEALL`, `refundorder`) cannot be split:
- * it reads destructive when it begins or ends with such a verb.
+ * of one (compatibility forms, accents and hidden characters taken away: `ｄｅｌｅｔｅ`, `déleté`), or it mixes
+ * alphabets. A name that is one word of letters in one case (`removeall`, `DELETEALL`, `refundorder`) cannot be
+ * split: it reads destructive when it begins or ends with such a verb. A consistency check, not a defence: a site
+ * that means to lie names its write `getData`.
  */
 export function nameReadsDestructive(name: string): boolean {
+  // Letters of another alphabet drawn like Latin ones (a Cyrillic е in `dеleteOrders`) hide a word from any list.
+  if (hasMixedScripts(name.normalize('NFKC'))) return true;
   const words = nameWords(name).toLowerCase().split(' ').filter(Boolean);
   if (words.some((word) => destructiveNameVerbs.some((verb) => isVerbForm(word, verb)))) return true;
   const [only] = words;

@@ -51,6 +51,11 @@ test('names that read destructive, in any case style; harmless ones keep their h
     'deletesAll',
     'deletingOrder',
     'del\u200beteAccount',
+    // Letters drawn like Latin ones, compatibility forms, accents (a later review).
+    'd\u0435leteOrders',
+    '\u13a0elete',
+    '\uff44\uff45\uff4c\uff45\uff54\uff45',
+    'd\u00e9let\u00e9_all',
   ])
     assert.ok(nameReadsDestructive(name), name);
   for (const name of [
@@ -62,6 +67,7 @@ test('names that read destructive, in any case style; harmless ones keep their h
     'hang',
     'listPayments',
     'getShippingRates',
+    'café_menu',
   ])
     assert.ok(!nameReadsDestructive(name), name);
   assert.equal(trustedReadOnly({ name: 'listOrders', readOnly: true }), true);
