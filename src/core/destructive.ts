@@ -4,6 +4,7 @@
 // are protocol/'s, shared with the relay and the extension's judgement of site tools.
 
 import { destructiveVerbs, destructiveWords } from '../protocol/destructiveWords.ts';
+import { quotedForDisplay } from './displayText.ts';
 
 /** Where an action sends or goes: an address (a link, a goto), or a form it submits. */
 export type Target = string | { readonly url: string; readonly submitsForm: boolean };
@@ -16,7 +17,7 @@ export type Target = string | { readonly url: string; readonly submitsForm: bool
  */
 export function destructiveReason(name: string, targets: readonly Target[]): string | undefined {
   if (destructiveWords.some((word) => word.test(name)))
-    return `its label "${name.slice(0, 60)}" reads as destructive`;
+    return `its label ${quotedForDisplay(name, 60)} reads as destructive`;
   for (const target of targets) {
     const { url, submitsForm } = typeof target === 'string' ? { url: target, submitsForm: false } : target;
     const place = destructiveAddress(url) ?? (submitsForm ? formAddressInWords(url) : undefined);

@@ -6,6 +6,7 @@ import { focusedTarget } from '../browser/focusedElement.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { activatingKey } from '../core/activatingKeys.ts';
 import { type AuditTarget, focusedTargetKey } from '../core/audit.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
 import {
@@ -376,7 +377,10 @@ function typesText(key: string): boolean {
 }
 
 function describe(target: ToolTarget): string {
-  return target.element ? `${target.element.role} "${target.element.name}"` : 'the element';
+  // The element's name is the page's: quoted so that it cannot close its quotes in the result.
+  return target.element
+    ? `${target.element.role} ${quotedForDisplay(target.element.name, 120)}`
+    : 'the element';
 }
 
 /**
