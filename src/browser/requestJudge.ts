@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
 import type { Attendance, Backstop, UntiedStop } from '../core/callPath.ts';
+import { originOf } from '../core/guard.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { browserOwnRequest } from './browserOwnRequests.ts';
@@ -289,7 +290,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     const { tainted } = this.taintView();
     const carries =
       tainted.length > 0 &&
-      (request.method !== 'GET' || (/\?./.test(url) && !tainted.includes(originOfUrl(url) ?? '')));
+      (request.method !== 'GET' || (/\?./.test(url) && !tainted.includes(originOf(url))));
     if (!write && !crossing && !carries) return;
     const entry = { seq: ++this.seq, line: sentLine(request, status), rank: write ? 0 : crossing ? 1 : 2 };
     this.sentLines.set(request, entry);
@@ -377,12 +378,4 @@ function sentLine(request: EgressRequest, status: number | undefined): string {
           ? 'sent, no answer (the connection failed)'
           : `sent, answered ${status}`;
   return `${request.method} ${request.url}: ${answer}`;
-}
-
-function originOfUrl(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }

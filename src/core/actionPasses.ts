@@ -23,7 +23,7 @@ export interface PassSpec {
   /** The approved action acts in the tab's top document: only its own navigations spend the write targets. */
   readonly topFrame?: boolean;
   /**
-   * Where the human saw the action lead (navigationTarget keys: whole addresses, query included): a top-level
+   * Where the human saw the action lead (writeTargetOf keys: whole addresses, query included): a top-level
    * navigation that is not a redirect hop is covered only toward one of them, not toward any page of their site a
    * script sends the tab to, nor toward a form's address with a query of the page's (a form the human approved as
    * a POST opens no GET to its address).
@@ -115,7 +115,6 @@ export class ActionPasses {
     const parsed = safeUrl(url);
     if (!parsed) return false;
     const target = writeTargetOf(url);
-    const destinations = navigationKeysOf(url);
     for (const pass of [...this.passes]) {
       if (pass.expiresAt <= this.now()) {
         this.passes.delete(pass);
@@ -145,7 +144,7 @@ export class ActionPasses {
       const chained = request.chain !== undefined && this.chains.get(request.chain) === pass;
       if (request.hop === true && chained && pass.navigationOrigins.includes(parsed.origin)) return true;
       // (Its chain was begun by beginChain, which the judge calls for every top-level navigation first.)
-      if (request.hop !== true && leadsTo(pass, destinations)) return true;
+      if (request.hop !== true && leadsTo(pass, target)) return true;
     }
     return false;
   }
@@ -157,7 +156,6 @@ export class ActionPasses {
    */
   beginChain(url: string, scope: string | undefined, request: PassedRequest): void {
     if (request.hop === true || request.chain === undefined) return;
-    const destinations = navigationKeysOf(url);
     const target = writeTargetOf(url);
     const submission =
       request.method !== undefined && !['GET', 'HEAD'].includes(request.method.toUpperCase());
@@ -170,7 +168,7 @@ export class ActionPasses {
         pass.writeTargets.includes(target) &&
         pass.writeOrigin !== undefined &&
         request.origin === pass.writeOrigin;
-      if (ownSubmission || leadsTo(pass, destinations)) this.chainOf(request, pass);
+      if (ownSubmission || leadsTo(pass, target)) this.chainOf(request, pass);
     }
   }
 
@@ -187,25 +185,14 @@ export class ActionPasses {
   }
 }
 
-/** Whether a navigation (its navigationKeysOf) goes where the pass's human saw the action lead. */
-function leadsTo(pass: PassSpec, destinations: readonly string[]): boolean {
-  return destinations.some((key) => pass.navigationTargets.includes(key));
-}
-
 /**
- * The key of an address the human saw an action lead to (PassSpec.navigationTargets): a link's or a destination's
- * whole address, query included. A form's action has none: submitted by GET it carries the form's fields in its
- * query, which the question did not show (that navigation is asked on its own, showing its address), and submitted
- * by POST it leads nowhere but by its redirect, a hop of the chain its submission began.
+ * Whether a navigation (its writeTargetOf key) goes where the pass's human saw the action lead: a link's or a
+ * destination's whole address. A form's action is none: submitted by GET it carries the form's fields in its query,
+ * which the question did not show (that navigation is asked on its own, showing its address), and submitted by POST
+ * it leads nowhere but by its redirect, a hop of the chain its submission began.
  */
-export function navigationTarget(url: string): string | undefined {
-  return writeTargetOf(url);
-}
-
-/** The keys a navigation to `url` matches. */
-function navigationKeysOf(url: string): string[] {
-  const key = navigationTarget(url);
-  return key === undefined ? [] : [key];
+function leadsTo(pass: PassSpec, destination: string | undefined): boolean {
+  return destination !== undefined && pass.navigationTargets.includes(destination);
 }
 
 /** A URL as write targets are compared: origin, path and query, no fragment; undefined when it does not parse. */

@@ -2,7 +2,7 @@
 // writes to sensitive pages and which navigations it lets through, predicted from the facts the human was shown;
 // and how the requests the choke point stopped are told.
 
-import { navigationTarget, type PassSpec, writeTargetOf } from './actionPasses.ts';
+import { type PassSpec, writeTargetOf } from './actionPasses.ts';
 import type { ActionFacts } from './callTypes.ts';
 import { type Decision, originOf } from './guard.ts';
 import { shownWhole } from './shownPlaces.ts';
@@ -37,7 +37,7 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   // A form's address is no navigation of the pass: its POST is the write above, and a page answering it with a
   // GET to that address and a query of its own (?delete_account=yes) is not what the human saw.
   const navigationTargets = [destination, ...links.map((effect) => effect.url)].flatMap((url) =>
-    url ? (navigationTarget(url) ?? []) : [],
+    url ? (writeTargetOf(url) ?? []) : [],
   );
   const navigationOrigins = [
     ...(destination ? [originOf(destination)] : []),

@@ -3,7 +3,7 @@
 // turns the answer into a decision (rule 6 under --policy destructive-asks, the recipes' policy). The label words
 // are protocol/'s, shared with the relay and the extension's judgement of site tools.
 
-import { destructiveVerbs, destructiveWords } from '../protocol/destructiveWords.ts';
+import { destructiveVerbs, destructiveWords, isVerbForm, wordsOf } from '../protocol/destructiveWords.ts';
 import { quotedForDisplay } from './displayText.ts';
 
 /** Where an action sends or goes: an address (a link, a goto), or a form it submits. */
@@ -40,18 +40,17 @@ function formAddressInWords(url: string): string | undefined {
 }
 
 /**
- * Verbs that make an address an action rather than a page: `/orders/17/refund`, `/posts/5/delete`,
- * `?do=refund`. Labels are read as a person reads them (destructiveWords); an address is read by its words, where
+ * The verbs that make an address an action rather than a page (destructiveVerbs): `/orders/17/refund`,
+ * `/posts/5/delete`, `?do=refund`. Labels are read as a person reads them (destructiveWords); an address is read by its words, where
  * nouns of the same stem are pages to read (`/transfers`, `/account/purchases`, `/reports/refunds.csv`, sorted
  * `?sort=reverse`, a search `?q=remove+stains`, `/shipping`) and only the verb itself is an action.
  */
-const addressVerbs: ReadonlySet<string> = new Set(destructiveVerbs);
 /** The Chinese label words (destructiveWords' last): an address that spells one out reads as it. */
 const chineseWords = destructiveWords.at(-1);
 
 /**
  * The path and query of an http(s) address that reads as an action, or undefined: a path segment, or a query
- * parameter's name, whose first or last word is one of addressVerbs (or its -ing form: `doRefund`, `refunding`,
+ * parameter's name, whose first or last word is one of them (or its -ing form: `doRefund`, `refunding`,
  * `delete-account`, `revoke_all=1`), or a parameter whose whole value is one (`action=delete`). Percent-escapes are
  * decoded one run at a time, so that a stray `%` cannot keep `%72efund` from reading as refund.
  */
@@ -72,8 +71,8 @@ export function destructiveAddress(url: string): string | undefined {
     .split('&')
     .map((pair) => pair.split('=').map((part) => decoded(part.replace(/\+/g, ' '))));
   const acts =
-    segments.some((segment) => endsAreVerbs(words(segment))) ||
-    parameters.some(([name = '', value = '']) => endsAreVerbs(words(name)) || isVerbAlone(words(value)));
+    segments.some((segment) => endsAreVerbs(wordsOf(segment))) ||
+    parameters.some(([name = '', value = '']) => endsAreVerbs(wordsOf(name)) || isVerbAlone(wordsOf(value)));
   return acts ? place : undefined;
 }
 
@@ -88,26 +87,8 @@ function decoded(text: string): string {
   });
 }
 
-/** The words of a segment or a parameter: split at punctuation and at camelCase humps, lower-cased. */
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .map((word) => word.toLowerCase());
-}
-
 function isVerb(word: string | undefined): boolean {
-  if (!word) return false;
-  return (
-    addressVerbs.has(word) ||
-    (word.endsWith('ing') && [...addressVerbs].some((verb) => ingForm(verb) === word))
-  );
-}
-
-/** refund → refunding, remove → removing. */
-function ingForm(verb: string): string {
-  return verb.endsWith('e') ? `${verb.slice(0, -1)}ing` : `${verb}ing`;
+  return word !== undefined && destructiveVerbs.some((verb) => isVerbForm(word, verb, false));
 }
 
 function endsAreVerbs(list: readonly string[]): boolean {

@@ -41,6 +41,43 @@ export const destructiveVerbs = [
   'purchase',
 ] as const;
 
+/**
+ * A name or an address's part split into words: `deleteAllItems`, `delete_all`, `delete-all`, `delete2Items` all
+ * read "delete all ...". Compatibility forms, accents and characters that show nothing (`ｄｅｌｅｔｅ`, `déleté`,
+ * `del\u200bete`) are taken away first: a page could hide a word's letters apart.
+ */
+export function nameWords(name: string): string {
+  return name
+    .normalize('NFKC')
+    .normalize('NFD')
+    .replace(/[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\p{M}]/gu, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** nameWords, lower-cased, one word an entry. */
+export function wordsOf(text: string): string[] {
+  return nameWords(text).toLowerCase().split(' ').filter(Boolean);
+}
+
+/** Forms of a verb that are mostly nouns in a name (`getShippingRates`). */
+const nounForms = new Set(['shipping']);
+
+/**
+ * `word` is `verb` or its -ing form (refunding, removing); with `inflected`, any form of it (deletes, deleted,
+ * dropped, submitting). An address goes by the first only: `/transfers`, `/orders/cancelled` are pages to read.
+ */
+export function isVerbForm(word: string, verb: string, inflected: boolean): boolean {
+  if (nounForms.has(word)) return false;
+  if (word === verb || word === `${verb.endsWith('e') ? verb.slice(0, -1) : verb}ing`) return true;
+  if (!inflected || !word.startsWith(verb)) return false;
+  const doubled = verb.at(-1) ?? '';
+  return ['s', 'es', 'd', 'ed', `${doubled}ed`, `${doubled}ing`].includes(word.slice(verb.length));
+}
+
 /** The first destructive word or phrase in the text, as written there; undefined when none. */
 export function destructiveWordIn(text: string): string | undefined {
   for (const word of destructiveWords) {

@@ -4,7 +4,10 @@
 // URL matches a sensitive rule (the shipped defaults plus the rules the relay sends). The relay's verdict comes from core/guard.ts; the extension checks it with these.
 
 import { defaultRuleSeeds } from './defaultRules.ts';
-import { destructiveVerbs, destructiveWordIn } from './destructiveWords.ts';
+import { destructiveVerbs, destructiveWordIn, isVerbForm, nameWords, wordsOf } from './destructiveWords.ts';
+
+export { nameWords };
+
 import { hasMixedScripts, quotedForDisplay } from './displayText.ts';
 import {
   compilePattern,
@@ -31,35 +34,6 @@ const destructiveNameVerbs = [
 ];
 
 /**
- * A tool name split into words: `deleteAllItems`, `delete_all`, `delete-all`, `delete2Items` all read "delete all
- * ...". Characters that show nothing (`del\u200bete`) are dropped first: a page could hide a word's letters apart.
- */
-export function nameWords(name: string): string {
-  return name
-    .normalize('NFKC')
-    .normalize('NFD')
-    .replace(/[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\p{M}]/gu, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
-
-/** Forms of a verb that are mostly nouns in a tool's name (`getShippingRates`). */
-const nounForms = new Set(['shipping']);
-
-/** `word` is `verb` or a form of it: deletes, deleted, deleting, dropped, submitting. */
-function isVerbForm(word: string, verb: string): boolean {
-  if (nounForms.has(word)) return false;
-  const stem = verb.endsWith('e') ? verb.slice(0, -1) : verb;
-  if (!word.startsWith(stem)) return false;
-  const rest = word.slice(stem.length);
-  const doubled = verb.at(-1) ?? '';
-  return ['', 'e', 'es', 's', 'ed', 'd', 'ing', `${doubled}ed`, `${doubled}ing`].includes(rest);
-}
-
-/**
  * The name says the tool changes something, whatever its hint says: one of its words is a destructive verb or a form
  * of one (compatibility forms, accents and hidden characters taken away: `ｄｅｌｅｔｅ`, `déleté`), or it mixes
  * alphabets. A name that is one word of letters in one case (`removeall`, `DELETEALL`, `refundorder`) cannot be
@@ -69,8 +43,8 @@ function isVerbForm(word: string, verb: string): boolean {
 export function nameReadsDestructive(name: string): boolean {
   // Letters of another alphabet drawn like Latin ones (a Cyrillic е in `dеleteOrders`) hide a word from any list.
   if (hasMixedScripts(name.normalize('NFKC'))) return true;
-  const words = nameWords(name).toLowerCase().split(' ').filter(Boolean);
-  if (words.some((word) => destructiveNameVerbs.some((verb) => isVerbForm(word, verb)))) return true;
+  const words = wordsOf(name);
+  if (words.some((word) => destructiveNameVerbs.some((verb) => isVerbForm(word, verb, true)))) return true;
   const [only] = words;
   return (
     words.length === 1 &&

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { navigationTarget } from '../../src/core/actionPasses.ts';
+import { writeTargetOf } from '../../src/core/actionPasses.ts';
 import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
 import { type CallOutcome, refOf } from '../helpers/mcpClient.ts';
@@ -201,7 +201,7 @@ describe('one approval, one action as the human saw it', { timeout: 120_000 }, (
         const pass = tw.browser.network.open(
           {
             writeTargets: [],
-            navigationTargets: [navigationTarget(tab.page.url()) ?? ''],
+            navigationTargets: [writeTargetOf(tab.page.url()) ?? ''],
             navigationOrigins: [origin],
             scope: tab.id,
           },
