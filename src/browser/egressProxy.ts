@@ -19,6 +19,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { HostCertificates } from './hostCertificates.ts';
+import { peerIsThisUser } from './loopbackPeers.ts';
 
 /** One request as it reaches the choke point. */
 export interface EgressRequest {
@@ -121,7 +122,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     (req: IncomingMessage, socket: Socket, head: Buffer) =>
       void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep, exchanges),
   );
-  outer.on('connection', keep);
+  // Only the browser tabward started, which runs as this user: another local user gets nothing from this proxy
+  // (it would fetch as the victim, and what it "read" would taint the victim's session and reach its audit).
+  outer.on('connection', (socket: Socket) => {
+    if (peerIsThisUser(socket)) keep(socket);
+    else socket.destroy();
+  });
   outer.on('clientError', (_error, socket: Socket) => socket.destroy());
   outer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = /^(\[[^\]]+\]|[^\s:]+):(\d+)$/.exec(req.url ?? '');

@@ -1,0 +1,58 @@
+// Who is on the other end of a loopback TCP connection. The egress proxy serves one browser that tabward started,
+// as the user tabward runs as; any other local user could otherwise connect to it and have it fetch as the victim,
+// taint the victim's session by "reading" a sensitive page through it, or write lines into the victim's audit
+// (docs/security.md, "Other local users"). On Linux the kernel says which user owns each socket in /proc/net/tcp;
+// elsewhere (macOS) there is no cheap way to ask, and connections are taken as they come (a limit, documented).
+
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+
+const table = '/proc/net/tcp';
+
+/** Whether this platform can tell a loopback peer's user (read once: /proc is there or it is not). */
+let readable: boolean | undefined;
+function canTell(): boolean {
+  if (readable === undefined) {
+    try {
+      readFileSync(table);
+      readable = process.platform === 'linux';
+    } catch {
+      readable = false;
+    }
+  }
+  return readable;
+}
+
+/** `127.0.0.1`, 8080 as /proc/net/tcp writes them: the address's bytes in host (little-endian) order, then the port. */
+function procAddress(address: string, port: number): string | undefined {
+  const parts = address.replace(/^::ffff:/, '').split('.').map(Number);
+  if (parts.length !== 4 || parts.some((part) => !Number.isInteger(part))) return undefined;
+  const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
+  return `${parts.reverse().map((part) => hex(part, 2)).join('')}:${hex(port, 4)}`;
+}
+
+/**
+ * Whether the peer of `socket` (a connection accepted on a loopback IPv4 port) belongs to the user this process
+ * runs as. True where the platform cannot tell; false when it can and the peer is another user's, or is not found
+ * (fail closed: a connection the kernel does not list is not one to trust).
+ */
+export function peerIsThisUser(socket: Socket): boolean {
+  if (!canTell() || typeof process.getuid !== 'function') return true;
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
+  // The peer's own socket: its local end is our remote end, and the other way round.
+  const peerLocal = procAddress(remoteAddress, remotePort);
+  const peerRemote = procAddress(localAddress, localPort);
+  if (!peerLocal || !peerRemote) return false;
+  let text: string;
+  try {
+    text = readFileSync(table, 'latin1');
+  } catch {
+    return false;
+  }
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1] === peerLocal && fields[2] === peerRemote) return Number(fields[7]) === process.getuid();
+  }
+  return false;
+}
