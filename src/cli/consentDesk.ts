@@ -53,14 +53,14 @@ export class ConsentDesk {
     this.inbox = new ApprovalInbox({
       opened: (question) => {
         const request = question.request;
-        // A page address is made only where it is sent: with no notification, none yet.
-        const url = options.notify ? this.pageUrl(question) : undefined;
+        // No page address: a notifier's text is its command line (notify-send, osascript), which every local user
+        // can read while it runs, and the address's token is all the approval page asks for. `tabward approvals`
+        // prints it, in the human's own terminal.
         notify(
           `tabward asks: ${forDisplay(request.tool)} on ${forDisplay(request.origin || 'the browser')}`,
           [
             forDisplay(request.reason, 200),
-            `Answer: tabward approvals approve ${question.id}  (or reject ${question.id})`,
-            ...(url ? [`or open ${url}`] : []),
+            `Answer: tabward approvals approve ${question.id}  (or reject ${question.id}; tabward approvals also gives its page)`,
           ].join('\n'),
         );
       },

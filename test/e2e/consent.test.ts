@@ -105,6 +105,9 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const shown = await waitFor('the notification', () => readFileSync(join(bin, 'shown'), 'utf8'));
       assert.match(shown, /tabward asks: new_page on https:\/\/github\.com/);
       assert.match(shown, new RegExp(`Answer: tabward approvals approve ${id}`));
+      // A notifier's text is its command line, which every local user can read: the page's address (its token is
+      // all the page asks for) is never in it (an attack review approved questions as another user from `ps`).
+      assert.doesNotMatch(shown, /localhost:\d+|\/q\//, 'no approval page address in the notification');
 
       // The call again, with the same arguments: the same question, waited on; the yes runs it once.
       const again = callWithTimeout(mcp, 'new_page', { url: vault() });
