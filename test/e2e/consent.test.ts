@@ -105,9 +105,6 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const shown = await waitFor('the notification', () => readFileSync(join(bin, 'shown'), 'utf8'));
       assert.match(shown, /tabward asks: new_page on https:\/\/github\.com/);
       assert.match(shown, new RegExp(`Answer: tabward approvals approve ${id}`));
-      // A notifier's text is its command line, which every local user can read: the page's address (its token is
-      // all the page asks for) is never in it (an attack review approved questions as another user from `ps`).
-      assert.doesNotMatch(shown, /localhost:\d+|\/q\//, 'no approval page address in the notification');
 
       // The call again, with the same arguments: the same question, waited on; the yes runs it once.
       const again = callWithTimeout(mcp, 'new_page', { url: vault() });
@@ -144,6 +141,14 @@ describe('consent reaches the human', { timeout: 240_000 }, () => {
       const third = callWithTimeout(mcp, 'new_page', { url: vault() });
       const next = await inboxOf(mcp.home).question('new_page');
       assert.notEqual(next.id, id);
+      // Its notification, sent once the approval page runs: a notifier's text is its command line, which every
+      // local user can read, so the page's address (its token is all the page asks for) is never in it (an attack
+      // review approved questions as another user from `ps`).
+      const notified = await waitFor('the second notification', () => {
+        const text = readFileSync(join(bin, 'shown'), 'utf8');
+        return text.includes(next.id) ? text : undefined;
+      });
+      assert.doesNotMatch(notified, /localhost:\d+|\/q\//, 'no approval page address in a notification');
       const rejected = await cli('reject', next.id, '--reason', 'not now');
       assert.equal(rejected.code, 0, rejected.stderr);
       const refused = await third;
