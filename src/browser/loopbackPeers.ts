@@ -25,10 +25,16 @@ function canTell(): boolean {
 
 /** `127.0.0.1`, 8080 as /proc/net/tcp writes them: the address's bytes in host (little-endian) order, then the port. */
 function procAddress(address: string, port: number): string | undefined {
-  const parts = address.replace(/^::ffff:/, '').split('.').map(Number);
+  const parts = address
+    .replace(/^::ffff:/, '')
+    .split('.')
+    .map(Number);
   if (parts.length !== 4 || parts.some((part) => !Number.isInteger(part))) return undefined;
   const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
-  return `${parts.reverse().map((part) => hex(part, 2)).join('')}:${hex(port, 4)}`;
+  return `${parts
+    .reverse()
+    .map((part) => hex(part, 2))
+    .join('')}:${hex(port, 4)}`;
 }
 
 /**

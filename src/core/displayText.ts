@@ -8,5 +8,6 @@ export {
   hasMixedScripts,
   mixedScriptsWarning,
   quotedForDisplay,
+  visibleLines,
   visibleText,
 } from '../protocol/displayText.ts';

@@ -40,6 +40,32 @@ export function quotedForDisplay(text: string, maxChars = defaultDisplayChars): 
   return `"${shown}"${hasMixedScripts(text) ? mixedScriptsWarning : ''}`;
 }
 
+/**
+ * Text of many lines (a model's answer, streamed; an audit record's error) as a terminal may show it: line breaks
+ * and tabs kept, every other control, escape, bidi or invisible character shown as a mark, so that nothing written
+ * can move the cursor, clear the screen, set a scroll region or retitle the window over the question the human
+ * answers next. Neither collapsed nor capped: safe to apply to each piece of a stream on its own.
+ */
+export function visibleLines(text: string): string {
+  let shown = '';
+  let marks = 0;
+  for (const char of text) {
+    if (char === '\n' || char === '\t') {
+      shown += char;
+      marks = 0;
+    } else if (hidden.test(char) && !harmlessSelectors.has(char)) {
+      shown += codePointMark(char);
+      marks = 0;
+    } else if (mark.test(char)) {
+      if (++marks <= maxMarksPerLetter) shown += char;
+    } else {
+      shown += char;
+      marks = 0;
+    }
+  }
+  return shown;
+}
+
 /** `<U+202E>` for U+202E: the code point named, so the human sees that something invisible is there. */
 export function codePointMark(char: string): string {
   const code = char.codePointAt(0) ?? 0;

@@ -99,6 +99,31 @@ describe('tabward agent', () => {
     assert.deepEqual(shop.writes(), []);
   });
 
+  test("a model's text and its tool calls' arguments cannot repaint the terminal the human answers in", async () => {
+    // A prompt-injected model clears the screen, draws a harmless question of its own and sets a scroll region so
+    // that the real question scrolls out of sight (an attack review did so and a "y" deleted a shop); a tool call's
+    // arguments carry what JSON leaves as it is (C1 CSI, a line separator).
+    const paint =
+      '\u001b[H\u001b[2J\u001b]0;all clear\u0007── approval needed: click on "Save draft"\r\u001b[9;10r\u001b[9;1H';
+    model.reply(
+      { tool: 'list_pages', args: { note: '\u009b2J\u2028forged line' } },
+      `${paint}Saved as a draft.`,
+    );
+    const run = await agent(['--mode', 'isolated', 'save my settings as a draft'], '');
+    assert.equal(run.code, 0, run.stderr);
+    for (const [stream, printed] of [
+      ['stdout', run.stdout],
+      ['stderr', run.stderr],
+    ] as const) {
+      const raw = [...printed].find(
+        (char) => /[\p{Cc}\p{Zl}\p{Zp}]/u.test(char) && char !== '\n' && char !== '\t',
+      );
+      assert.equal(raw, undefined, `${stream} carries a raw control character: ${JSON.stringify(raw)}`);
+    }
+    assert.match(run.stdout, /<U\+001B>\[H<U\+001B>\[2J.*Saved as a draft\./, 'shown, as marks');
+    assert.match(run.stderr, /→ list_pages .*<U\+009B>2J<U\+2028>forged line/);
+  });
+
   test('/browser connect and disconnect go through the guard and the audit log', async () => {
     const port = new URL(chrome.wsEndpoint).port;
     const run = await agent(

@@ -39,7 +39,10 @@ async function throughProxy(port: number, target: string, user: number | undefin
     user === undefined
       ? [process.execPath, '-e', client]
       : ['setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups', process.execPath, '-e', client];
-  const child = spawn(command[0] as string, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
+  const child = spawn(command[0] as string, command.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 15_000,
+  });
   let out = '';
   let errors = '';
   child.stdout.on('data', (chunk) => (out += chunk));
@@ -49,7 +52,9 @@ async function throughProxy(port: number, target: string, user: number | undefin
   return out.trim();
 }
 
-describe('the egress proxy serves the user it runs as, no other', { skip: !(asRoot && hasSetpriv) && 'needs root and setpriv' }, () => {
+describe('the egress proxy serves the user it runs as, no other', {
+  skip: !(asRoot && hasSetpriv) && 'needs root and setpriv',
+}, () => {
   let site: Fixture;
   let proxy: EgressProxy;
   const judged: EgressRequest[] = [];
@@ -83,10 +88,17 @@ describe('the egress proxy serves the user it runs as, no other', { skip: !(asRo
 
   it("refuses another user's requests before judging them: nothing reaches the site, the policy or the audit", async () => {
     const target = site.url('github.com', '/settings/profile');
-    const seen = JSON.parse(await throughProxy(proxy.port, target, 65534)) as { plain: string; tunnel: string };
+    const seen = JSON.parse(await throughProxy(proxy.port, target, 65534)) as {
+      plain: string;
+      tunnel: string;
+    };
     assert.equal(seen.plain, 'closed', 'a plain request of another user gets no answer');
     assert.equal(seen.tunnel, 'closed', "another user's CONNECT is not established");
-    assert.deepEqual(judged, [], 'nothing of the other user was judged (a sensitive read would taint the session)');
+    assert.deepEqual(
+      judged,
+      [],
+      'nothing of the other user was judged (a sensitive read would taint the session)',
+    );
     assert.deepEqual(sent, []);
     assert.equal(site.seen.length, 0, 'the site received nothing');
   });
@@ -94,7 +106,10 @@ describe('the egress proxy serves the user it runs as, no other', { skip: !(asRo
   it('serves the user it runs as (the browser tabward started)', async () => {
     const target = site.url('github.com', '/settings/profile');
     const [judgedBefore, seenBefore] = [judged.length, site.seen.length];
-    const seen = JSON.parse(await throughProxy(proxy.port, target, undefined)) as { plain: string; tunnel: string };
+    const seen = JSON.parse(await throughProxy(proxy.port, target, undefined)) as {
+      plain: string;
+      tunnel: string;
+    };
     assert.equal(seen.plain, 'HTTP/1.1 200 OK');
     assert.match(seen.tunnel, /^HTTP\/1\.1 200 Connection Established/);
     assert.equal(judged.length - judgedBefore, 1);

@@ -11,6 +11,7 @@ import {
   hasMixedScripts,
   mixedScriptsWarning,
   quotedForDisplay,
+  visibleLines,
 } from '../../../src/core/displayText.ts';
 
 // Nothing a terminal, a bidi algorithm or a line breaker acts on may survive.
@@ -142,4 +143,12 @@ test('an approval request is shown with every page-chosen string sanitised', () 
   assert.equal(elementPhrase(request), ' on button "Pay 1 €<U+000D>Pay 10 000 €"');
   assert.ok(!hasDangerous(argsLine(request)));
   assert.equal(request.element?.name, 'Pay 1 €\rPay 10 000 €', 'the original is left for the guard');
+});
+
+test('visibleLines keeps lines and tabs and marks every other control, as each piece of a stream arrives', () => {
+  const painted = 'a\u001b[2J\r\tb\n\u009b9;10r\u202ec\u2028d\u0007';
+  assert.equal(visibleLines(painted), 'a<U+001B>[2J<U+000D>\tb\n<U+009B>9;10r<U+202E>c<U+2028>d<U+0007>');
+  // An escape split across two deltas is marked in the first; nothing is held back.
+  assert.equal(visibleLines('x\u001b') + visibleLines('[2J'), 'x<U+001B>[2J');
+  assert.equal(visibleLines('plain   text, ✓ 😀\ufe0f'), 'plain   text, ✓ 😀\ufe0f');
 });
