@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditEntry, AuditSink, AuditStart } from '../core/audit.ts';
+import { visibleText } from '../core/displayText.ts';
 
 /** This process's session id: one per tabward process, on every record it writes. */
 export const processSession = `s${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -78,8 +79,19 @@ export function readAuditLog(path: string, tail?: number): AuditRead {
   };
 }
 
+/**
+ * A record as one line a terminal shows as it is: pages choose much of it (addresses, an error quoting a script's
+ * exception, a site tool's own error text), and an escape sequence or a line break there cleared the screen and
+ * forged records above the real ones (an attack review). Controls and invisible characters become marks, line
+ * breaks too, and a record is cut at `maxLineChars`; `tabward audit --json` has it whole.
+ */
+const maxLineChars = 2000;
+const oneLine = (text: string) => visibleText(text, maxLineChars);
+
 export function formatUnfinished(start: AuditStart): string {
-  return `${start.time} ${start.frontEnd} ${start.mode} ${start.tool} started, no end recorded (cut short or still running)`;
+  return oneLine(
+    `${start.time} ${start.frontEnd} ${start.mode} ${start.tool} started, no end recorded (cut short or still running)`,
+  );
 }
 
 export function formatAuditEntry(entry: AuditEntry): string {
@@ -92,5 +104,7 @@ export function formatAuditEntry(entry: AuditEntry): string {
   // A stop no call carries a message for (the egress proxy's): its reason says why.
   const why = entry.error ?? (entry.decision === 'block' ? entry.reason : undefined);
   const error = why ? ` — ${why}` : '';
-  return `${entry.time} ${entry.frontEnd} ${entry.mode} ${entry.tool}${tab}${where} ${entry.decision}${rule}${asked} ${entry.outcome} ${entry.durationMs}ms${error}`;
+  return oneLine(
+    `${entry.time} ${entry.frontEnd} ${entry.mode} ${entry.tool}${tab}${where} ${entry.decision}${rule}${asked} ${entry.outcome} ${entry.durationMs}ms${error}`,
+  );
 }

@@ -34,7 +34,7 @@ export function auditCommand(): Command {
       const path = flags.auditLog ?? defaultAuditPath();
       if (flags.recipe) return printRecipe(path, flags);
       const { entries, unfinished, badLines } = readAuditLog(path, flags.tail);
-      if (flags.json) process.stdout.write(`${JSON.stringify([...entries, ...unfinished], null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson([...entries, ...unfinished])}\n`);
       else if (entries.length + unfinished.length === 0)
         process.stdout.write(`No audit records in ${path}.\n`);
       else {
@@ -44,6 +44,17 @@ export function auditCommand(): Command {
       if (badLines.length > 0)
         process.stderr.write(`tabward: ${path}: unreadable lines ${badLines.join(', ')}\n`);
     });
+}
+
+/**
+ * JSON as a terminal may show it: JSON escapes C0 controls (ESC among them) but leaves C1 controls (U+009B is a
+ * CSI to some terminals) and line separators as they are; they are escaped too, and the JSON means the same.
+ */
+function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /[\u0080-\u009f\u2028\u2029]/g,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The recipe on stdout (or in --out), what it holds and what was left out on stderr. */
@@ -66,7 +77,7 @@ async function printStream(url: string, flags: AuditFlags): Promise<void> {
   const { readAuditStream } = await import('../queue/auditStream.ts');
   const records = await readAuditStream(url, flags.tail ?? 1_000);
   const entries = records.filter((record): record is AuditEntry => record.outcome !== 'started');
-  if (flags.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+  if (flags.json) process.stdout.write(`${terminalJson(entries)}\n`);
   else if (entries.length === 0) process.stdout.write(`No audit records in the stream at ${url}.\n`);
   else for (const entry of entries) process.stdout.write(`${formatAuditEntry(entry)}\n`);
 }

@@ -116,6 +116,48 @@ test('audit reads the log, with --tail and --json, and reports unreadable lines'
   assert.match(bad.stderr, /--tail must be a positive whole number/);
 });
 
+test("audit shows a page's escape sequences and line breaks as marks, one record a line, in text and --json", async () => {
+  // Pages choose much of a record: a script's exception (evaluate_script), a site tool's own error text, an
+  // address. An attack review's page cleared the screen, retitled the window and forged records above the real ones.
+  const log = join(home, 'audit-hostile.jsonl');
+  const forged =
+    '2026-01-01T10:00:02.000Z mcp isolated click http://bank.test/settings ask → elicitation: reject rejected 900ms';
+  const record = (tool: string, error?: string) =>
+    JSON.stringify({
+      time: '2026-01-01T00:00:00Z',
+      frontEnd: 'mcp',
+      tool,
+      kind: 'read',
+      args: {},
+      mode: 'isolated',
+      url: 'https://evil.test/\u009b2J',
+      decision: 'allow',
+      outcome: error ? 'error' : 'ok',
+      durationMs: 3,
+      ...(error ? { error } : {}),
+    });
+  writeFileSync(
+    log,
+    `${record('click')}\n${record('evaluate_script', `Error: \u001b[H\u001b[2J\u001b[3J${forged}\u001b]0;all clear\u0007\u001b[8m`)}\n${record('call_site_tool', `none\n${forged}\r\u2028${forged}`)}\n`,
+  );
+  const raw = (printed: string) =>
+    [...printed].find((char) => /[\p{Cc}\p{Zl}\p{Zp}]/u.test(char) && char !== '\n');
+  const text = await tabward('audit', '--audit-log', log);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(raw(text.stdout), undefined, 'no raw control character');
+  const lines = text.stdout.trim().split('\n');
+  assert.deepEqual(
+    lines.map((line) => line.split(' ')[3]),
+    ['click', 'evaluate_script', 'call_site_tool'],
+    'one line a record: nothing forged begins a line',
+  );
+  assert.match(lines[1] ?? '', /<U\+001B>\[H<U\+001B>\[2J/);
+  assert.match(lines[2] ?? '', /none<U\+000A>2026-01-01T10:00:02/);
+  const json = await tabward('audit', '--audit-log', log, '--json');
+  assert.equal(raw(json.stdout), undefined, 'JSON escapes C1 controls and line separators too');
+  assert.match(JSON.parse(json.stdout)[1].error, /\u001b\[H/, 'the record itself is kept whole');
+});
+
 test('bad flags are refused with a clear message', async () => {
   const mode = await tabward('mcp', '--mode', 'sideways');
   assert.notEqual(mode.code, 0);
