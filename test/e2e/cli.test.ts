@@ -155,7 +155,7 @@ test("audit shows a page's escape sequences and line breaks as marks, one record
   assert.match(lines[2] ?? '', /none<U\+000A>2026-01-01T10:00:02/);
   const json = await tabward('audit', '--audit-log', log, '--json');
   assert.equal(raw(json.stdout), undefined, 'JSON escapes C1 controls and line separators too');
-  assert.match(JSON.parse(json.stdout)[1].error, /\u001b\[H/, 'the record itself is kept whole');
+  assert.ok(JSON.parse(json.stdout)[1].error.includes('\u001b[H'), 'the record itself is kept whole');
 });
 
 test('bad flags are refused with a clear message', async () => {
