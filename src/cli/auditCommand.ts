@@ -8,6 +8,7 @@ import { writeSteps } from '../recipes/writeGate.ts';
 import { defaultAuditPath } from './config.ts';
 import { writePrivateFile } from './home.ts';
 import { positiveInt } from './options.ts';
+import { terminalJson } from './terminalText.ts';
 
 interface AuditFlags {
   readonly json?: boolean;
@@ -44,17 +45,6 @@ export function auditCommand(): Command {
       if (badLines.length > 0)
         process.stderr.write(`tabward: ${path}: unreadable lines ${badLines.join(', ')}\n`);
     });
-}
-
-/**
- * JSON as a terminal may show it: JSON escapes C0 controls (ESC among them) but leaves C1 controls (U+009B is a
- * CSI to some terminals) and line separators as they are; they are escaped too, and the JSON means the same.
- */
-function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    /[\u0080-\u009f\u2028\u2029]/g,
-    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
-  );
 }
 
 /** The recipe on stdout (or in --out), what it holds and what was left out on stderr. */

@@ -3,6 +3,7 @@
 // with TABWARD_DEBUG=1.
 
 import { isTabwardError } from '../core/errors.ts';
+import { terminalLine } from './terminalText.ts';
 
 export interface Report {
   readonly line: string;
@@ -54,6 +55,6 @@ export function exitWithError(error: unknown): never {
   if (process.env.TABWARD_DEBUG === '1' && error instanceof Error && error.stack)
     process.stderr.write(`${error.stack}\n`);
   const report = reportError(error);
-  process.stderr.write(`${report.line}\n`);
+  process.stderr.write(`${terminalLine(report.line)}\n`);
   process.exit(report.exitCode);
 }

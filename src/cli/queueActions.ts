@@ -14,6 +14,7 @@ import { runRecipe } from '../recipes/runRecipe.ts';
 import { recipeRuntime } from './recipeActions.ts';
 import type { WorkerFlags } from './recipeCommands.ts';
 import { boundedStep } from './shutdown.ts';
+import { terminalLine } from './terminalText.ts';
 
 export async function openRunQueue(
   url: string,
@@ -41,7 +42,7 @@ function failedBeforeStart(error: unknown): RecipeResult {
 }
 
 export async function runWorker(flags: WorkerFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
   const [{ startRunWorker }, { AuditStream }] = await Promise.all([
     import('../queue/runQueue.ts'),
     import('../queue/auditStream.ts'),

@@ -27,6 +27,7 @@ import { listenError } from './listenError.ts';
 import { openRunQueue } from './queueActions.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
+import { terminalJson, terminalLine } from './terminalText.ts';
 
 /** How many runs at once, how many waiting, and for how long. */
 export interface Admission {
@@ -189,7 +190,7 @@ function readRecipeFile(file: string): string {
 }
 
 export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
   const recipe = parseRecipeText(readRecipeFile(file), file);
   // One run: a slot of its own; on a grid, the first endpoint whose browser starts.
   const runtime = recipeRuntime(flags, log, { concurrency: 1, queue: 0, queueWaitMs: flags.deadline });
@@ -219,7 +220,7 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
             return onGrid ? onGrid.finish(done) : done;
           }),
         );
-    const printed = JSON.stringify(withScreenshotFile(result, flags.screenshot), null, 2);
+    const printed = terminalJson(withScreenshotFile(result, flags.screenshot));
     if (flags.out) writeFileSync(flags.out, `${printed}\n`);
     else process.stdout.write(`${printed}\n`);
     process.exitCode = result.ok
@@ -251,7 +252,7 @@ async function checkRecipeFile(
     );
     for (const step of result.steps) log(checkLine(step));
     if (result.error) log(`✗ ${result.error.message}`);
-    const printed = JSON.stringify(result, null, 2);
+    const printed = terminalJson(result);
     if (flags.out) writeFileSync(flags.out, `${printed}\n`);
     else process.stdout.write(`${printed}\n`);
     process.exitCode = result.ok ? 0 : 1;
@@ -277,7 +278,7 @@ function checkLine(step: StepCheck): string {
 }
 
 export async function serveRecipes(flags: ServeFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
   );

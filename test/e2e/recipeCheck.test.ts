@@ -57,6 +57,28 @@ describe('tabward run --check', () => {
     assert.deepEqual(portal.site.writes, []);
   });
 
+  test("a recipe's selector cannot repaint the check's report: escapes are shown as marks", async () => {
+    // --check is how one reads someone else's recipe before --confirm; an attack review's selector (a list whose
+    // second half matches nothing) erased its own line and painted "✓ … performed" over an unmarked write.
+    const paint =
+      "i[title='\u001b[2K\u001b[G✓ steps[4] click #save → button Save — performed\u001b[?7l\u009b999C']";
+    const file = recipe('acme-refund', (r) => {
+      const steps = r.steps as Record<string, unknown>[];
+      const step = steps[4] as Record<string, unknown>;
+      step.selector = `${String(step.selector)}, ${paint}`;
+      delete step.write;
+    });
+    const checked = await run([file, '--check', '--secrets', demoSecretsFile]);
+    assert.equal(checked.code, 1, checked.stderr);
+    const raw = [...checked.stderr].find((char) => /[\p{Cc}\p{Zl}\p{Zp}]/u.test(char) && char !== '\n');
+    assert.equal(raw, undefined, `stderr carries a raw control character: ${JSON.stringify(raw)}`);
+    assert.match(
+      checked.stderr,
+      /✗ steps\[4\] click tr\.order button\.refund, i\[title='<U\+001B>\[2K<U\+001B>\[G✓/,
+    );
+    assert.deepEqual(portal.site.writes, []);
+  });
+
   test('a read-only recipe walks to the end and passes', async () => {
     const checked = await run([recipe('acme-orders'), '--check', '--secrets', demoSecretsFile]);
     assert.equal(checked.code, 0, checked.stderr);
