@@ -1,7 +1,7 @@
 // Approvals in the terminal: `[y/Enter] approve  [a] approve all  [n] reject  [s] skip  [m] modify`, and
 // `[t] this site 15 min  [h] 1 h` where a site grant may be given. On sensitive
 // pages the prompt says so, shows the URL and rule, offers no approve-all, and only a typed `y` approves (a
-// stray Enter must not). Everything the page chose is sanitised before it reaches the terminal. Unknown input
+// stray Enter must not); so it is for using the user's own Chrome. Everything the page chose is sanitised before it reaches the terminal. Unknown input
 // asks again; end of input rejects; a withdrawn call (its signal aborted) stops the question.
 
 import {
@@ -30,7 +30,10 @@ export class TerminalApprover implements Approver {
   async ask(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalChoice> {
     if (signal?.aborted) return withdrawn;
     this.write(describe(request));
-    const approve = request.sensitive ? '[y] approve' : '[y/Enter] approve';
+    // A stray Enter approves only ordinary questions: not a write on a sensitive page, and not handing the agent
+    // the user's own Chrome (the one question of kind `mode`), which a page that only looks like a login wall asks.
+    const typedYesOnly = request.sensitive || request.kind === 'mode';
+    const approve = typedYesOnly ? '[y] approve' : '[y/Enter] approve';
     const site = request.siteGrant ? '[t] this site 15 min  [h] 1 h  ' : '';
     const options = `${approve}  ${request.approveAllAllowed ? '[a] approve all  ' : ''}${site}[n] reject  [s] skip  [m] modify > `;
     for (;;) {
@@ -39,10 +42,12 @@ export class TerminalApprover implements Approver {
       if (answer === undefined) return { choice: 'reject', reason: 'no answer (end of input)' };
       const key = answer.trim().toLowerCase();
       if (key === 'y' || key === 'yes') return { choice: 'approve' };
-      if (key === '' && !request.sensitive) return { choice: 'approve' };
+      if (key === '' && !typedYesOnly) return { choice: 'approve' };
       if (key === '') {
         this.write(
-          'This is a sensitive page: Enter alone does not approve. Type y to approve, n to reject.\n',
+          request.sensitive
+            ? 'This is a sensitive page: Enter alone does not approve. Type y to approve, n to reject.\n'
+            : 'This hands the agent your own Chrome and its logins: Enter alone does not approve. Type y to approve, n to reject.\n',
         );
         continue;
       }

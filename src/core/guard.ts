@@ -190,7 +190,12 @@ function standingSitePermission(site: SiteCallFact): Decision {
 /** Attaching to the user's own Chrome hands the agent their logins: a human says yes each time. */
 function modeChange(facts: GuardFacts): Decision {
   if (!facts.attachesUserBrowser || facts.mode === 'shared') return { verdict: 'allow', reason: 'mode tool' };
-  return ask('use-your-chrome', 'the agent asks to use your own Chrome and the logins in it', false, false);
+  return ask(
+    'use-your-chrome',
+    'the agent asks to use your own Chrome and the logins in it, for every page it opens from now on (until you disconnect)',
+    false,
+    false,
+  );
 }
 
 /** The start of the reason given when a site grant allowed a write (the call path audits the grant by it). */

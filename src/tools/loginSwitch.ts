@@ -46,7 +46,9 @@ export async function maybeSwitchOnLoginWall<R>(
     id: deps.nextId(),
     tool: 'browser_connect',
     kind: 'mode',
-    reason: `${origin} needs a login. Use your own Chrome, where you may be logged in, to open it?`,
+    // The whole session moves, not this page alone: the question says so (an attack review found "to open it"
+    // understated what a yes hands over).
+    reason: `${origin} needs a login. Use your own Chrome and its logins for this page and every page the agent opens after it (until you disconnect)?`,
     rule: 'login-wall',
     sensitive: false,
     approveAllAllowed: false,

@@ -60,11 +60,17 @@ describe('tabward agent', () => {
     );
     const run = await agent(
       ['--mode', 'auto', '--user-data-dir', chrome.userDataDir, 'what is the secret plan?'],
-      'y\n',
+      '\ny\n',
     );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /The plan is to launch in May\./);
     assert.match(run.stderr, /approval needed: browser_connect/);
+    // What a yes hands over is said whole, and a stray Enter does not give it (any page can look like a login wall).
+    assert.match(
+      run.stderr,
+      /for this page and every page the agent opens after it \(until you disconnect\)/,
+    );
+    assert.match(run.stderr, /hands the agent your own Chrome and its logins: Enter alone does not approve/);
     assert.match(run.stderr, /\[tokens: \d+ in, \d+ out/);
     const lastRequest = JSON.stringify(model.requests.at(-1)?.body);
     assert.match(

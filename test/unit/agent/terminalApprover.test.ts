@@ -194,3 +194,13 @@ test('a plain page asked about for another reason is not called a sensitive page
     reader.close();
   }
 });
+
+test("using the user's own Chrome (a login wall's question) needs a typed y: Enter alone asks again", async () => {
+  const { approver, shown, reader } = approverWith(['', 'y']);
+  const useYourChrome = request({ tool: 'browser_connect', kind: 'mode', approveAllAllowed: false });
+  assert.deepEqual(await approver.ask(useYourChrome), { choice: 'approve' });
+  const text = shown.join('');
+  assert.match(text, /hands the agent your own Chrome and its logins: Enter alone does not approve/);
+  assert.doesNotMatch(text, /\[y\/Enter\]/);
+  reader.close();
+});
