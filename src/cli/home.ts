@@ -138,7 +138,11 @@ export function bearerToken(options: {
   const file = join(ensureHome(), options.fileName);
   const fix = `Unset it to use the token kept in ${file}, or give one of at least ${minTokenLength} random characters.`;
   if (options.flag !== undefined)
-    return { token: checkToken(options.flag, 'The --token value', fix), source: 'flag', file };
+    return {
+      token: checkToken(options.flag, 'The token in the --token-file file', fix),
+      source: 'flag',
+      file,
+    };
   const fromEnv = process.env[options.envName];
   if (fromEnv !== undefined) return { token: checkToken(fromEnv, options.envName, fix), source: 'env', file };
   let kept: string | undefined;

@@ -170,10 +170,40 @@ function withScreenshotFile(result: RecipeResult, path: string | undefined): Rec
 }
 
 /** --token, else TABWARD_SERVE_TOKEN, else the one kept in ~/.tabward/serve-token (printed once, when made). */
-function serveToken(flag: string | undefined, log: (line: string) => void): string {
+function serveToken(flags: ServeFlags, log: (line: string) => void): string {
+  // A token on the command line is every local user's: `ps` and /proc/PID/cmdline show it (an attack review ran
+  // recipes, writes confirmed, with one read there).
+  if (flags.token !== undefined)
+    throw new TabwardError(
+      'bad_input',
+      '--token puts the token on the command line, which every user of this machine can read (ps).',
+      'Put it in TABWARD_SERVE_TOKEN, or in a file only you can read given with --token-file FILE.',
+    );
+  const flag = flags.tokenFile === undefined ? undefined : tokenFromFile(flags.tokenFile);
   const kept = bearerToken({ fileName: 'serve-token', envName: 'TABWARD_SERVE_TOKEN', flag });
   if (kept.source === 'new') log(`tabward: new bearer token (kept in ${kept.file}): ${kept.token}`);
   return kept.token;
+}
+
+/** --token-file's token: the file must be there and not readable by others (a token there is as public as argv). */
+function tokenFromFile(file: string): string {
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+  } catch {
+    throw new TabwardError(
+      'bad_input',
+      `--token-file: no file at ${file}.`,
+      'Write the token into it first.',
+    );
+  }
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0)
+    throw new TabwardError(
+      'bad_input',
+      `--token-file: ${file} can be read by other users (mode ${(mode & 0o777).toString(8)}).`,
+      `Make it yours alone: chmod 600 ${file}.`,
+    );
+  return readFileSync(file, 'utf8');
 }
 
 /** The recipe file's text, or an error that says what is at that path instead. */
@@ -282,7 +312,7 @@ export async function serveRecipes(flags: ServeFlags): Promise<void> {
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
   );
-  const token = serveToken(flags.token, log);
+  const token = serveToken(flags, log);
   const runtime = recipeRuntime(flags, log, {
     concurrency: flags.concurrency,
     queue: flags.queue,

@@ -1,6 +1,6 @@
 // `tabward run` and `tabward serve`: their flags and help; the work is in recipeActions.ts.
 
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { collect, portNumber, positiveInt } from './options.ts';
 
 export type RunFlags = RecipeFlags & {
@@ -13,7 +13,9 @@ export type RunFlags = RecipeFlags & {
 export type ServeFlags = RecipeFlags & {
   port: number;
   host: string;
+  /** Refused with the reason: a command line is readable by every local user. */
   token?: string;
+  tokenFile?: string;
   concurrency: number;
   queue: number;
   queueWait: number;
@@ -117,9 +119,11 @@ export function serveCommand(): Command {
     .option('--port <port>', 'port (0: any free one)', portNumber, 8788)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
-      '--token <token>',
-      'bearer token (else TABWARD_SERVE_TOKEN, else one generated and kept in ~/.tabward/serve-token)',
+      '--token-file <file>',
+      'a file holding the bearer token (else TABWARD_SERVE_TOKEN, else one generated and kept in ~/.tabward/serve-token)',
     )
+    // Hidden, and refused when given: whoever reads it (`ps` shows every user's command lines) runs recipes here.
+    .addOption(new Option('--token <token>').hideHelp())
     .option(
       '--concurrency <n>',
       'runs at the same time (with --ws-endpoint: on each endpoint without its own #concurrency=N)',

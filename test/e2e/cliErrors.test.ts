@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startMcp } from '../helpers/mcpClient.ts';
 import { type CliOutcome, runCli } from '../helpers/runCli.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'tabward-cli-errors-'));
 const home = join(work, 'home');
@@ -56,7 +57,7 @@ test('a port in use is named with its flag, for mcp --http, serve and demo --sit
     new RegExp(`^tabward: Port ${port} \\(--http\\) is in use\\. .*--http 0`),
   );
   assertOneLine(
-    await runCli(['serve', '--port', port, '--token', 'y'.repeat(32)], env),
+    await runCli(['serve', '--port', port, '--token-file', tokenFile('y'.repeat(32))], env),
     2,
     new RegExp(`^tabward: Port ${port} \\(--port\\) is in use\\.`),
   );

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor, within } from '../helpers/waitFor.ts';
 
 let site: Fixture;
@@ -140,7 +141,17 @@ test('tabward serve: stopping during a run answers 503 "the server is stopping" 
   try {
     const server = spawn(
       process.execPath,
-      [binPath, 'serve', '--port', '0', '--token', token, '--allow-private', '--grace', '1000'],
+      [
+        binPath,
+        'serve',
+        '--port',
+        '0',
+        '--token-file',
+        tokenFile(token),
+        '--allow-private',
+        '--grace',
+        '1000',
+      ],
       { env: box.env },
     );
     let stderr = '';

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 describe('recipes: writes the recipe did not declare', () => {
@@ -150,7 +151,7 @@ describe('serve: recipes from the network', () => {
   let base = '';
   const token = 'recipe-attacks-token-0123456789';
   before(async () => {
-    server = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--token', token], {
+    server = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token)], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -12,6 +12,7 @@ import writeXlsxFile from 'write-excel-file/node';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const csv = 'order,customer,total\n1001,Alice,42.50\n1002,Bob,\n';
@@ -114,7 +115,7 @@ describe('recipes: download steps', () => {
     const token = 'downloads-token-0123456789';
     const server: ChildProcess = spawn(
       process.execPath,
-      [binPath, 'serve', '--port', '0', '--token', token, '--allow-private'],
+      [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token), '--allow-private'],
       { env: { ...process.env, TABWARD_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';

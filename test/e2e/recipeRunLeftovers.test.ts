@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 
 let site: Fixture;
 let evil: Fixture;
@@ -110,8 +111,8 @@ before(async () => {
       'serve',
       '--port',
       '0',
-      '--token',
-      token,
+      '--token-file',
+      tokenFile(token),
       '--allow-private',
       '--secrets',
       secrets,

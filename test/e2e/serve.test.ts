@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { jsonOf } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { startPortal } from '../helpers/recipeSite.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
@@ -30,8 +31,8 @@ async function startServe(
       'serve',
       '--port',
       '0',
-      '--token',
-      token,
+      '--token-file',
+      tokenFile(token),
       '--concurrency',
       '1',
       '--queue',
@@ -223,13 +224,27 @@ describe('serve tokens', { timeout: 60_000 }, () => {
   const serveOnce = (args: string[], env: Record<string, string>) =>
     runCli(['serve', '--port', '0', ...args], { TABWARD_HOME: home, ...env });
 
-  test('an empty or short TABWARD_SERVE_TOKEN or --token is refused, never read as "no auth"', async () => {
+  test('an empty or short TABWARD_SERVE_TOKEN or --token-file is refused, never read as "no auth"', async () => {
+    const readableByAll = tokenFile('z'.repeat(32));
+    chmodSync(readableByAll, 0o644);
     for (const [args, env, says] of [
       [[], { TABWARD_SERVE_TOKEN: '' }, /TABWARD_SERVE_TOKEN is empty/],
       [[], { TABWARD_SERVE_TOKEN: '   ' }, /TABWARD_SERVE_TOKEN is empty/],
       [[], { TABWARD_SERVE_TOKEN: 'short-token' }, /TABWARD_SERVE_TOKEN is 11 characters; at least 16/],
-      [['--token', ''], {}, /--token value is empty/],
-      [['--token', 'abc'], {}, /--token value is 3 characters/],
+      [['--token-file', tokenFile('')], {}, /--token-file file is empty/],
+      [['--token-file', tokenFile('abc')], {}, /--token-file file is 3 characters/],
+      [['--token-file', join(home, 'none')], {}, /--token-file: no file at/],
+      [
+        ['--token-file', readableByAll],
+        {},
+        /can be read by other users \(mode 644\)\. Make it yours alone: chmod 600/,
+      ],
+      // A command line is every local user's (ps): an attack review ran recipes with a token read there.
+      [
+        ['--token', 'x'.repeat(32)],
+        {},
+        /--token puts the token on the command line, which every user of this machine can read \(ps\)\. Put it in TABWARD_SERVE_TOKEN, or in a file/,
+      ],
     ] as const) {
       const out = await serveOnce([...args], { ...env });
       assert.equal(out.code, 2, `${JSON.stringify(env)} ${args.join(' ')}: ${out.stderr}`);

@@ -16,6 +16,7 @@ import type { Loose } from '../helpers/loose.ts';
 import { jsonOf } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'test-token-0123456789';
@@ -34,7 +35,7 @@ async function deadEndpoint(): Promise<string> {
 async function startServe(home: string, args: readonly string[]) {
   const server = spawn(
     process.execPath,
-    [binPath, 'serve', '--port', '0', '--token', token, '--allow-private', ...args],
+    [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token), '--allow-private', ...args],
     { env: { ...process.env, TABWARD_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const said = { stderr: '' };

@@ -13,6 +13,7 @@ import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fix
 import { type RedisUnderTest, redisMissing, startRedis } from '../helpers/redisServer.ts';
 import { runCli } from '../helpers/runCli.ts';
 import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'queue-token-0123456789';
@@ -143,8 +144,8 @@ describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_0
         'serve',
         '--port',
         '0',
-        '--token',
-        token,
+        '--token-file',
+        tokenFile(token),
         '--redis',
         redis.url,
         '--allow-private',
