@@ -4,6 +4,7 @@
 
 import type { ApprovalRequest } from './approvals.ts';
 import { forDisplay, quotedForDisplay, visibleText } from './displayText.ts';
+import { internationalName } from './networkHolds.ts';
 import { destinationMaxChars, reasonMaxChars } from './shownPlaces.ts';
 
 const limits = {
@@ -25,10 +26,8 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
     rule: forDisplay(request.rule, limits.reason),
     // The address the page shows is its own to choose (history.replaceState): every channel shows where it came from.
     url:
-      forDisplay(request.url, limits.url) +
-      (request.loadedFrom
-        ? ` (its document was loaded from ${forDisplay(request.loadedFrom, limits.url)})`
-        : ''),
+      shownAddress(request.url) +
+      (request.loadedFrom ? ` (its document was loaded from ${shownAddress(request.loadedFrom)})` : ''),
     origin: forDisplay(request.origin, limits.url),
     ...(request.destination !== undefined
       ? { destination: forDisplay(request.destination, limits.destination) }
@@ -63,6 +62,38 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
       ? { siteGrantsInForce: request.siteGrantsInForce.map((line) => forDisplay(line, limits.url)) }
       : {}),
   };
+}
+
+/**
+ * A page's address as the human reads it: a user name before the host (`https://github.com@bank.test/`, which
+ * reads as github.com) is taken out and named, and an international host (xn--…) flagged, as on the Sends line.
+ */
+function shownAddress(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return forDisplay(url, limits.url);
+  }
+  if (!/^(https?|wss?):$/.test(parsed.protocol)) return forDisplay(url, limits.url);
+  const international = internationalName(parsed.hostname).trim();
+  // Shown as written when there is nothing to say (written, not as parsed: a mark shows an invisible character).
+  if (!parsed.username && !parsed.password && !international) return forDisplay(url, limits.url);
+  let userinfo = parsed.username || (parsed.password ? ':' : '');
+  try {
+    userinfo = decodeURIComponent(userinfo);
+  } catch {
+    // shown as it was written
+  }
+  parsed.username = '';
+  parsed.password = '';
+  const flags = [
+    ...(userinfo
+      ? [`⚠ a user name (${visibleText(userinfo, 40)}@) stood before the host: the site is ${parsed.host}`]
+      : []),
+    international,
+  ].filter(Boolean);
+  return `${forDisplay(parsed.href, limits.url)}${flags.length ? ` ${flags.join(' ')}` : ''}`;
 }
 
 /** ` on button "Save"`, or nothing when no element is involved; the name quoted so a page cannot close it. */

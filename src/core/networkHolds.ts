@@ -132,7 +132,7 @@ export function requestDestination(method: string, url: string, withQuery = fals
  * An international host name travels as xn--… (a look-alike such as аpple.com with a Cyrillic а becomes
  * xn--pple-43d.com): flagged, so the human does not take it for a name they know.
  */
-function internationalName(hostname: string): string {
+export function internationalName(hostname: string): string {
   if (!hostname.split('.').some((label) => label.startsWith('xn--'))) return '';
   return ' ⚠ international name (xn--): may imitate another site';
 }

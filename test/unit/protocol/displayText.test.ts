@@ -152,3 +152,34 @@ test('visibleLines keeps lines and tabs and marks every other control, as each p
   assert.equal(visibleLines('x\u001b') + visibleLines('[2J'), 'x<U+001B>[2J');
   assert.equal(visibleLines('plain   text, ✓ 😀\ufe0f'), 'plain   text, ✓ 😀\ufe0f');
 });
+
+test('a page address with a user name before its host names the real site; an international host is flagged', () => {
+  const asked = (url: string) =>
+    displayRequest({
+      id: 'q',
+      tool: 'click',
+      kind: 'write',
+      reason: 'r',
+      rule: 'r',
+      sensitive: true,
+      approveAllAllowed: false,
+      url,
+      origin: new URL(url).origin,
+      args: {},
+      frontEnd: 'mcp',
+    }).url;
+  // Read from the left, it is github.com; the browser went to bank.test (an attack review's "Page:" line).
+  assert.equal(
+    asked('http://github.com@bank.test:42761/settings'),
+    'http://bank.test:42761/settings ⚠ a user name (github.com@) stood before the host: the site is bank.test:42761',
+  );
+  assert.match(
+    asked('https://github.com:secret@bank.test/'),
+    /^https:\/\/bank\.test\/ ⚠ a user name \(github\.com@\)/,
+  );
+  assert.match(
+    asked('https://gіthub.com/settings'),
+    /^https:\/\/xn--gthub-n2e\.com\/settings ⚠ international name/,
+  );
+  assert.equal(asked('https://github.com/settings'), 'https://github.com/settings');
+});
