@@ -162,6 +162,11 @@ export class ApprovalInbox {
     this.close(id, why);
   }
 
+  /** Withdraws every open question `asked` says yes to (a client's, when it ends its session). */
+  withdrawWhere(asked: (request: ApprovalRequest) => boolean, why: string): void {
+    for (const question of [...this.open.values()]) if (asked(question.request)) this.withdraw(question.id, why);
+  }
+
   /** On shutdown: every waiter is told no, every question closed. */
   closeAll(why: string): void {
     for (const id of [...this.open.keys()]) {

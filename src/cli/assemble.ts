@@ -126,7 +126,8 @@ export async function assembleGuardedBrowser(
       tools: toolsFor(categories),
       context: {
         session,
-        secrets,
+        // A client's yes to typing a secret on a site is its own (the values are hidden from every client alike).
+        secrets: sessionId === processSession ? secrets : secrets.forClient(),
         timeoutMs: options.timeout,
         // The agent's save_recipe: this client's session, from the log it writes, into the home's recipes folder.
         saveRecipe: (name) => saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), sessionId, name),

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { preloadBrowserLibrary } from '../browser/connect.ts';
-import { createMcpServer } from '../mcp/mcpServer.ts';
+import { createMcpServer, sessionMark } from '../mcp/mcpServer.ts';
 import { type StdioHandle, serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
 import { listenError } from './listenError.ts';
@@ -68,7 +68,16 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     const world = browser.openClient();
     // The shared browser warms up with the first client (warmUp); each client's context opens with its first call.
     const server = serverFor(world.runner, warmUp, world.sessionId);
-    server.onclose = () => void world.close();
+    server.onclose = () => {
+      // Its questions go with it: one left waiting for the same call again took a human's yes that nothing would
+      // ever act on (an attack review).
+      const mark = sessionMark(world.sessionId);
+      browser.consent?.inbox.withdrawWhere(
+        (request) => request.client?.endsWith(mark) === true,
+        'its client ended its session',
+      );
+      void world.close();
+    };
     return server;
   };
   // A bug must not take the agent's browser down with it: say so, and keep serving.

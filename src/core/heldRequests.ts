@@ -3,6 +3,7 @@
 // showing what it really is (method, host and path), never approved in bulk. A host the human lets a tainted
 // request go to stays allowed for the session (GuardState).
 
+import { randomBytes } from 'node:crypto';
 import type { ApprovalChoice } from './approvals.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, GuardedAction } from './callTypes.ts';
@@ -113,12 +114,20 @@ export class HeldRequests {
             rule: held.taint ? 'network-taint' : 'network',
             sensitive: true,
             approveAllAllowed: false,
-            url: request.url,
-            origin: originOf(request.url),
+            // The page whose action sent it (the Sends line says where it goes): asked about as the destination's,
+            // a request of a hostile page read as the human's own site's.
+            url: look.url ?? request.url,
+            ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
+            origin: originOf(look.url ?? request.url),
             destination,
             ...(look.element ? { element: look.element } : {}),
             args: { method: request.method, url: request.url },
             frontEnd: caller.frontEnd,
+            ...(caller.client ? { client: caller.client } : {}),
+            // A question of its own, joined by no other: a held request cannot pend and be asked again, and two
+            // alike (another client's page posting the same form to the same address, its element named the
+            // same) sharing one answer sent the other's body (an attack review).
+            bindsTo: `held request ${randomBytes(8).toString('hex')}`,
           },
           this.deps.redactor(),
         ),

@@ -17,18 +17,36 @@ export interface DeclaredSecret {
 
 export type SecretPlacement = 'bound-here' | 'known-origin' | 'bound-elsewhere' | 'new-origin';
 
+/** What every client of one tabward hides alike: the values added at run time, and the redactor over all. */
+interface Redactions {
+  readonly extra: string[];
+  current: Redactor;
+}
+
 export class Secrets {
-  private current: Redactor;
-  private readonly extraRedactions: string[] = [];
-  /** Origins a human approved for an unbound secret in this session. */
+  private readonly redactions: Redactions;
+  /** Origins a human approved for an unbound secret in this session (this client's: see forClient). */
   private readonly approvedOrigins = new Map<string, Set<string>>();
 
-  constructor(private readonly declared: ReadonlyMap<string, DeclaredSecret> = new Map()) {
-    this.current = this.makeRedactor();
+  constructor(
+    private readonly declared: ReadonlyMap<string, DeclaredSecret> = new Map(),
+    shared?: Redactions,
+  ) {
+    this.redactions = shared ?? { extra: [], current: new Redactor([]) };
+    if (!shared) this.redactions.current = this.makeRedactor();
   }
 
   get redactor(): Redactor {
-    return this.current;
+    return this.redactions.current;
+  }
+
+  /**
+   * The same secrets for one client of several (`mcp --http`): the same values, hidden alike from every client,
+   * but the origins a human approved for an unbound secret are this client's own. A yes given to one agent let
+   * another type the secret there unasked (an attack review).
+   */
+  forClient(): Secrets {
+    return new Secrets(this.declared, this.redactions);
   }
 
   /** Names the user declared, for messages and status. */
@@ -77,7 +95,7 @@ export class Secrets {
    */
   withMore(more: ReadonlyMap<string, DeclaredSecret>): Secrets {
     const combined = new Secrets(new Map([...this.declared, ...more]));
-    for (const value of this.extraRedactions) combined.redactAlso(value);
+    for (const value of this.redactions.extra) combined.redactAlso(value);
     return combined;
   }
 
@@ -103,20 +121,20 @@ export class Secrets {
 
   /** Another value that must never reach the agent (the approval page's token, for one). */
   redactAlso(value: string): void {
-    this.extraRedactions.push(value);
-    this.current = this.makeRedactor();
+    this.redactions.extra.push(value);
+    this.redactions.current = this.makeRedactor();
   }
 
   /** A value that no longer needs hiding (a dead question's page token): the redactor stays as small as what is live. */
   forget(value: string): void {
-    const at = this.extraRedactions.indexOf(value);
+    const at = this.redactions.extra.indexOf(value);
     if (at < 0) return;
-    this.extraRedactions.splice(at, 1);
-    this.current = this.makeRedactor();
+    this.redactions.extra.splice(at, 1);
+    this.redactions.current = this.makeRedactor();
   }
 
   private values(): string[] {
-    return [...[...this.declared.values()].map((secret) => secret.value), ...this.extraRedactions];
+    return [...[...this.declared.values()].map((secret) => secret.value), ...this.redactions.extra];
   }
 
   private makeRedactor(): Redactor {

@@ -85,7 +85,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         frontEnd: 'mcp',
         ...(options.clientSession
           ? {
-              client: `${server.getClientVersion()?.name ?? 'an MCP client'} (session ${options.clientSession})`,
+              client: `${server.getClientVersion()?.name ?? 'an MCP client'} ${sessionMark(options.clientSession)}`,
             }
           : {}),
         approver,
@@ -101,6 +101,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
   return server;
+}
+
+/** How a question names the session of the client that asks (ApprovalRequest.client ends with it). */
+export function sessionMark(session: string): string {
+  return `(session ${session})`;
 }
 
 const serverInstructions =

@@ -6,12 +6,13 @@
 // The real CLI, the real SDK client over Streamable HTTP, real Chromium; every host name maps to the fixtures.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
+import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { refOf } from '../helpers/mcpClient.ts';
 import { type Connected, clientsOf, startMcpHttp, stopAll } from '../helpers/mcpHttpClients.ts';
@@ -639,5 +640,152 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
     );
     assert.equal(later.status, 200, 'the session was not swept while its call ran');
     assert.match(await later.text(), /slow\.example/);
+  });
+});
+
+describe("a human's answers across clients of one isolated browser", { timeout: 240_000 }, () => {
+  let site: Fixture;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Connected[] = [];
+  const { connect, call, leave } = clientsOf(() => tabward, open);
+  const typed = 'tok_SuperSecret_998877';
+  const posted = (path: string) => site.seen.filter((seen) => seen.path === path && seen.method === 'POST');
+
+  before(async () => {
+    site = await startFixture(
+      {
+        // A dashboard whose Save posts the visitor's address to github.com's settings by script: a request
+        // tabward did not predict, held for the human. The attacker's copy (evil.example) posts its own address.
+        '/dash': (req, _body, res) => {
+          const who = (req.headers.host ?? '').startsWith('evil.')
+            ? 'attacker@evil.example'
+            : 'me@example.com';
+          const github = `https://github.com:${(req.headers.host ?? '').split(':')[1]}/settings/emails`;
+          html(
+            res,
+            `<title>Dash</title><p>Dashboard</p><button onclick="fetch('${github}', { method: 'POST', mode: 'no-cors', body: 'email=${who}' })">Save</button>`,
+          );
+        },
+        '/settings/emails': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        '/settings/profile': (_req, _body, res) =>
+          html(
+            res,
+            '<title>Profile</title><form method="post" action="/settings/profile"><button>Update profile</button></form>',
+          ),
+        '/login': (_req, _body, res) =>
+          html(
+            res,
+            '<title>Sign in</title><form method="post" action="/session"><input type="password" name="p" aria-label="Password"><button>Sign in</button></form>',
+          ),
+        '/session': (_req, _body, res) => html(res, '<title>Signed in</title><p>welcome</p>'),
+      },
+      { tls: true },
+    );
+    home = mkdtempSync(join(tmpdir(), 'tabward-answers-clients-'));
+    const secrets = join(home, 'secrets.env');
+    writeFileSync(secrets, `TOKEN=${typed}\n`, { mode: 0o600 });
+    tabward = await startMcpHttp(
+      [
+        '--mode',
+        'isolated',
+        '--approval',
+        'inbox',
+        '--approval-wait',
+        '15',
+        '--no-notify',
+        '--secrets',
+        secrets,
+      ],
+      home,
+    );
+  });
+  after(async () => {
+    await stopAll(tabward, open);
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((each) => leave(each)));
+  });
+
+  test("one client's held request never joins another's question: each is asked as its own, from its own page", async () => {
+    const human = inboxOf(home);
+    const a = await connect('agent-A');
+    const b = await connect('agent-B');
+    await call(b.client, 'new_page', { url: site.url('evil.example', '/dash') });
+    const bSave = refOf((await call(b.client, 'take_snapshot')).text, 'Save');
+    await call(a.client, 'new_page', { url: site.url('app.example', '/dash') });
+    const aSave = refOf((await call(a.client, 'take_snapshot')).text, 'Save');
+    // B clicks first, so that its question is open when the honest A's identical request is held.
+    const bClick = call(b.client, 'click', { ref: bSave });
+    await human.question('click');
+    const aClick = call(a.client, 'click', { ref: aSave });
+    const both = await waitFor('a question for each client', async () => {
+      const questions = (await human.questions()).filter((q) => q.tool === 'click');
+      return questions.length === 2 ? questions : undefined;
+    });
+    const ofA = both.find((q) => /Asked by: agent-A/.test(q.question));
+    const ofB = both.find((q) => /Asked by: agent-B/.test(q.question));
+    assert.ok(ofA && ofB, both.map((q) => q.question).join('\n---\n'));
+    // Each names the page that sent it, not only where it goes.
+    assert.match(ofA.page, /^https:\/\/app\.example:\d+\/dash$/);
+    assert.match(ofB.page, /^https:\/\/evil\.example:\d+\/dash$/);
+    assert.match(ofA.question, /POST github\.com:\d+\/settings\/emails/);
+    // The human approves the agent they asked (A), and refuses the other.
+    assert.equal(await human.answer(ofA.id, 'approve'), 200);
+    assert.equal(await human.answer(ofB.id, 'reject'), 200);
+    await Promise.all([aClick, bClick]);
+    await waitFor("A's post", () => posted('/settings/emails').length > 0 || undefined);
+    assert.deepEqual(
+      posted('/settings/emails').map((seen) => seen.body),
+      ['email=me@example.com'],
+      "only A's own request left, with A's body",
+    );
+  });
+
+  test("a human's yes to typing a secret on a site is the client's that asked, not another's", async () => {
+    const human = inboxOf(home);
+    const a = await connect('agent-A');
+    const b = await connect('agent-B');
+    await call(a.client, 'new_page', { url: site.url('login.example', '/login') });
+    const aField = refOf((await call(a.client, 'take_snapshot')).text, 'Password');
+    const aFill = call(a.client, 'fill', { ref: aField, secret: 'TOKEN' });
+    const asked = await human.question('fill');
+    assert.match(asked.question, /Asked by: agent-A/);
+    assert.equal(await human.answer(asked.id, 'approve'), 200);
+    assert.match((await aFill).text, /Filled .* with secret TOKEN/);
+    // B, in its own context, types the same secret on the same site: asked again, as B's own question.
+    await call(b.client, 'new_page', { url: site.url('login.example', '/login') });
+    const bField = refOf((await call(b.client, 'take_snapshot')).text, 'Password');
+    const bFill = call(b.client, 'fill', { ref: bField, secret: 'TOKEN' });
+    const again = await waitFor("B's own question", async () =>
+      (await human.questions()).find((q) => q.tool === 'fill' && /Asked by: agent-B/.test(q.question)),
+    );
+    assert.equal(await human.answer(again.id, 'reject'), 200);
+    assert.match((await bFill).text, /rejected/);
+    assert.deepEqual(posted('/session'), [], 'nothing was signed in with it');
+  });
+
+  test('a client that ends its session takes its questions with it: a late yes is refused, not taken', async () => {
+    const human = inboxOf(home);
+    const c = await connect('agent-C');
+    // Opening a sensitive page asks; the call ends "still waiting" (--approval-wait), its question left open for
+    // the same call made again.
+    const pending = await call(c.client, 'new_page', { url: site.url('github.com', '/settings/profile') });
+    assert.match(pending.text, /^pending_approval: .*question ([a-z2-9]{4})/);
+    const id = /question ([a-z2-9]{4})/.exec(pending.text)?.[1] ?? '';
+    assert.ok((await human.questions()).some((q) => q.id === id));
+    await leave(c);
+    await waitFor(
+      'its question withdrawn',
+      async () => !(await human.questions()).some((q) => q.id === id) || undefined,
+    );
+    assert.equal(await human.answer(id, 'approve'), 404, 'a late yes to a question gone is refused');
+    assert.equal(
+      site.seen.filter((seen) => seen.path === '/settings/profile').length,
+      0,
+      'nothing was opened',
+    );
   });
 });
