@@ -164,7 +164,8 @@ export class ApprovalInbox {
 
   /** Withdraws every open question `asked` says yes to (a client's, when it ends its session). */
   withdrawWhere(asked: (request: ApprovalRequest) => boolean, why: string): void {
-    for (const question of [...this.open.values()]) if (asked(question.request)) this.withdraw(question.id, why);
+    for (const question of [...this.open.values()])
+      if (asked(question.request)) this.withdraw(question.id, why);
   }
 
   /** On shutdown: every waiter is told no, every question closed. */

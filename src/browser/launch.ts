@@ -6,7 +6,7 @@
 // removes that profile.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -115,8 +115,25 @@ export interface Profile {
   readonly reaper: Reaper;
 }
 
+/**
+ * Where a temporary profile is made: the system's temp folder, unless its path is so long that Chromium's
+ * singleton socket inside the profile (`.tmp/.org.chromium.Chromium.XXXXXX/SingletonSocket`) would pass the 107
+ * bytes a Unix socket's path may have, and the browser would abort at start (a TMPDIR of 40 characters did; macOS's
+ * own is about 49): then /tmp.
+ */
+export function profileParent(temp = tmpdir()): string {
+  const socket = join(
+    temp,
+    'tabward-profile-XXXXXX',
+    '.tmp',
+    '.org.chromium.Chromium.XXXXXX',
+    'SingletonSocket',
+  );
+  return Buffer.byteLength(socket) <= 104 || !existsSync('/tmp') ? temp : '/tmp';
+}
+
 export function prepareProfile(given: string | undefined): Profile {
-  const userDataDir = given ?? mkdtempSync(join(tmpdir(), 'tabward-profile-'));
+  const userDataDir = given ?? mkdtempSync(join(profileParent(), 'tabward-profile-'));
   // At once, before the browser is spawned: tabward killed from here on leaves nothing.
   const reaper = startReaper(given === undefined ? userDataDir : undefined);
   const ownTmp = join(userDataDir, '.tmp');
