@@ -3,7 +3,6 @@
 // showing what it really is (method, host and path), never approved in bulk. A host the human lets a tainted
 // request go to stays allowed for the session (GuardState).
 
-import { randomBytes } from 'node:crypto';
 import type { ApprovalChoice } from './approvals.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, GuardedAction } from './callTypes.ts';
@@ -103,10 +102,11 @@ export class HeldRequests {
     destination: string,
   ): Promise<ApprovalChoice['choice']> {
     try {
+      const id = this.deps.nextId();
       const choice = await caller.approver.ask(
         redactQuestion(
           {
-            id: this.deps.nextId(),
+            id,
             tool: action.name,
             kind: 'request',
             reason: `${action.name} made the page send a request tabward did not predict: ${held.reason}`,
@@ -127,7 +127,7 @@ export class HeldRequests {
             // A question of its own, joined by no other: a held request cannot pend and be asked again, and two
             // alike (another client's page posting the same form to the same address, its element named the
             // same) sharing one answer sent the other's body (an attack review).
-            bindsTo: `held request ${randomBytes(8).toString('hex')}`,
+            bindsTo: `held request ${id}`,
           },
           this.deps.redactor(),
         ),

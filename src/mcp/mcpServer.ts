@@ -73,8 +73,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
+      const client = options.clientSession
+        ? `${server.getClientVersion()?.name ?? 'an MCP client'} ${sessionMark(options.clientSession)}`
+        : undefined;
       const approver = reportingProgress(
-        chooseApprover(server, options, ownDesk),
+        askedBy(chooseApprover(server, options, ownDesk), client),
         request.params._meta,
         extra,
         options,
@@ -83,11 +86,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       // call withdraws its question, and the runner never acts on a late answer.
       const result = await options.runner.call(request.params.name, request.params.arguments ?? {}, {
         frontEnd: 'mcp',
-        ...(options.clientSession
-          ? {
-              client: `${server.getClientVersion()?.name ?? 'an MCP client'} ${sessionMark(options.clientSession)}`,
-            }
-          : {}),
+        ...(client ? { client } : {}),
         approver,
         signal: extra.signal,
       });
@@ -101,6 +100,20 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
   return server;
+}
+
+/**
+ * Every question this client's calls ask names it, whichever code asks (an action, a request its page sent, a
+ * login wall): a question of one client's never joins another's, and is withdrawn with its session (runMcp.ts).
+ */
+function askedBy(approver: Approver, client: string | undefined): Approver {
+  if (client === undefined || approver === noApprover || approver === elicitationMissing) return approver;
+  return {
+    get name() {
+      return approver.name;
+    },
+    ask: (request, signal, options) => approver.ask({ ...request, client }, signal, options),
+  };
 }
 
 /** How a question names the session of the client that asks (ApprovalRequest.client ends with it). */
