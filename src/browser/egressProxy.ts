@@ -19,7 +19,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { TLSSocket, connect as tlsConnect } from 'node:tls';
 import type { HostCertificates } from './hostCertificates.ts';
-import { peerIsThisUser } from './loopbackPeers.ts';
+import { LoopbackPeers } from './loopbackPeers.ts';
 
 /** One request as it reaches the choke point. */
 export interface EgressRequest {
@@ -95,6 +95,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.on('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
   };
+  // Only the browser tabward started, which runs as this user: another local user gets nothing from this proxy
+  // (it would fetch as the victim, and what it "read" would taint the victim's session and reach its audit). A
+  // connection's requests wait for its verdict before anything of theirs is judged; a tunnel's, for its CONNECT's.
+  const peers = new LoopbackPeers();
+  const fromThisUser = (socket: Socket, then: () => void) =>
+    void peers.ofSocket(socket).then((ours) => (ours ? then() : socket.destroy()));
   const forward = (req: IncomingMessage, res: ServerResponse, tunnel: Tunnel | undefined) =>
     void forwardRequest(req, res, targetOf(req, tunnel), options, agents, exchanges).catch(() =>
       res.destroy(),
@@ -116,20 +122,26 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   );
   inner.on('clientError', (_error, socket: Socket) => socket.destroy());
   // The proxy itself: plain-HTTP requests in absolute form, and CONNECT for everything else.
-  const outer: Server = createServer((req, res) => forward(req, res, undefined));
-  outer.on(
-    'upgrade',
-    (req: IncomingMessage, socket: Socket, head: Buffer) =>
-      void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep, exchanges),
+  const outer: Server = createServer((req, res) =>
+    fromThisUser(req.socket, () => forward(req, res, undefined)),
   );
-  // Only the browser tabward started, which runs as this user: another local user gets nothing from this proxy
-  // (it would fetch as the victim, and what it "read" would taint the victim's session and reach its audit).
+  outer.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) =>
+    fromThisUser(
+      socket,
+      () => void forwardUpgrade(req, socket, head, targetOf(req, undefined), options, keep, exchanges),
+    ),
+  );
   outer.on('connection', (socket: Socket) => {
-    if (peerIsThisUser(socket)) keep(socket);
-    else socket.destroy();
+    keep(socket);
+    void peers.ofSocket(socket);
   });
   outer.on('clientError', (_error, socket: Socket) => socket.destroy());
   outer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    // Nothing it sends is read until the verdict: the browser sends nothing before its 200 anyway.
+    client.pause();
+    fromThisUser(client, () => establish(req, client, head));
+  });
+  const establish = (req: IncomingMessage, client: Socket, head: Buffer) => {
     const target = /^(\[[^\]]+\]|[^\s:]+):(\d+)$/.exec(req.url ?? '');
     if (!target?.[1] || !target[2]) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
@@ -160,8 +172,11 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.resume();
     };
     if (head.length > 0) start(head);
-    else client.once('data', start);
-  });
+    else {
+      client.once('data', start);
+      client.resume();
+    }
+  };
   await new Promise<void>((resolve, reject) => {
     outer.once('error', reject);
     outer.listen(0, '127.0.0.1', () => resolve());

@@ -5,6 +5,7 @@
 // elsewhere (macOS) there is no cheap way to ask, and connections are taken as they come (a limit, documented).
 
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 
 const table = '/proc/net/tcp';
@@ -38,27 +39,67 @@ function procAddress(address: string, port: number): string | undefined {
 }
 
 /**
- * Whether the peer of `socket` (a connection accepted on a loopback IPv4 port) belongs to the user this process
- * runs as. True where the platform cannot tell; false when it can and the peer is another user's, or is not found
- * (fail closed: a connection the kernel does not list is not one to trust).
+ * Tells, for each connection accepted on a loopback IPv4 port, whether its other end belongs to the user this
+ * process runs as. True where the platform cannot tell; false when it can and the peer is another user's, or is not
+ * found (fail closed: a connection the kernel does not list is not one to trust). The kernel's table is read off the
+ * event loop, and once for all the connections of a burst (a page opening six at once): the read walks every socket
+ * of the machine and takes milliseconds, which one read per connection on the loop would have cost each page load.
  */
-export function peerIsThisUser(socket: Socket): boolean {
-  if (!canTell() || typeof process.getuid !== 'function') return true;
-  const { remoteAddress, remotePort, localAddress, localPort } = socket;
-  if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
-  // The peer's own socket: its local end is our remote end, and the other way round.
-  const peerLocal = procAddress(remoteAddress, remotePort);
-  const peerRemote = procAddress(localAddress, localPort);
-  if (!peerLocal || !peerRemote) return false;
-  let text: string;
-  try {
-    text = readFileSync(table, 'latin1');
-  } catch {
+export class LoopbackPeers {
+  private readonly verdicts = new WeakMap<Socket, Promise<boolean>>();
+  private reading: Promise<string> | undefined;
+  private next: Promise<string> | undefined;
+
+  /** The verdict on `socket`'s peer: begun on its first call (call it as the connection is accepted), then kept. */
+  ofSocket(socket: Socket): Promise<boolean> {
+    let verdict = this.verdicts.get(socket);
+    if (!verdict) {
+      verdict = this.judge(socket);
+      this.verdicts.set(socket, verdict);
+    }
+    return verdict;
+  }
+
+  private async judge(socket: Socket): Promise<boolean> {
+    if (!canTell() || typeof process.getuid !== 'function') return true;
+    const { remoteAddress, remotePort, localAddress, localPort } = socket;
+    if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
+    // The peer's own socket: its local end is our remote end, and the other way round.
+    const peerLocal = procAddress(remoteAddress, remotePort);
+    const peerRemote = procAddress(localAddress, localPort);
+    if (!peerLocal || !peerRemote) return false;
+    let text: string;
+    try {
+      text = await this.tableReadFromNow();
+    } catch {
+      return false;
+    }
+    for (const line of text.split('\n')) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1] === peerLocal && fields[2] === peerRemote) return Number(fields[7]) === process.getuid();
+    }
     return false;
   }
-  for (const line of text.split('\n')) {
-    const fields = line.trim().split(/\s+/);
-    if (fields[1] === peerLocal && fields[2] === peerRemote) return Number(fields[7]) === process.getuid();
+
+  /** The table as read by a read begun after this call (one in flight may predate the connection): shared. */
+  private tableReadFromNow(): Promise<string> {
+    if (!this.reading) return this.read();
+    this.next ??= this.reading
+      .catch(() => '')
+      .then(() => {
+        this.next = undefined;
+        return this.read();
+      });
+    return this.next;
   }
-  return false;
+
+  private read(): Promise<string> {
+    const reading = readFile(table, 'latin1');
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    reading.then(done, done);
+    return reading;
+  }
 }

@@ -115,4 +115,20 @@ describe('the egress proxy serves the user it runs as, no other', {
     assert.equal(judged.length - judgedBefore, 1);
     assert.equal(site.seen.length - seenBefore, 1);
   });
+
+  it("in one burst, the user's connections are served and another user's refused, each by its own peer", async () => {
+    const target = site.url('github.com', '/settings/profile');
+    const [judgedBefore, seenBefore] = [judged.length, site.seen.length];
+    // The kernel's table is read once for connections accepted together: each still gets its own verdict.
+    const runs = await Promise.all(
+      [undefined, 65534, undefined, 65534, undefined].map((user) => throughProxy(proxy.port, target, user)),
+    );
+    const seen = runs.map((run) => JSON.parse(run) as { plain: string; tunnel: string });
+    assert.deepEqual(
+      seen.map((each) => each.plain),
+      ['HTTP/1.1 200 OK', 'closed', 'HTTP/1.1 200 OK', 'closed', 'HTTP/1.1 200 OK'],
+    );
+    assert.equal(judged.length - judgedBefore, 3);
+    assert.equal(site.seen.length - seenBefore, 3);
+  });
 });
