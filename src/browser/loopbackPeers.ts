@@ -76,7 +76,10 @@ export class LoopbackPeers {
     }
     for (const line of text.split('\n')) {
       const fields = line.trim().split(/\s+/);
-      if (fields[1] === peerLocal && fields[2] === peerRemote) return Number(fields[7]) === process.getuid();
+      // Only a live connection (state 01, ESTABLISHED) has an owner: one the peer closed at once sits in TIME_WAIT,
+      // listed as uid 0 with no inode, which a tabward running as root took for its own (an attack review).
+      if (fields[1] === peerLocal && fields[2] === peerRemote)
+        return fields[3] === '01' && fields[9] !== '0' && Number(fields[7]) === process.getuid();
     }
     return false;
   }

@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { inboxOf } from '../helpers/approvalInbox.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
+import { loginHost, startLoginSite } from '../helpers/loginSite.ts';
 import { refOf } from '../helpers/mcpClient.ts';
 import { type Connected, clientsOf, startMcpHttp, stopAll } from '../helpers/mcpHttpClients.ts';
 import { initializeBody, postMcp } from '../helpers/rawMcp.ts';
@@ -787,5 +788,64 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
       0,
       'nothing was opened',
     );
+  });
+});
+
+describe('login walls of several clients in auto mode', { timeout: 180_000 }, () => {
+  let site: Fixture;
+  let chrome: UserChrome;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Connected[] = [];
+  const { connect, call } = clientsOf(() => tabward, open);
+
+  before(async () => {
+    site = await startLoginSite();
+    chrome = await startUserChrome({ chromeArgs: testChromeArgs });
+    home = mkdtempSync(join(tmpdir(), 'tabward-walls-clients-'));
+    tabward = await startMcpHttp(
+      [
+        '--mode',
+        'auto',
+        '--user-data-dir',
+        chrome.userDataDir,
+        '--approval',
+        'inbox',
+        '--approval-wait',
+        '15',
+        '--no-notify',
+      ],
+      home,
+    );
+  });
+  after(async () => {
+    await stopAll(tabward, open);
+    await chrome?.close();
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  test('each client\'s "use your own Chrome" question is its own: one yes never moves another client into the user\'s Chrome', async () => {
+    // B meets the same login wall as A, at the same time: the two questions were alike in all they showed, so B's
+    // joined A's (or the other way round) and the human's one yes went to whichever asked first.
+    const human = inboxOf(home);
+    const a = await connect('agent-A');
+    const b = await connect('agent-B');
+    const wall = site.url(loginHost, '/private');
+    const aOpens = call(a.client, 'new_page', { url: wall });
+    await human.question('browser_connect');
+    const bOpens = call(b.client, 'new_page', { url: wall });
+    const both = await waitFor('a question for each client', async () => {
+      const asked = (await human.questions()).filter((q) => q.tool === 'browser_connect');
+      return asked.length === 2 ? asked : undefined;
+    });
+    assert.ok(
+      both.some((q) => /Asked by: agent-A/.test(q.question)) &&
+        both.some((q) => /Asked by: agent-B/.test(q.question)),
+      both.map((q) => q.question).join('\n---\n'),
+    );
+    for (const question of both) assert.equal(await human.answer(question.id, 'reject'), 200);
+    for (const opened of await Promise.all([aOpens, bOpens]))
+      assert.match(opened.text, /chose not to use their Chrome; still in the isolated browser/);
   });
 });

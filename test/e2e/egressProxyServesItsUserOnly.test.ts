@@ -18,7 +18,12 @@ const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
  * A client of the proxy in a process of its own, run as `user` (undefined: this user): a plain request in absolute
  * form, then a CONNECT. Spawned, not spawnSync'd: the proxy answers from this process's event loop.
  */
-async function throughProxy(port: number, target: string, user: number | undefined): Promise<string> {
+async function throughProxy(
+  port: number,
+  target: string,
+  user: number | undefined,
+  halfClose = false,
+): Promise<string> {
   const client = `
     const { connect } = require('node:net');
     const ask = (head) => new Promise((resolve) => {
@@ -29,6 +34,7 @@ async function throughProxy(port: number, target: string, user: number | undefin
       socket.on('error', () => undefined);
       socket.setTimeout(3000, () => socket.destroy());
       socket.write(head);
+      ${halfClose ? 'socket.end();' : ''}
     });
     (async () => {
       const plain = await ask('GET ${target} HTTP/1.1\\r\\nHost: ${new URL(target).host}\\r\\nConnection: close\\r\\n\\r\\n');
@@ -130,5 +136,14 @@ describe('the egress proxy serves the user it runs as, no other', {
     );
     assert.equal(judged.length - judgedBefore, 3);
     assert.equal(site.seen.length - seenBefore, 3);
+  });
+
+  it("another user's request sent as its socket half-closes (its end then listed without an owner) is not judged", async () => {
+    // The proxy's reply to the FIN puts the other user's socket in TIME_WAIT, which the kernel lists as uid 0 with
+    // no inode: a tabward running as root took it for its own, and the request tainted the session.
+    const target = site.url('github.com', '/settings/profile');
+    const judgedBefore = judged.length;
+    await Promise.all([1, 2, 3].map(() => throughProxy(proxy.port, target, 65534, true)));
+    assert.equal(judged.length - judgedBefore, 0, 'nothing of the other user was judged');
   });
 });
