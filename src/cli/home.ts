@@ -10,6 +10,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -91,9 +92,21 @@ export function homeAuditPath(log: (line: string) => void = stderrLine): string 
 }
 
 /** Writes a file only its owner may read, whatever its mode was before. */
-export function writePrivateFile(path: string, content: string): void {
-  writeFileSync(path, content, { mode: 0o600 });
-  chmodSync(path, 0o600);
+/**
+ * Writes a file only its owner can read, as a new file: written beside the path under a random name (created, never
+ * opened if there: `wx`), then renamed onto it. Writing into the path itself kept the mode and owner of a file
+ * another user had put there first (in /tmp, under a name they could guess), who then read what was written.
+ */
+export function writePrivateFile(path: string, content: string | Uint8Array): void {
+  const fresh = `${path}.${randomBytes(6).toString('hex')}.part`;
+  writeFileSync(fresh, content, { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(fresh, 0o600);
+    renameSync(fresh, path);
+  } catch (error) {
+    rmSync(fresh, { force: true });
+    throw error;
+  }
 }
 
 /** Sets the mode when group or others have any access; returns the old mode bits when it changed them. */

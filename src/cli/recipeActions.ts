@@ -1,7 +1,6 @@
 // What `tabward run` and `tabward serve` do once their flags are parsed; loaded only when one of them runs.
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AuditLog } from '../audit/auditLog.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
@@ -22,7 +21,7 @@ import { type RecipeResult, type RunBrowser, runRecipe, type StepLog } from '../
 import { startRecipeServer } from '../recipes/server.ts';
 import { Slots } from '../recipes/slots.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
-import { bearerToken, checkAppendable, homeAuditPath } from './home.ts';
+import { bearerToken, checkAppendable, ensureHome, homeAuditPath, writePrivateFile } from './home.ts';
 import { listenError } from './listenError.ts';
 import { openRunQueue } from './queueActions.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
@@ -162,10 +161,14 @@ function progressLine(entry: StepLog): string {
 /** Screenshots go to files on the command line: the given path, or a temporary file for a failure. */
 function withScreenshotFile(result: RecipeResult, path: string | undefined): RecipeResult {
   if (!result.screenshot) return result;
-  const target = result.ok && path ? path : join(tmpdir(), `tabward-failure-${Date.now()}.png`);
-  mkdirSync(dirname(target), { recursive: true });
-  // A failure's screenshot may show what the page held: readable by its owner only.
-  writeFileSync(target, Buffer.from(result.screenshot, 'base64'), { mode: 0o600 });
+  // A failure's screenshot goes into the home (0700), not the shared temp folder: under a name others could guess
+  // there, another user's file put first got it (an attack review). Either way a new file its owner alone reads.
+  const target =
+    result.ok && path
+      ? path
+      : join(ensureHome(), 'screenshots', `failure-${new Date().toISOString().replace(/[:.]/g, '-')}.png`);
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  writePrivateFile(target, Buffer.from(result.screenshot, 'base64'));
   return { ...result, screenshot: target };
 }
 
@@ -251,7 +254,8 @@ export async function runRecipeFile(file: string, flags: RunFlags): Promise<void
           }),
         );
     const printed = terminalJson(withScreenshotFile(result, flags.screenshot));
-    if (flags.out) writeFileSync(flags.out, `${printed}\n`);
+    // What a logged-in page held: readable by its owner only.
+    if (flags.out) writePrivateFile(flags.out, `${printed}\n`);
     else process.stdout.write(`${printed}\n`);
     process.exitCode = result.ok
       ? 0
@@ -283,7 +287,8 @@ async function checkRecipeFile(
     for (const step of result.steps) log(checkLine(step));
     if (result.error) log(`✗ ${result.error.message}`);
     const printed = terminalJson(result);
-    if (flags.out) writeFileSync(flags.out, `${printed}\n`);
+    // What a logged-in page held: readable by its owner only.
+    if (flags.out) writePrivateFile(flags.out, `${printed}\n`);
     else process.stdout.write(`${printed}\n`);
     process.exitCode = result.ok ? 0 : 1;
   } finally {
