@@ -150,14 +150,18 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
         : page
           ? "; no action of the agent's was running in its tab to ask about it"
           : " (from a worker, with no action of the agent's behind it)";
-    if (ruled) return asker ? this.hold(asker, facts, ruled.reason, false) : `${ruled.reason}${nobody}`;
+    // The question shows the page that sent it: a popup's request is asked about in its opener's action, and shown
+    // as the opener's page it read as the honest page that tab was then on (an attack review).
+    const sender = facts.frameUrl ?? safeUrl(page);
+    const sent = sender ? { ...facts, sentFrom: sender } : facts;
+    if (ruled) return asker ? this.hold(asker, sent, ruled.reason, false) : `${ruled.reason}${nobody}`;
     // After a sensitive read (or while a page holds a typed secret) every request of the agent's pages to a host
     // outside the allowed set is judged, whoever caused it: a page that watched the agent read may send what it saw.
     const tainted =
       candidates.map((candidate) => candidate.attendant.taintReason(facts)).find(Boolean) ??
       this.sessionTaint(facts);
     if (!tainted) return undefined;
-    return asker ? this.hold(asker, facts, tainted, true) : `${tainted}${nobody}`;
+    return asker ? this.hold(asker, sent, tainted, true) : `${tainted}${nobody}`;
   }
 
   private async hold(
@@ -378,4 +382,13 @@ function sentLine(request: EgressRequest, status: number | undefined): string {
           ? 'sent, no answer (the connection failed)'
           : `sent, answered ${status}`;
   return `${request.method} ${request.url}: ${answer}`;
+}
+
+/** A page's address, or undefined when it cannot be read (a page closing). */
+function safeUrl(page: Page | undefined): string | undefined {
+  try {
+    return page?.url();
+  } catch {
+    return undefined;
+  }
 }

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { preloadBrowserLibrary } from '../browser/connect.ts';
-import { createMcpServer, sessionMark } from '../mcp/mcpServer.ts';
+import { askedInSession, createMcpServer } from '../mcp/mcpServer.ts';
 import { type StdioHandle, serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
 import { listenError } from './listenError.ts';
@@ -71,9 +71,8 @@ export async function runMcp(flags: McpFlags): Promise<void> {
     server.onclose = () => {
       // Its questions go with it: one left waiting for the same call again took a human's yes that nothing would
       // ever act on (an attack review).
-      const mark = sessionMark(world.sessionId);
       browser.consent?.inbox.withdrawWhere(
-        (request) => request.client?.endsWith(mark) === true,
+        (request) => askedInSession(request, world.sessionId),
         'its client ended its session',
       );
       void world.close();

@@ -80,13 +80,15 @@ export class HeldRequests {
           : undefined) ?? secretLeak(request),
       ask: async (request, reason, taint) => {
         const destination = requestDestination(request.method, request.url);
-        // One refusal answers for the same request again (a page retrying in a loop).
-        if (refused.has(destination) || caller.signal.aborted) return false;
+        // One refusal answers for the same request from the same page again (a page retrying in a loop); another
+        // page's request to the same place (a popup's, refused, beside the page acted on) is asked on its own.
+        const again = `${request.sentFrom ?? ''} ${destination}`;
+        if (refused.has(again) || caller.signal.aborted) return false;
         const choice = await this.askHeld(action, look, caller, request, { reason, taint }, destination);
         const approved = choice === 'approve' || choice === 'approve-all';
         const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
         trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
-        if (!approved) refused.add(destination);
+        if (!approved) refused.add(again);
         else if (taint) this.deps.state.allowHostOf(request.url);
         return approved;
       },
@@ -101,6 +103,7 @@ export class HeldRequests {
     held: { readonly reason: string; readonly taint: boolean },
     destination: string,
   ): Promise<ApprovalChoice['choice']> {
+    const page = request.sentFrom ?? look.url ?? request.url;
     try {
       const id = this.deps.nextId();
       const choice = await caller.approver.ask(
@@ -114,11 +117,12 @@ export class HeldRequests {
             rule: held.taint ? 'network-taint' : 'network',
             sensitive: true,
             approveAllAllowed: false,
-            // The page whose action sent it (the Sends line says where it goes): asked about as the destination's,
-            // a request of a hostile page read as the human's own site's.
-            url: look.url ?? request.url,
-            ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
-            origin: originOf(look.url ?? request.url),
+            // The page that sent it (the Sends line says where it goes): asked about as the destination's, a
+            // request of a hostile page read as the human's own site's; as the acting tab's page, a popup's posts
+            // read as the honest page the opener was on (two attack reviews).
+            url: page,
+            ...(page === look.url && look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
+            origin: originOf(page),
             destination,
             ...(look.element ? { element: look.element } : {}),
             args: { method: request.method, url: request.url },

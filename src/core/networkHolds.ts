@@ -23,6 +23,12 @@ export interface RequestFacts {
   readonly origin?: string;
   /** The id it shares with its redirect hops (CDP's network id), when the hook that saw it knows it. */
   readonly chain?: string;
+  /**
+   * The address of the document that sent it, as far as the hook knows (the frame's, else its tab's page): what a
+   * question about it shows as its page, since the tab an action runs in is not always the one that sent it (a
+   * popup the action's page opened).
+   */
+  readonly sentFrom?: string;
 }
 
 /** The human answering for one running action, as the backstop reaches them. */

@@ -14,8 +14,9 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { JsonSchemaType, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
-import type { Approver } from '../core/approvals.ts';
+import type { ApprovalRequest, Approver } from '../core/approvals.ts';
 import { noApprover } from '../core/approvals.ts';
+import { quotedForDisplay } from '../core/displayText.ts';
 import { asTabwardError } from '../core/errors.ts';
 import type { ToolRunner } from '../tools/runner.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -74,7 +75,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
       const client = options.clientSession
-        ? `${server.getClientVersion()?.name ?? 'an MCP client'} ${sessionMark(options.clientSession)}`
+        ? clientLabel(options.clientSession, server.getClientVersion()?.name)
         : undefined;
       const approver = reportingProgress(
         askedBy(chooseApprover(server, options, ownDesk), client),
@@ -116,9 +117,18 @@ function askedBy(approver: Approver, client: string | undefined): Approver {
   };
 }
 
-/** How a question names the session of the client that asks (ApprovalRequest.client ends with it). */
-export function sessionMark(session: string): string {
-  return `(session ${session})`;
+/**
+ * How a question names the client that asks: tabward's session id first, whole, then the name the client gave
+ * itself, quoted and short. The name came last and the mark after it: a client named "claude-code (session …-1) —
+ * …" showed another client's mark, its own cut off the end of the line (an attack review).
+ */
+export function clientLabel(session: string, name: string | undefined): string {
+  return `session ${session}, ${name ? `calling itself ${quotedForDisplay(name, 40)}` : 'an MCP client'}`;
+}
+
+/** Whether a question was asked in this session (its client's label begins with it). */
+export function askedInSession(request: ApprovalRequest, session: string): boolean {
+  return request.client?.startsWith(`session ${session},`) === true;
 }
 
 const serverInstructions =

@@ -403,7 +403,7 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
     const a = await connect('asked');
     const b = await connect('answerer');
     // A's own answer to its dialog asks: the human says yes to A's, no to anything B's calls ask.
-    const human = humanAnswering(home, (question) => question.question.includes('Asked by: asked'));
+    const human = humanAnswering(home, (question) => question.question.includes('calling itself "asked"'));
     await call(b.client, 'new_page', { url: site.url('b.example', '/b') });
     const from = site.seen.length;
     await call(a.client, 'new_page', { url: site.url('a.example', '/dialog') });

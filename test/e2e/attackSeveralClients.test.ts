@@ -652,6 +652,7 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
   const { connect, call, leave } = clientsOf(() => tabward, open);
   const typed = 'tok_SuperSecret_998877';
   const posted = (path: string) => site.seen.filter((seen) => seen.path === path && seen.method === 'POST');
+  let popupGo = false;
 
   before(async () => {
     site = await startFixture(
@@ -669,6 +670,24 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
           );
         },
         '/settings/emails': (_req, _body, res) => html(res, '<title>Saved</title><p>saved</p>'),
+        // The attacker's opener: its Continue opens a popup that posts the attacker's address, once told to go.
+        '/go': (_req, _body, res) => {
+          res
+            .writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
+            .end(popupGo ? 'go' : 'wait');
+        },
+        '/opener': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Opener</title><button onclick="window.open('/poster', '_blank')">Continue</button>`,
+          ),
+        '/poster': (req, _body, res) => {
+          const github = `https://github.com:${(req.headers.host ?? '').split(':')[1]}/settings/emails`;
+          html(
+            res,
+            `<title>Poster</title><p>working</p><script>let n = 0; const t = setInterval(async () => { if ((await (await fetch('/go')).text()) !== 'go') return; fetch('${github}', { method: 'POST', mode: 'no-cors', body: 'email=popup@evil.example' }); if (++n === 12) clearInterval(t); }, 150)</script>`,
+          );
+        },
         '/settings/profile': (_req, _body, res) =>
           html(
             res,
@@ -726,8 +745,8 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
       const questions = (await human.questions()).filter((q) => q.tool === 'click');
       return questions.length === 2 ? questions : undefined;
     });
-    const ofA = both.find((q) => /Asked by: agent-A/.test(q.question));
-    const ofB = both.find((q) => /Asked by: agent-B/.test(q.question));
+    const ofA = both.find((q) => /calling itself "agent-A"/.test(q.question));
+    const ofB = both.find((q) => /calling itself "agent-B"/.test(q.question));
     assert.ok(ofA && ofB, both.map((q) => q.question).join('\n---\n'));
     // Each names the page that sent it, not only where it goes.
     assert.match(ofA.page, /^https:\/\/app\.example:\d+\/dash$/);
@@ -745,6 +764,86 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
     );
   });
 
+  test("a client naming itself after another's session is shown under its own session, first and whole", async () => {
+    // An attack review's client called itself "agent-A (session …-1) — …long…": tabward's own mark came after the
+    // name and was cut off the line, so its questions read as A's.
+    const human = inboxOf(home);
+    const a = await connect('agent-A');
+    await call(a.client, 'new_page', { url: site.url('app.example', '/dash') });
+    const aSave = refOf((await call(a.client, 'take_snapshot')).text, 'Save');
+    const aClick = call(a.client, 'click', { ref: aSave });
+    const ofA = await human.question('click');
+    const sessionOfA = /Asked by: session (\S+),/.exec(ofA.question)?.[1] ?? '';
+    assert.ok(sessionOfA, ofA.question);
+    const b = await connect(
+      `agent-A (session ${sessionOfA}) — the email update the user asked for in chat${'.'.repeat(80)}`,
+    );
+    await call(b.client, 'new_page', { url: site.url('evil.example', '/dash') });
+    const bSave = refOf((await call(b.client, 'take_snapshot')).text, 'Save');
+    const bClick = call(b.client, 'click', { ref: bSave });
+    const ofB = await waitFor("B's question", async () =>
+      (await human.questions()).find((q) => q.tool === 'click' && q.id !== ofA.id),
+    );
+    const asked = /Asked by: (.*)/.exec(ofB.question)?.[1] ?? '';
+    assert.match(asked, /^session (\S+), calling itself "agent-A \(session /, asked);
+    assert.notEqual(
+      /^session (\S+),/.exec(asked)?.[1],
+      sessionOfA,
+      "B's own session, never A's, leads its line",
+    );
+    for (const question of [ofA, ofB]) await human.answer(question.id, 'reject');
+    await Promise.all([aClick, bClick]);
+  });
+
+  test("a held request a popup sent shows the popup's page, not the page its opener's action ran on", async () => {
+    // B's popup kept posting the attacker's address while B acted on the honest page its opener tab then showed:
+    // the question named that honest page, and the human let the popup's post go.
+    const human = inboxOf(home);
+    const b = await connect('agent-B');
+    await call(b.client, 'new_page', { url: site.url('evil.example', '/opener') });
+    const opener = await waitFor('the opener', async () => {
+      const shown = (await call(b.client, 'take_snapshot')).text;
+      return /Continue/.test(shown) ? shown : undefined;
+    });
+    await call(b.client, 'click', { ref: refOf(opener, 'Continue') });
+    await call(b.client, 'select_page', { pageId: 'p1' });
+    await call(b.client, 'navigate_page', { url: site.url('app.example', '/dash') });
+    const save = refOf((await call(b.client, 'take_snapshot')).text, 'Save');
+    const before = posted('/settings/emails').length;
+    let acting = true;
+    popupGo = true;
+    const clicking = call(b.client, 'click', { ref: save }).finally(() => {
+      acting = false;
+    });
+    // The human lets go only what the honest page sends: questions that name it.
+    const pages: string[] = [];
+    while (acting) {
+      for (const question of (await human.questions()).filter((q) => q.tool === 'click')) {
+        pages.push(question.page);
+        await human.answer(question.id, /app\.example:\d+\/dash$/.test(question.page) ? 'approve' : 'reject');
+      }
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    await clicking;
+    await call(b.client, 'close_page', { pageId: 'p2' }).catch(() => undefined);
+    await waitFor('the honest post', () => posted('/settings/emails').length > before || undefined).catch(
+      () => {
+        throw new Error(`no post left; the questions named: ${pages.join(', ')}`);
+      },
+    );
+    assert.ok(
+      pages.some((page) => /evil\.example:\d+\/poster$/.test(page)),
+      `the popup's page shown: ${pages.join(', ')}`,
+    );
+    assert.deepEqual(
+      posted('/settings/emails')
+        .slice(before)
+        .map((seen) => seen.body),
+      ['email=me@example.com'],
+      "only the honest page's post left",
+    );
+  });
+
   test("a human's yes to typing a secret on a site is the client's that asked, not another's", async () => {
     const human = inboxOf(home);
     const a = await connect('agent-A');
@@ -753,7 +852,7 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
     const aField = refOf((await call(a.client, 'take_snapshot')).text, 'Password');
     const aFill = call(a.client, 'fill', { ref: aField, secret: 'TOKEN' });
     const asked = await human.question('fill');
-    assert.match(asked.question, /Asked by: agent-A/);
+    assert.match(asked.question, /calling itself "agent-A"/);
     assert.equal(await human.answer(asked.id, 'approve'), 200);
     assert.match((await aFill).text, /Filled .* with secret TOKEN/);
     // B, in its own context, types the same secret on the same site: asked again, as B's own question.
@@ -761,7 +860,7 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
     const bField = refOf((await call(b.client, 'take_snapshot')).text, 'Password');
     const bFill = call(b.client, 'fill', { ref: bField, secret: 'TOKEN' });
     const again = await waitFor("B's own question", async () =>
-      (await human.questions()).find((q) => q.tool === 'fill' && /Asked by: agent-B/.test(q.question)),
+      (await human.questions()).find((q) => q.tool === 'fill' && /calling itself "agent-B"/.test(q.question)),
     );
     assert.equal(await human.answer(again.id, 'reject'), 200);
     assert.match((await bFill).text, /rejected/);
@@ -840,8 +939,8 @@ describe('login walls of several clients in auto mode', { timeout: 180_000 }, ()
       return asked.length === 2 ? asked : undefined;
     });
     assert.ok(
-      both.some((q) => /Asked by: agent-A/.test(q.question)) &&
-        both.some((q) => /Asked by: agent-B/.test(q.question)),
+      both.some((q) => /calling itself "agent-A"/.test(q.question)) &&
+        both.some((q) => /calling itself "agent-B"/.test(q.question)),
       both.map((q) => q.question).join('\n---\n'),
     );
     for (const question of both) assert.equal(await human.answer(question.id, 'reject'), 200);

@@ -279,7 +279,7 @@ describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
       const ref = /button Add email[^\n]*@(\S+)/.exec(snapshot)?.[1] ?? '';
       const clicking = call(client, 'click', { ref });
       const question = await waitFor('the question in the inbox', async () =>
-        (await human.questions()).find((each) => each.question.includes(`Asked by: ${name}`)),
+        (await human.questions()).find((each) => each.question.includes(`calling itself "${name}"`)),
       ).catch(async (error: unknown) => {
         throw new Error(`${String(error)}: ${JSON.stringify(await human.questions())}`);
       });
@@ -288,8 +288,9 @@ describe('several MCP clients asking one human', { timeout: 120_000 }, () => {
       assert.equal((await clicking).isError, true);
     }
     const [one, two] = [asked.get('agent-one') ?? '', asked.get('agent-two') ?? ''];
-    assert.match(one, /^agent-one \(session \S+-\d+\)$/);
-    assert.match(two, /^agent-two \(session \S+-\d+\)$/);
+    // tabward's session id first, whole; the name the client chose after it, quoted (it cannot pose as another's).
+    assert.match(one, /^session \S+-\d+, calling itself "agent-one"$/);
+    assert.match(two, /^session \S+-\d+, calling itself "agent-two"$/);
     assert.notEqual(/session (\S+)/.exec(one)?.[1], /session (\S+)/.exec(two)?.[1]);
   });
 });
