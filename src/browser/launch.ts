@@ -117,7 +117,7 @@ export interface Profile {
 
 /**
  * Where a temporary profile is made: the system's temp folder, unless its path is so long that Chromium's
- * singleton socket inside the profile (`.tmp/.org.chromium.Chromium.XXXXXX/SingletonSocket`) would pass the 107
+ * singleton socket inside the profile (`.tmp/org.chromium.Chromium.XXXXXX/SingletonSocket`) would pass the 107
  * bytes a Unix socket's path may have, and the browser would abort at start (a TMPDIR of 40 characters did; macOS's
  * own is about 49): then /tmp.
  */
@@ -126,10 +126,10 @@ export function profileParent(temp = tmpdir()): string {
     temp,
     'tabward-profile-XXXXXX',
     '.tmp',
-    '.org.chromium.Chromium.XXXXXX',
+    'org.chromium.Chromium.XXXXXX',
     'SingletonSocket',
   );
-  return Buffer.byteLength(socket) <= 104 || !existsSync('/tmp') ? temp : '/tmp';
+  return Buffer.byteLength(socket) <= 107 || !existsSync('/tmp') ? temp : '/tmp';
 }
 
 export function prepareProfile(given: string | undefined): Profile {

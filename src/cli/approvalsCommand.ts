@@ -8,6 +8,7 @@ import { TabwardError } from '../core/errors.ts';
 import { tabwardHome } from './config.ts';
 import { ensureHome } from './home.ts';
 import { secondsOption } from './options.ts';
+import { terminalJson } from './terminalText.ts';
 
 /** Serves the enrolment page until a passkey is enrolled (or the deadline): its address is for the human here. */
 async function enrolPasskey(timeoutSeconds: number): Promise<void> {
@@ -135,7 +136,7 @@ async function list(flags: { json?: boolean; watch?: boolean }): Promise<void> {
     const listed = await listAll(home);
     const qualified = new Set(listed.questions.map((q) => q.process)).size > 1;
     if (flags.json && !flags.watch) {
-      process.stdout.write(`${JSON.stringify(listed.questions, null, 2)}\n`);
+      process.stdout.write(`${terminalJson(listed.questions)}\n`);
       return;
     }
     if (!flags.watch) {
@@ -153,7 +154,7 @@ async function list(flags: { json?: boolean; watch?: boolean }): Promise<void> {
       const key = `${question.process}:${question.id}`;
       if (shown.has(key)) continue;
       shown.add(key);
-      if (flags.json) process.stdout.write(`${JSON.stringify(question)}\n`);
+      if (flags.json) process.stdout.write(`${terminalJson(question, 0)}\n`);
       else printQuestion(question, qualified);
     }
     for (const key of [...shown])

@@ -17,6 +17,7 @@ import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { defaultAuditPath, tabwardHome, userRulesPath } from './config.ts';
 import { homeProblem } from './home.ts';
 import { packageRoot } from './packageRoot.ts';
+import { terminalLine } from './terminalText.ts';
 
 export function doctorCommand(): Command {
   return new Command('doctor')
@@ -30,7 +31,8 @@ export function doctorCommand(): Command {
       let failed = false;
       const out = (mark: string, line: string) => {
         if (mark === '!!') failed = true;
-        process.stdout.write(`${mark} ${line}\n`);
+        // A line may quote what a --browser-url endpoint answered: shown as marks, never run by the terminal.
+        process.stdout.write(`${mark} ${terminalLine(line)}\n`);
       };
       out('ok', `Node ${process.version}`);
       checkChrome(flags.executablePath, out);

@@ -10,9 +10,11 @@ import { listenError } from './listenError.ts';
 import type { McpFlags } from './mcpCommand.ts';
 import { announceMcpToken, mcpHttpAuth, mcpHttpToken } from './mcpToken.ts';
 import { packageRoot, version } from './packageRoot.ts';
+import { terminalLine } from './terminalText.ts';
 
 export async function runMcp(flags: McpFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // Lines here may quote what a page or a remote browser chose (an endpoint's error): shown as marks, never run.
+  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
   // Before anything starts: an empty or short TABWARD_MCP_TOKEN stops here, never serving without auth.
   const token = flags.http === undefined ? undefined : mcpHttpToken();
   const browser = await assembleGuardedBrowser(

@@ -13,8 +13,8 @@ export function terminalLine(line: string): string {
  * JSON as a terminal may show it: JSON escapes C0 controls (ESC among them) but leaves C1 controls (U+009B is a
  * CSI to some terminals) and line separators as they are; they are escaped too, and the JSON means the same.
  */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
+export function terminalJson(value: unknown, indent = 2): string {
+  return JSON.stringify(value, null, indent || undefined).replace(
     /[\u0080-\u009f\u2028\u2029]/g,
     (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
   );

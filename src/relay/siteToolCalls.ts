@@ -10,6 +10,7 @@
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { Redactor } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
@@ -112,7 +113,8 @@ export class SiteToolCalls {
     const events = new RelayEvents({
       store: options.store,
       path: this.path,
-      log: options.log ?? ((text: string) => process.stderr.write(`${text}\n`)),
+      // A line may quote what a site's tool answered (a late error): shown as marks, never run by the terminal.
+      log: options.log ?? ((text: string) => process.stderr.write(`${visibleLines(text)}\n`)),
     });
     options.hub.onLateAnswer = (answer, from, waitedOn) => events.lateAnswer(answer, from, waitedOn);
     options.hub.onPairingEvent = (extension, what) => events.pairingEvent(extension, what);

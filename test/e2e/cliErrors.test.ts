@@ -3,10 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { WebSocketServer } from 'ws';
 import { startMcp } from '../helpers/mcpClient.ts';
 import { type CliOutcome, runCli } from '../helpers/runCli.ts';
 import { tokenFile } from '../helpers/tokenFile.ts';
@@ -136,6 +138,45 @@ test('doctor exits 1 without a browser, and checks --browser-url', async () => {
   const closed = await runCli(['doctor', '--browser-url', `http://127.0.0.1:${busyPort}`], env);
   assert.equal(closed.code, 1, closed.stdout);
   assert.match(closed.stdout, new RegExp(`^!! http://127\\.0\\.0\\.1:${busyPort}: `, 'm'));
+});
+
+test('doctor and mcp show what a --browser-url endpoint answered as marks, never as escapes the terminal runs', async () => {
+  // An attack review's endpoint answered the protocol with an error that cleared the screen, drew a green "ok your
+  // Chrome answers" line and retitled the window.
+  const paint = '\u001b[2J\u001b[H\u001b[32mok your Chrome answers\u001b[0m\u001b]0;owned\u0007\u009b8m';
+  const endpoint = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({ Browser: 'x', webSocketDebuggerUrl: `ws://127.0.0.1:${port()}/devtools/browser/x` }),
+    );
+  });
+  const sockets = new WebSocketServer({ server: endpoint });
+  sockets.on('connection', (socket) =>
+    socket.on('message', (data) => {
+      const { id } = JSON.parse(String(data)) as { id: number };
+      socket.send(JSON.stringify({ id, error: { code: -32000, message: paint } }));
+    }),
+  );
+  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const port = () => (endpoint.address() as { port: number }).port;
+  const raw = (text: string) => [...text].find((char) => /[\p{Cc}\p{Zl}\p{Zp}]/u.test(char) && char !== '\n');
+  try {
+    const doctor = await runCli(['doctor', '--browser-url', `http://127.0.0.1:${port()}`], env);
+    assert.equal(doctor.code, 1, doctor.stdout);
+    assert.equal(raw(doctor.stdout), undefined, doctor.stdout);
+    assert.match(doctor.stdout, /<U\+001B>\[2J/);
+    const mcp = await startMcp({ args: ['--mode', 'shared', '--browser-url', `http://127.0.0.1:${port()}`] });
+    try {
+      await mcp.call('list_pages');
+      assert.equal(raw(mcp.stderr()), undefined, mcp.stderr());
+      assert.match(mcp.stderr(), /<U\+001B>\[2J/);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    sockets.close();
+    endpoint.close();
+  }
 });
 
 test('secrets files: malformed lines are refused with their numbers, a readable file is warned about', async () => {

@@ -19,6 +19,7 @@ import { testChromeArgs } from '../helpers/fixtureServer.ts';
 import type { Loose } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { usePortal } from '../helpers/recipeSite.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'engines-token-0123456789';
@@ -84,7 +85,7 @@ async function startBrowserless(
 async function startServe(home: string, args: readonly string[]) {
   const child = spawn(
     process.execPath,
-    [binPath, 'serve', '--port', '0', '--token', token, '--allow-private', ...args],
+    [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token), '--allow-private', ...args],
     {
       env: { ...process.env, TABWARD_HOME: home },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -3,7 +3,7 @@
 // (found by an attack review). The profile is then made in /tmp, and the browser starts; nothing is left behind.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { profileParent } from '../../src/browser/launch.ts';
@@ -19,17 +19,32 @@ test('a long TMPDIR: the isolated browser starts, its profile made where the soc
   const site = await startFixture({
     '/': (_req, _body, res) => html(res, '<title>Home</title><p>hello</p>'),
   });
-  const before = new Set(readdirSync('/tmp').filter((name) => name.startsWith('tabward-profile-')));
   const mcp = await startMcp({ args: ['--mode', 'isolated', '--no-warm-up'], env: { TMPDIR: long } });
+  let profile: string | undefined;
   try {
     const opened = await mcp.call('new_page', { url: site.url('home.example', '/') });
     assert.equal(opened.isError, false, `${opened.text}\n${mcp.stderr()}`);
     assert.match(opened.text, /Home/);
+    profile = profileOf(mcp.home);
+    assert.match(profile ?? '', /^\/tmp\/tabward-profile-/, 'its browser runs on a profile made in /tmp');
   } finally {
     await mcp.close();
     await site.close();
   }
-  const left = readdirSync('/tmp').filter((name) => name.startsWith('tabward-profile-') && !before.has(name));
-  assert.deepEqual(left, [], 'the profile made in /tmp is gone with its browser');
+  assert.equal(existsSync(profile ?? ''), false, 'the profile made in /tmp is gone with its browser');
   rmSync(join(long, '..'), { recursive: true, force: true });
 });
+
+/** The --user-data-dir of the browser that this tabward (known by its TABWARD_HOME, which Chromium inherits) runs. */
+function profileOf(home: string): string | undefined {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`TABWARD_HOME=${home}\0`)) continue;
+      const dir = /--user-data-dir=([^\0]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'latin1'))?.[1];
+      if (dir) return dir;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}

@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'tabward-recipe-errors-'));
 const env = { TABWARD_HOME: join(work, 'home') };
@@ -205,10 +206,14 @@ test('a dry run refuses what a live run would refuse before its browser: a start
 
 test('serve takes a bare recipe, and says how it stops on SIGTERM', async () => {
   const token = 't'.repeat(32);
-  const server = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--token', token], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const server = spawn(
+    process.execPath,
+    [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token)],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   server.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -15,6 +15,7 @@ import { type RedisUnderTest, redisMissing, startRedis } from '../helpers/redisS
 import { runCli } from '../helpers/runCli.ts';
 import { type GridUnderTest, gridMissing, startGrid } from '../helpers/seleniumGrid.ts';
 import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'grid-token-0123456789';
@@ -94,8 +95,8 @@ describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, ()
         'serve',
         '--port',
         '0',
-        '--token',
-        token,
+        '--token-file',
+        tokenFile(token),
         '--allow-private',
         '--ws-endpoint',
         `${endpoint}#concurrency=3`,
@@ -176,7 +177,7 @@ describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, ()
     try {
       redis = await startRedis();
       const serve = await start(
-        ['serve', '--port', '0', '--token', token, '--redis', redis.url, '--allow-private'],
+        ['serve', '--port', '0', '--token-file', tokenFile(token), '--redis', redis.url, '--allow-private'],
         /serving recipes at/,
       );
       const base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';
@@ -214,7 +215,17 @@ describe('recipes on a Selenium Grid 4', { skip: missing, timeout: 180_000 }, ()
 
   test('the Grid killed mid-run (its node and browsers with it): the run fails, saying it was not moved', async () => {
     const serve = await start(
-      ['serve', '--port', '0', '--token', token, '--allow-private', '--ws-endpoint', endpoint, ...chromeArgs],
+      [
+        'serve',
+        '--port',
+        '0',
+        '--token-file',
+        tokenFile(token),
+        '--allow-private',
+        '--ws-endpoint',
+        endpoint,
+        ...chromeArgs,
+      ],
       /serving recipes at/,
     );
     const base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';

@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, redirect, startFixture } from '../helpers/fixtureServer.ts';
 import { jsonOf } from '../helpers/loose.ts';
 import { binPath } from '../helpers/mcpClient.ts';
+import { tokenFile } from '../helpers/tokenFile.ts';
 
 const token = 'webhands-token-0123456789';
 const password = 'Tr0ub4dor&3-horse';
@@ -54,7 +55,17 @@ describe('Webhands clients against tabward serve', () => {
     });
     server = spawn(
       process.execPath,
-      [binPath, 'serve', '--port', '0', '--token', token, '--allow-private', '--deadline', '60000'],
+      [
+        binPath,
+        'serve',
+        '--port',
+        '0',
+        '--token-file',
+        tokenFile(token),
+        '--allow-private',
+        '--deadline',
+        '60000',
+      ],
       { env: { ...process.env, TABWARD_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     base = await new Promise<string>((resolve, reject) => {
