@@ -17,6 +17,7 @@ import { findChrome } from '../src/browser/findChrome.ts';
 import { type LaunchedChrome, launchChrome } from '../src/browser/launch.ts';
 import { startDemoSite } from '../src/demo/demoSite.ts';
 import { writeResultsSection } from './resultsFile.ts';
+import { tokenFile } from '../test/helpers/tokenFile.ts';
 
 const token = 'bench-grid-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
@@ -180,8 +181,8 @@ async function startServe(args: readonly string[]): Promise<{ server: ChildProce
       'serve',
       '--port',
       '0',
-      '--token',
-      token,
+      '--token-file',
+      tokenFile(token),
       '--allow-private',
       '--secrets',
       `${root}examples/recipes/demo.env`,

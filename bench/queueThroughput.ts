@@ -18,6 +18,7 @@ import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/helpers/redisServer.ts';
 import { writeResultsSection } from './resultsFile.ts';
+import { tokenFile } from '../test/helpers/tokenFile.ts';
 
 const token = 'bench-queue-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
@@ -84,7 +85,7 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
   const fastRecipe = { url: `${siteUrl(fast)}/?page=3`, extract: { fields: { title: 'h1' } } };
   try {
     const queued = await startTabward(
-      ['serve', '--redis', redis.url, '--deadline', '600000', '--port', '0', '--token', token],
+      ['serve', '--redis', redis.url, '--deadline', '600000', '--port', '0', '--token-file', tokenFile(token)],
       /serving recipes at (\S+)/,
       started,
     );
@@ -133,8 +134,8 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
         String(runs),
         '--port',
         '0',
-        '--token',
-        token,
+        '--token-file',
+        tokenFile(token),
       ],
       /serving recipes at (\S+)/,
       started,
@@ -159,7 +160,7 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
     await stop(control.child);
     // The queue's own cost: one worker, one run at a time, against serve's in-process default.
     const inProcess = await startTabward(
-      ['serve', '--concurrency', '1', '--port', '0', '--token', token],
+      ['serve', '--concurrency', '1', '--port', '0', '--token-file', tokenFile(token)],
       /serving recipes at (\S+)/,
       started,
     );

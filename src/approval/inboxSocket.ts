@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
-import { displayRequest, questionLines } from '../core/approvalDisplay.ts';
+import { questionLines } from '../core/approvalDisplay.ts';
 import { choiceFrom, decisionNames } from './answerChoice.ts';
 import type { ApprovalInbox, Question } from './inbox.ts';
 
@@ -39,8 +39,7 @@ export function viewOf(question: Question, pageUrl: string | undefined): Questio
     id: question.id,
     process: process.pid,
     tool: request.tool,
-    // Shown to the human (the CLI's confirmation line): sanitised, a user name before the host named.
-    page: displayRequest(request).url,
+    page: request.url,
     question: questionLines(request).join('\n'),
     askedAt: new Date(question.askedAt).toISOString(),
     sensitive: request.sensitive,

@@ -4,6 +4,7 @@
 
 import { Command, Option } from 'commander';
 import { listInboxSockets, type QuestionView, socketRequest } from '../approval/inboxSocket.ts';
+import { shownAddress } from '../core/approvalDisplay.ts';
 import { TabwardError } from '../core/errors.ts';
 import { tabwardHome } from './config.ts';
 import { ensureHome } from './home.ts';
@@ -111,7 +112,7 @@ async function answer(id: string, decision: Record<string, unknown>): Promise<vo
       error ?? `answer refused (${reply.status})`,
     );
   process.stdout.write(
-    `question ${id}: ${String(decision.choice)} sent (${question.tool} on ${question.page || 'the browser'})\n`,
+    `question ${id}: ${String(decision.choice)} sent (${question.tool} on ${question.page ? shownAddress(question.page) : 'the browser'})\n`,
   );
 }
 

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -91,21 +92,62 @@ export function homeAuditPath(log: (line: string) => void = stderrLine): string 
   return defaultAuditPath();
 }
 
-/** Writes a file only its owner may read, whatever its mode was before. */
 /**
- * Writes a file only its owner can read, as a new file: written beside the path under a random name (created, never
- * opened if there: `wx`), then renamed onto it. Writing into the path itself kept the mode and owner of a file
- * another user had put there first (in /tmp, under a name they could guess), who then read what was written.
+ * Writes what a page held into a file only its owner can read. A path that is not a file (/dev/stdout, a pipe,
+ * `>(jq .)`) is written as it is. A file of another user's is refused: one put first in a shared folder (/tmp,
+ * under a name they could guess) kept its owner and mode when written into, and they read what was written (an
+ * attack review); a symbolic link is refused too (whose file it ends at is not this one's to judge). A new path,
+ * or a file of one's own, gets a new file: written beside it under a random name (created, never opened if there),
+ * then renamed onto it.
  */
 export function writePrivateFile(path: string, content: string | Uint8Array): void {
+  const found = checkPrivateTarget(path);
+  if (found && !found.isFile()) {
+    writeFileSync(path, content);
+    return;
+  }
   const fresh = `${path}.${randomBytes(6).toString('hex')}.part`;
-  writeFileSync(fresh, content, { mode: 0o600, flag: 'wx' });
   try {
+    writeFileSync(fresh, content, { mode: 0o600, flag: 'wx' });
     chmodSync(fresh, 0o600);
     renameSync(fresh, path);
   } catch (error) {
     rmSync(fresh, { force: true });
     throw error;
+  }
+}
+
+/**
+ * What is at a path writePrivateFile will write (undefined: nothing yet), or an error that says why it will not
+ * write there: checked before a run starts too, so that a run's result is not lost to a path it cannot use.
+ */
+export function checkPrivateTarget(path: string): ReturnType<typeof lstatSync> | undefined {
+  let found: ReturnType<typeof lstatSync> | undefined;
+  try {
+    found = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  // A link to a stream (/dev/stdout is one) is written through; a link to a file, or to nothing yet, is refused.
+  if (found.isSymbolicLink()) {
+    const target = statIfThere(path);
+    if (target && !target.isFile()) return target;
+  }
+  const mine = typeof process.getuid !== 'function' || found.uid === process.getuid();
+  if (found.isSymbolicLink() || (found.isFile() && !mine))
+    throw new TabwardError(
+      'bad_input',
+      `${path} is ${found.isSymbolicLink() ? 'a symbolic link' : "another user's file"}: what tabward writes there could be read by others.`,
+      'Name a new file, or one of your own (not a link), for it.',
+    );
+  return found;
+}
+
+function statIfThere(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -21,7 +21,14 @@ import { type RecipeResult, type RunBrowser, runRecipe, type StepLog } from '../
 import { startRecipeServer } from '../recipes/server.ts';
 import { Slots } from '../recipes/slots.ts';
 import { browserConfig, loadRulesAndSecrets } from './config.ts';
-import { bearerToken, checkAppendable, ensureHome, homeAuditPath, writePrivateFile } from './home.ts';
+import {
+  bearerToken,
+  checkAppendable,
+  checkPrivateTarget,
+  ensureHome,
+  homeAuditPath,
+  writePrivateFile,
+} from './home.ts';
 import { listenError } from './listenError.ts';
 import { openRunQueue } from './queueActions.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
@@ -225,6 +232,8 @@ function readRecipeFile(file: string): string {
 export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
   const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
   const recipe = parseRecipeText(readRecipeFile(file), file);
+  // Before any browser starts: a result is not lost to a path it may not be written to.
+  for (const path of [flags.out, flags.screenshot]) if (path) checkPrivateTarget(path);
   // One run: a slot of its own; on a grid, the first endpoint whose browser starts.
   const runtime = recipeRuntime(flags, log, { concurrency: 1, queue: 0, queueWaitMs: flags.deadline });
   if (flags.check) return checkRecipeFile(recipe, flags, runtime, log);

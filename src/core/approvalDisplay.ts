@@ -68,7 +68,7 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
  * A page's address as the human reads it: a user name before the host (`https://github.com@bank.test/`, which
  * reads as github.com) is taken out and named, and an international host (xn--…) flagged, as on the Sends line.
  */
-function shownAddress(url: string): string {
+export function shownAddress(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -57,6 +57,8 @@ export class HeldRequests {
           })
         : undefined;
     const refused = new Set<string>();
+    const open = new Map<string, Promise<unknown>>();
+    let asked = 0;
     return {
       scope: facts.tab?.id,
       live: this.deps.live,
@@ -80,11 +82,24 @@ export class HeldRequests {
           : undefined) ?? secretLeak(request),
       ask: async (request, reason, taint) => {
         const destination = requestDestination(request.method, request.url);
-        // One refusal answers for the same request from the same page again (a page retrying in a loop); another
-        // page's request to the same place (a popup's, refused, beside the page acted on) is asked on its own.
-        const again = `${request.sentFrom ?? ''} ${destination}`;
+        // One refusal answers for the same request from the same site again (a page retrying in a loop, or
+        // changing its own address to be asked anew); another site's request to the same place (a popup's,
+        // refused, beside the page acted on) is asked on its own.
+        const again = `${senderOf(request, look).origin} ${destination}`;
+        // The same request again while its question is open waits for that answer: a no answers it too (a page
+        // posting every 300 ms is asked once, not once a post); a yes lets one request go, so it is asked anew.
+        await open.get(again)?.catch(() => undefined);
         if (refused.has(again) || caller.signal.aborted) return false;
-        const choice = await this.askHeld(action, look, caller, request, { reason, taint }, destination);
+        // A page that keeps sending new requests cannot keep the human answering, nor its action running.
+        if (++asked > maxQuestionsPerAction) {
+          const line = `${destination}: held (${reason}); refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
+          trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
+          return false;
+        }
+        const asking = this.askHeld(action, look, caller, request, { reason, taint }, destination);
+        open.set(again, asking);
+        const choice = await asking;
+        if (open.get(again) === asking) open.delete(again);
         const approved = choice === 'approve' || choice === 'approve-all';
         const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
         trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
@@ -103,7 +118,7 @@ export class HeldRequests {
     held: { readonly reason: string; readonly taint: boolean },
     destination: string,
   ): Promise<ApprovalChoice['choice']> {
-    const page = request.sentFrom ?? look.url ?? request.url;
+    const sender = senderOf(request, look);
     try {
       const id = this.deps.nextId();
       const choice = await caller.approver.ask(
@@ -112,7 +127,7 @@ export class HeldRequests {
             id,
             tool: action.name,
             kind: 'request',
-            reason: `${action.name} made the page send a request tabward did not predict: ${held.reason}`,
+            reason: `${action.name} made ${sender.said} send a request tabward did not predict: ${held.reason}`,
             // Held by a rule: it goes to a sensitive page. Held by the taint: to a plain page, with what was read.
             rule: held.taint ? 'network-taint' : 'network',
             sensitive: true,
@@ -120,9 +135,9 @@ export class HeldRequests {
             // The page that sent it (the Sends line says where it goes): asked about as the destination's, a
             // request of a hostile page read as the human's own site's; as the acting tab's page, a popup's posts
             // read as the honest page the opener was on (two attack reviews).
-            url: page,
-            ...(page === look.url && look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
-            origin: originOf(page),
+            url: sender.page,
+            ...(sender.page === look.url && look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
+            origin: sender.origin,
             destination,
             ...(look.element ? { element: look.element } : {}),
             args: { method: request.method, url: request.url },
@@ -143,4 +158,36 @@ export class HeldRequests {
       return 'reject';
     }
   }
+}
+
+/** Held requests one action may put to the human; the rest are refused unasked (and the audit says so). */
+const maxQuestionsPerAction = 10;
+
+/**
+ * Who sent a held request, as far as tabward can tell. The hook knows the tab and, for a frame's document, the
+ * frame; the address it reads is where the tab is *now*: a page that posts as it unloads, a popup that goes to the
+ * honest page and posts on its way (or whose post is redirected later), a cross-site frame inside the honest page,
+ * all read as the honest page (an attack review). The Origin header is the browser's own word on the sending
+ * document's origin, set on every request that can write (a POST, a CORS request): where it disagrees with the
+ * address, the question names the origin, not the address; "null" is a document with no origin of its own.
+ */
+function senderOf(
+  request: RequestFacts,
+  look: ActionLook,
+): { readonly page: string; readonly origin: string; readonly said: string } {
+  const page = request.sentFrom ?? look.url ?? request.url;
+  const shown = originOf(page);
+  const stated = request.origin;
+  if (stated === undefined || stated === shown) return { page, origin: shown, said: 'the page' };
+  if (stated === 'null')
+    return {
+      page: `(a document with no origin of its own: a sandboxed or data: frame, or a request another site redirected; its tab showed ${page})`,
+      origin: 'null',
+      said: 'a document with no origin of its own',
+    };
+  return {
+    page: `${stated} (a document of that site sent it; its tab showed ${page})`,
+    origin: stated,
+    said: `a document of ${stated}`,
+  };
 }

@@ -815,12 +815,20 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
     const clicking = call(b.client, 'click', { ref: save }).finally(() => {
       acting = false;
     });
-    // The human lets go only what the honest page sends: questions that name it.
+    // The human lets go only what the honest page sends: questions that name it; the honest one is answered once
+    // the popup's post has been asked about too (or after 10 s), so that the action still runs when it is held.
     const pages: string[] = [];
+    const answered = new Set<string>();
+    const since = Date.now();
     while (acting) {
-      for (const question of (await human.questions()).filter((q) => q.tool === 'click')) {
+      for (const question of (await human.questions()).filter(
+        (q) => q.tool === 'click' && !answered.has(q.id),
+      )) {
+        const honest = /app\.example:\d+\/dash$/.test(question.page);
+        if (honest && !pages.some((page) => /poster/.test(page)) && Date.now() - since < 10_000) continue;
+        answered.add(question.id);
         pages.push(question.page);
-        await human.answer(question.id, /app\.example:\d+\/dash$/.test(question.page) ? 'approve' : 'reject');
+        await human.answer(question.id, honest ? 'approve' : 'reject');
       }
       await new Promise((done) => setTimeout(done, 50));
     }
@@ -832,7 +840,9 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
       },
     );
     assert.ok(
-      pages.some((page) => /evil\.example:\d+\/poster$/.test(page)),
+      pages.some((page) =>
+        /evil\.example:\d+\/poster$|^https:\/\/evil\.example:\d+ \(a document of that site/.test(page),
+      ),
       `the popup's page shown: ${pages.join(', ')}`,
     );
     assert.deepEqual(

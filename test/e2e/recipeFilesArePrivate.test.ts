@@ -5,8 +5,16 @@
 // The other user is `nobody`, reached with setpriv: root only.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -23,33 +31,55 @@ describe("files a recipe run writes are its user's alone", {
 }, () => {
   const portal = usePortal();
 
-  test('--out and --screenshot: a file another user put at the path first is replaced, not written into', async () => {
+  test("--out and --screenshot: another user's file put at the path first, or a link, is refused before the run", async () => {
     // A folder everyone may write in, as /tmp is.
     const shared = mkdtempSync(join(tmpdir(), 'tabward-shared-'));
     chmodSync(shared, 0o1777);
-    const out = join(shared, 'result.json');
-    const shot = join(shared, 'shot.png');
-    for (const file of [out, shot]) {
-      writeFileSync(file, '');
-      chmodSync(file, 0o666);
-      spawnSync('chown', ['65534:65534', file]);
+    const planted = join(shared, 'result.json');
+    writeFileSync(planted, '');
+    chmodSync(planted, 0o666);
+    spawnSync('chown', ['65534:65534', planted]);
+    const link = join(shared, 'shot.png');
+    symlinkSync(join(shared, 'elsewhere.png'), link);
+    for (const [flag, path, says] of [
+      [
+        '--out',
+        planted,
+        /result\.json is another user's file: what tabward writes there could be read by others/,
+      ],
+      ['--screenshot', link, /shot\.png is a symbolic link/],
+    ] as const) {
+      const ran = await portal.run([portal.recipe('acme-orders'), '--secrets', demoSecretsFile, flag, path]);
+      assert.equal(ran.code, 2, ran.stderr);
+      assert.match(ran.stderr, says);
     }
-    const ran = await portal.run([
+    assert.equal(readFileSync(planted, 'utf8'), '', 'nothing was written into it');
+    assert.equal(existsSync(join(shared, 'elsewhere.png')), false);
+  });
+
+  test('--out of a new file: only its user reads it; a pipe is written as it is', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'tabward-out-')), 'result.json');
+    const ran = await portal.run([portal.recipe('acme-orders'), '--secrets', demoSecretsFile, '--out', out]);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+    assert.notEqual(nobodyReads(out).status, 0, 'nobody cannot read it');
+    // A stream (a pipe, as `--out >(jq .)` or /dev/stdout in a shell give) is written as it is.
+    const fifo = join(mkdtempSync(join(tmpdir(), 'tabward-fifo-')), 'out');
+    spawnSync('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo]);
+    let read = '';
+    reader.stdout.on('data', (chunk: Buffer) => (read += chunk.toString()));
+    const readerDone = new Promise((done) => reader.once('close', done));
+    const piped = await portal.run([
       portal.recipe('acme-orders'),
       '--secrets',
       demoSecretsFile,
       '--out',
-      out,
-      '--screenshot',
-      shot,
+      fifo,
     ]);
-    assert.equal(ran.code, 0, ran.stderr);
-    for (const file of [out, shot]) {
-      const stat = statSync(file);
-      assert.equal(stat.uid, process.getuid?.(), `${file} is a new file of tabward's user`);
-      assert.equal(stat.mode & 0o777, 0o600);
-      assert.notEqual(nobodyReads(file).status, 0, `nobody cannot read ${file}`);
-    }
+    assert.equal(piped.code, 0, piped.stderr);
+    await readerDone;
+    assert.equal(JSON.parse(read).data.summary, '12 orders in all');
   });
 
   test("a failure's screenshot goes into the home, a new file only its user reads", async () => {
