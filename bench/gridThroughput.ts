@@ -16,8 +16,8 @@ import { cpus, loadavg } from 'node:os';
 import { findChrome } from '../src/browser/findChrome.ts';
 import { type LaunchedChrome, launchChrome } from '../src/browser/launch.ts';
 import { startDemoSite } from '../src/demo/demoSite.ts';
-import { writeResultsSection } from './resultsFile.ts';
 import { tokenFile } from '../test/helpers/tokenFile.ts';
+import { writeResultsSection } from './resultsFile.ts';
 
 const token = 'bench-grid-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;

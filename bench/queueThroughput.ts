@@ -17,8 +17,8 @@ import { cpus, loadavg } from 'node:os';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startRedis } from '../test/helpers/redisServer.ts';
-import { writeResultsSection } from './resultsFile.ts';
 import { tokenFile } from '../test/helpers/tokenFile.ts';
+import { writeResultsSection } from './resultsFile.ts';
 
 const token = 'bench-queue-token-0123456789';
 const root = new URL('..', import.meta.url).pathname;
@@ -85,7 +85,17 @@ export async function measureQueue(runs = 16, serialRuns = 30, eachAtATime = 2):
   const fastRecipe = { url: `${siteUrl(fast)}/?page=3`, extract: { fields: { title: 'h1' } } };
   try {
     const queued = await startTabward(
-      ['serve', '--redis', redis.url, '--deadline', '600000', '--port', '0', '--token-file', tokenFile(token)],
+      [
+        'serve',
+        '--redis',
+        redis.url,
+        '--deadline',
+        '600000',
+        '--port',
+        '0',
+        '--token-file',
+        tokenFile(token),
+      ],
       /serving recipes at (\S+)/,
       started,
     );
