@@ -133,7 +133,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   );
   outer.on('connection', (socket: Socket) => {
     keep(socket);
-    void peers.ofSocket(socket);
+    // Closed as soon as it is known to be another user's, whether or not it ever sends a request.
+    void peers.ofSocket(socket).then((ours) => ours || socket.destroy());
   });
   outer.on('clientError', (_error, socket: Socket) => socket.destroy());
   outer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {

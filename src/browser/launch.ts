@@ -129,7 +129,9 @@ export function profileParent(temp = tmpdir()): string {
     'org.chromium.Chromium.XXXXXX',
     'SingletonSocket',
   );
-  return Buffer.byteLength(socket) <= 107 || !existsSync('/tmp') ? temp : '/tmp';
+  // Windows has no such socket (and its C:\\tmp is no private place).
+  if (process.platform === 'win32' || Buffer.byteLength(socket) <= 107 || !existsSync('/tmp')) return temp;
+  return '/tmp';
 }
 
 export function prepareProfile(given: string | undefined): Profile {

@@ -4,18 +4,18 @@
 // (docs/security.md, "Other local users"). On Linux the kernel says which user owns each socket in /proc/net/tcp;
 // elsewhere (macOS) there is no cheap way to ask, and connections are taken as they come (a limit, documented).
 
-import { readFileSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 
 const table = '/proc/net/tcp';
 
-/** Whether this platform can tell a loopback peer's user (read once: /proc is there or it is not). */
+/** Whether this platform can tell a loopback peer's user (asked once: Linux with /proc mounted, or not). */
 let readable: boolean | undefined;
 function canTell(): boolean {
   if (readable === undefined) {
     try {
-      readFileSync(table);
+      accessSync(table, constants.R_OK);
       readable = process.platform === 'linux';
     } catch {
       readable = false;
@@ -47,8 +47,8 @@ function procAddress(address: string, port: number): string | undefined {
  */
 export class LoopbackPeers {
   private readonly verdicts = new WeakMap<Socket, Promise<boolean>>();
-  private reading: Promise<string> | undefined;
-  private next: Promise<string> | undefined;
+  private reading: Promise<Owners> | undefined;
+  private next: Promise<Owners> | undefined;
 
   /** The verdict on `socket`'s peer: begun on its first call (call it as the connection is accepted), then kept. */
   ofSocket(socket: Socket): Promise<boolean> {
@@ -68,27 +68,18 @@ export class LoopbackPeers {
     const peerLocal = procAddress(remoteAddress, remotePort);
     const peerRemote = procAddress(localAddress, localPort);
     if (!peerLocal || !peerRemote) return false;
-    let text: string;
     try {
-      text = await this.tableReadFromNow();
+      return (await this.tableReadFromNow()).get(`${peerLocal} ${peerRemote}`) === process.getuid();
     } catch {
       return false;
     }
-    for (const line of text.split('\n')) {
-      const fields = line.trim().split(/\s+/);
-      // Only a live connection (state 01, ESTABLISHED) has an owner: one the peer closed at once sits in TIME_WAIT,
-      // listed as uid 0 with no inode, which a tabward running as root took for its own (an attack review).
-      if (fields[1] === peerLocal && fields[2] === peerRemote)
-        return fields[3] === '01' && fields[9] !== '0' && Number(fields[7]) === process.getuid();
-    }
-    return false;
   }
 
   /** The table as read by a read begun after this call (one in flight may predate the connection): shared. */
-  private tableReadFromNow(): Promise<string> {
+  private tableReadFromNow(): Promise<Owners> {
     if (!this.reading) return this.read();
     this.next ??= this.reading
-      .catch(() => '')
+      .catch(() => undefined)
       .then(() => {
         this.next = undefined;
         return this.read();
@@ -96,8 +87,8 @@ export class LoopbackPeers {
     return this.next;
   }
 
-  private read(): Promise<string> {
-    const reading = readFile(table, 'latin1');
+  private read(): Promise<Owners> {
+    const reading = readFile(table, 'latin1').then(ownersIn);
     this.reading = reading;
     const done = () => {
       if (this.reading === reading) this.reading = undefined;
@@ -105,4 +96,19 @@ export class LoopbackPeers {
     reading.then(done, done);
     return reading;
   }
+}
+
+/** Each live connection's owner, by "local remote" address as the kernel writes them. */
+type Owners = Map<string, number>;
+
+/** The table parsed once for every connection waiting on it. */
+function ownersIn(text: string): Owners {
+  const owners: Owners = new Map();
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    // Only a live connection (state 01, ESTABLISHED) has an owner: one the peer closed at once sits in TIME_WAIT,
+    // listed as uid 0 with no inode, which a tabward running as root took for its own (an attack review).
+    if (fields[3] === '01' && fields[9] !== '0') owners.set(`${fields[1]} ${fields[2]}`, Number(fields[7]));
+  }
+  return owners;
 }

@@ -7,18 +7,18 @@ import { defaultMcpConfigFiles, loadMcpConfig } from '../agent/mcpConfig.ts';
 import { McpHost } from '../agent/mcpHost.ts';
 import { runSlashCommand } from '../agent/slashCommands.ts';
 import { TerminalApprover } from '../agent/terminalApprover.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { isTabwardError } from '../core/errors.ts';
 import { modelConfigFromEnv, modelSetupHint } from '../llm/modelClient.ts';
 import type { AgentFlags } from './agentCommand.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
 import { tabwardHome } from './config.ts';
-import { terminalLine } from './terminalText.ts';
 
 export async function runAgent(question: string, flags: AgentFlags): Promise<number> {
-  // Everything but the approver's questions (which mark page text field by field) goes through terminalLine: a
+  // Everything but the approver's questions (which mark page text field by field) goes through visibleLines: a
   // prompt-injected model's answer, a tool call's arguments or an error quoting a page must not be able to move the
   // cursor or set a scroll region over the question the human answers next (an attack review repainted it).
-  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
+  const log = (line: string) => process.stderr.write(`${visibleLines(line)}\n`);
   const env = flags.model ? { ...process.env, TABWARD_MODEL: flags.model } : process.env;
   const model = modelConfigFromEnv(env);
   if (!model) {
@@ -33,7 +33,7 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
   const host = new McpHost();
   await host.start(loadMcpConfig(defaultMcpConfigFiles(tabwardHome(), process.cwd()), process.env), log);
   const confirmPlan = async (plan: string) => {
-    process.stdout.write(`Plan:\n${terminalLine(plan)}\n`);
+    process.stdout.write(`Plan:\n${visibleLines(plan)}\n`);
     const answer = await reader.next('Run this plan? [Y/n] ');
     return answer !== undefined && !/^n/i.test(answer.trim());
   };
@@ -41,7 +41,7 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
     model,
     browser.runner,
     approver,
-    { text: (delta) => process.stdout.write(terminalLine(delta)), info: log },
+    { text: (delta) => process.stdout.write(visibleLines(delta)), info: log },
     {
       extraTools: () => host.loopTools(approver, browser.runner.path),
       ...(flags.plan ? { confirmPlan } : {}),
@@ -57,7 +57,7 @@ export async function runAgent(question: string, flags: AgentFlags): Promise<num
       if (line === undefined) return 0;
       if (!line.trim()) continue;
       if (line.trim().startsWith('/')) {
-        const print = (text: string) => process.stdout.write(`${terminalLine(text)}\n`);
+        const print = (text: string) => process.stdout.write(`${visibleLines(text)}\n`);
         if ((await runSlashCommand(line, agent, browser.auditPath, print, host)) === 'exit') return 0;
         continue;
       }
@@ -77,7 +77,7 @@ async function answer(agent: AgentSession, question: string): Promise<number> {
     return 0;
   } catch (error) {
     process.stderr.write(
-      `\ntabward: ${terminalLine(isTabwardError(error) ? error.describe() : String(error))}\n`,
+      `\ntabward: ${visibleLines(isTabwardError(error) ? error.describe() : String(error))}\n`,
     );
     return 1;
   }

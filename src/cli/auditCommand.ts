@@ -8,7 +8,7 @@ import { writeSteps } from '../recipes/writeGate.ts';
 import { defaultAuditPath } from './config.ts';
 import { writePrivateFile } from './home.ts';
 import { positiveInt } from './options.ts';
-import { terminalJson } from './terminalText.ts';
+import { terminalJson, terminalJsonText } from './terminalText.ts';
 
 interface AuditFlags {
   readonly json?: boolean;
@@ -52,7 +52,7 @@ function printRecipe(path: string, flags: AuditFlags): void {
   const saved = recipeFromLog(path, { session: flags.session });
   const text = recipeText(saved);
   if (flags.out) writePrivateFile(flags.out, text);
-  else process.stdout.write(text);
+  else process.stdout.write(terminalJsonText(text));
   const writes = writeSteps(saved.recipe).length;
   const where = flags.out ? ` to ${flags.out}` : '';
   process.stderr.write(

@@ -56,12 +56,10 @@ export class ConsentDesk {
         // No page address: a notifier's text is its command line (notify-send, osascript), which every local user
         // can read while it runs, and the address's token is all the approval page asks for. `tabward approvals`
         // prints it, in the human's own terminal.
+        // Nor where the agent browses: the tool and the question's id only (`tabward approvals` shows the rest).
         notify(
-          `tabward asks: ${forDisplay(request.tool)} on ${forDisplay(request.origin || 'the browser')}`,
-          [
-            forDisplay(request.reason, 200),
-            `Answer: tabward approvals approve ${question.id}  (or reject ${question.id}; tabward approvals also gives its page)`,
-          ].join('\n'),
+          `tabward asks: ${forDisplay(request.tool)}${request.sensitive ? ' on a sensitive page' : ''}`,
+          `Answer: tabward approvals approve ${question.id}  (or reject ${question.id}; tabward approvals shows the question and its page)`,
         );
       },
       record: (line) => this.record(line),

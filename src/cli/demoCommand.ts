@@ -1,9 +1,9 @@
 // `tabward demo`: the guided demo on the bundled demo site; no model and no network needed.
 
 import { Command } from 'commander';
+import { visibleLines } from '../core/displayText.ts';
 import { listenError } from './listenError.ts';
 import { portNumber } from './options.ts';
-import { terminalLine } from './terminalText.ts';
 
 export function demoCommand(): Command {
   return new Command('demo')
@@ -17,7 +17,7 @@ export function demoCommand(): Command {
       const { runDemo } = await import('../demo/runDemo.ts');
       const { startDemoSite } = await import('../demo/demoSite.ts');
       if (!flags.siteOnly) {
-        await runDemo((line) => process.stdout.write(`${terminalLine(line)}\n`), flags.executablePath);
+        await runDemo((line) => process.stdout.write(`${visibleLines(line)}\n`), flags.executablePath);
         return;
       }
       const site = await startDemoSite(flags.port).catch((error: unknown) => {

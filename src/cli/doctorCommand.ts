@@ -12,12 +12,12 @@ import {
   enableRemoteDebuggingHint,
 } from '../browser/devToolsActivePort.ts';
 import { findChrome } from '../browser/findChrome.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { isTabwardError } from '../core/errors.ts';
 import { bundledExtensionId } from '../protocol/siteTools.ts';
 import { defaultAuditPath, tabwardHome, userRulesPath } from './config.ts';
 import { homeProblem } from './home.ts';
 import { packageRoot } from './packageRoot.ts';
-import { terminalLine } from './terminalText.ts';
 
 export function doctorCommand(): Command {
   return new Command('doctor')
@@ -32,7 +32,7 @@ export function doctorCommand(): Command {
       const out = (mark: string, line: string) => {
         if (mark === '!!') failed = true;
         // A line may quote what a --browser-url endpoint answered: shown as marks, never run by the terminal.
-        process.stdout.write(`${mark} ${terminalLine(line)}\n`);
+        process.stdout.write(`${mark} ${visibleLines(line)}\n`);
       };
       out('ok', `Node ${process.version}`);
       checkChrome(flags.executablePath, out);

@@ -2,8 +2,8 @@
 // that are not tabward's own (a Node system error that escaped) get the same treatment; the stack trace only
 // with TABWARD_DEBUG=1.
 
+import { visibleLines } from '../core/displayText.ts';
 import { isTabwardError } from '../core/errors.ts';
-import { terminalLine } from './terminalText.ts';
 
 export interface Report {
   readonly line: string;
@@ -55,6 +55,6 @@ export function exitWithError(error: unknown): never {
   if (process.env.TABWARD_DEBUG === '1' && error instanceof Error && error.stack)
     process.stderr.write(`${error.stack}\n`);
   const report = reportError(error);
-  process.stderr.write(`${terminalLine(report.line)}\n`);
+  process.stderr.write(`${visibleLines(report.line)}\n`);
   process.exit(report.exitCode);
 }

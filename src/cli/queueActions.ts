@@ -4,6 +4,7 @@
 // BullMQ and ioredis are loaded only here, on use.
 
 import { swallow } from '../core/debug.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import { redactEndpoint } from '../recipes/endpointSpec.ts';
 import { refusePrivateTargets } from '../recipes/privateAddress.ts';
@@ -14,7 +15,6 @@ import { runRecipe } from '../recipes/runRecipe.ts';
 import { recipeRuntime } from './recipeActions.ts';
 import type { WorkerFlags } from './recipeCommands.ts';
 import { boundedStep } from './shutdown.ts';
-import { terminalLine } from './terminalText.ts';
 
 export async function openRunQueue(
   url: string,
@@ -42,7 +42,7 @@ function failedBeforeStart(error: unknown): RecipeResult {
 }
 
 export async function runWorker(flags: WorkerFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
+  const log = (line: string) => process.stderr.write(`${visibleLines(line)}\n`);
   const [{ startRunWorker }, { AuditStream }] = await Promise.all([
     import('../queue/runQueue.ts'),
     import('../queue/auditStream.ts'),

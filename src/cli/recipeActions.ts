@@ -7,6 +7,7 @@ import { NetworkGuard } from '../browser/networkGuard.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import type { AuditSink } from '../core/audit.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import type { BrowserMode } from '../core/kinds.ts';
 import { extractionModelFromEnv } from '../llm/modelClient.ts';
@@ -33,7 +34,7 @@ import { listenError } from './listenError.ts';
 import { openRunQueue } from './queueActions.ts';
 import type { RecipeFlags, RunFlags, ServeFlags } from './recipeCommands.ts';
 import { boundedStep, closeBrowserSession } from './shutdown.ts';
-import { terminalJson, terminalLine } from './terminalText.ts';
+import { terminalJson } from './terminalText.ts';
 
 /** How many runs at once, how many waiting, and for how long. */
 export interface Admission {
@@ -230,7 +231,7 @@ function readRecipeFile(file: string): string {
 }
 
 export async function runRecipeFile(file: string, flags: RunFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
+  const log = (line: string) => process.stderr.write(`${visibleLines(line)}\n`);
   const recipe = parseRecipeText(readRecipeFile(file), file);
   // Before any browser starts: a result is not lost to a path it may not be written to.
   for (const path of [flags.out, flags.screenshot]) if (path) checkPrivateTarget(path);
@@ -322,7 +323,7 @@ function checkLine(step: StepCheck): string {
 }
 
 export async function serveRecipes(flags: ServeFlags): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
+  const log = (line: string) => process.stderr.write(`${visibleLines(line)}\n`);
   process.on('unhandledRejection', (error) =>
     log(`tabward: internal error (please report it): ${String(error)}`),
   );

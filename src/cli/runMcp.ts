@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { preloadBrowserLibrary } from '../browser/connect.ts';
+import { visibleLines } from '../core/displayText.ts';
 import { askedInSession, createMcpServer } from '../mcp/mcpServer.ts';
 import { type StdioHandle, serveHttp, serveStdio } from '../mcp/transports.ts';
 import { assembleGuardedBrowser } from './assemble.ts';
@@ -10,11 +11,10 @@ import { listenError } from './listenError.ts';
 import type { McpFlags } from './mcpCommand.ts';
 import { announceMcpToken, mcpHttpAuth, mcpHttpToken } from './mcpToken.ts';
 import { packageRoot, version } from './packageRoot.ts';
-import { terminalLine } from './terminalText.ts';
 
 export async function runMcp(flags: McpFlags): Promise<void> {
   // Lines here may quote what a page or a remote browser chose (an endpoint's error): shown as marks, never run.
-  const log = (line: string) => process.stderr.write(`${terminalLine(line)}\n`);
+  const log = (line: string) => process.stderr.write(`${visibleLines(line)}\n`);
   // Before anything starts: an empty or short TABWARD_MCP_TOKEN stops here, never serving without auth.
   const token = flags.http === undefined ? undefined : mcpHttpToken();
   const browser = await assembleGuardedBrowser(

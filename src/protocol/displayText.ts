@@ -44,7 +44,8 @@ export function quotedForDisplay(text: string, maxChars = defaultDisplayChars): 
  * Text of many lines (a model's answer, streamed; an audit record's error) as a terminal may show it: line breaks
  * and tabs kept, every other control, escape, bidi or invisible character shown as a mark, so that nothing written
  * can move the cursor, clear the screen, set a scroll region or retitle the window over the question the human
- * answers next. Neither collapsed nor capped: safe to apply to each piece of a stream on its own.
+ * answers next. Neither collapsed nor capped: each piece of a stream may be marked on its own (a mark split
+ * across two pieces is marked in the first; only the cap on stacked accents starts again with each piece).
  */
 export function visibleLines(text: string): string {
   let shown = '';

@@ -281,7 +281,7 @@ describe('attack: question ids across processes', { timeout: 240_000 }, () => {
           return undefined;
         }
       });
-      assert.match(shown, /settings|github/);
+      assert.match(shown, /tabward asks: new_page on a sensitive page/);
       const notified = /Answer: tabward approvals approve ([a-z2-9]{4}) /.exec(shown)?.[1] ?? '';
       assert.ok(notified, shown);
       // Process B (the same agent's other server) asks its own question: something else entirely.
