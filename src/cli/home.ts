@@ -194,7 +194,11 @@ export function bearerToken(options: {
   const fix = `Unset it to use the token kept in ${file}, or give one of at least ${minTokenLength} random characters.`;
   if (options.flag !== undefined)
     return {
-      token: checkToken(options.flag, 'The token in the --token-file file', fix),
+      token: checkToken(
+        options.flag,
+        'The token in the --token-file file',
+        `Write one of at least ${minTokenLength} random characters into it.`,
+      ),
       source: 'flag',
       file,
     };

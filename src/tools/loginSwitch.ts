@@ -14,8 +14,6 @@ import type { ToolResult } from './tool.ts';
 export interface SwitchDeps<R> {
   readonly session: BrowserSession;
   readonly approver: Approver;
-  /** Which agent asks, when several share one tabward: its question is its own, joined by no other client's. */
-  readonly client?: string;
   readonly nextId: () => string;
   /** Opens the URL in a new agent tab of the user's Chrome, through the guard like any navigation. */
   readonly reopen: (url: string) => Promise<R>;
@@ -58,7 +56,6 @@ export async function maybeSwitchOnLoginWall<R>(
     origin,
     args: { url: wall.url },
     frontEnd: 'auto',
-    ...(deps.client ? { client: deps.client } : {}),
   });
   if (choice.choice !== 'approve' && choice.choice !== 'approve-all') {
     deps.audit(wall.url, choice.choice, 'rejected');

@@ -196,7 +196,6 @@ export class ToolRunner {
     const outcome = await maybeSwitchOnLoginWall(wall, {
       session: this.options.context.session,
       approver: caller.approver,
-      ...(caller.client ? { client: caller.client } : {}),
       nextId: () => this.path.nextApprovalId(),
       reopen: (url) => this.reopen(url, caller, snapshot),
       audit: (url, choice, outcome, error) =>
