@@ -53,7 +53,7 @@ export function reportError(error: unknown): Report {
 /** Prints the report (and the stack under TABWARD_DEBUG=1) and ends the process with its code. */
 export function exitWithError(error: unknown): never {
   if (process.env.TABWARD_DEBUG === '1' && error instanceof Error && error.stack)
-    process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`${visibleLines(error.stack)}\n`);
   const report = reportError(error);
   process.stderr.write(`${visibleLines(report.line)}\n`);
   process.exit(report.exitCode);

@@ -4,6 +4,8 @@
 // is printed and the handlers do nothing but swallow. Areas are the source folders: browser, tools, cli.
 // stderr only: on stdout `tabward mcp` speaks the protocol.
 
+import { visibleLines } from '../protocol/displayText.ts';
+
 export type DebugArea = 'browser' | 'tools' | 'cli';
 
 /** Whether `area` is on for a TABWARD_DEBUG value. */
@@ -20,7 +22,8 @@ export function debugOn(area: string, setting: string | undefined = process.env.
 export function swallowed(area: DebugArea, why: string, error: unknown): void {
   if (!debugOn(area)) return;
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  process.stderr.write(`tabward debug [${area}] swallowed (${why}): ${what}\n`);
+  // An error may quote a page (its exception, an endpoint's answer): marked, so the terminal runs none of it.
+  process.stderr.write(`tabward debug [${area}] swallowed (${why}): ${visibleLines(what)}\n`);
 }
 
 /** A rejection handler that swallows the error, telling the debug channel: `.catch(swallow('browser', 'why'))`. */
