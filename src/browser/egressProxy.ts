@@ -75,6 +75,18 @@ export const notSent = -1;
 /** Requests sent on and sockets open, each with what ends it (both sides at once). */
 type Exchanges = Map<object, { readonly url: string; readonly end: () => void }>;
 
+/** Every name the browser would look up comes to nothing without a query; the proxy's own address is an IP. */
+export const noLookups = 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+
+/**
+ * The largest request head read (request line and headers): above what Chromium sends (a URL of up to 2 MiB, cookies,
+ * headers a page set), so that every request it makes is read and judged. Node's default (16 KiB) made a long URL's
+ * request fail unjudged, as a connection closed.
+ */
+const maxRequestHead = 4 * 2 ** 20;
+/** The largest response head read from a site: Chromium's own limit (256 KiB); Node's 16 KiB broke larger ones. */
+const maxResponseHead = 256 * 2 ** 10;
+
 /** The header a CDP hook of tabward's sets on a request it judged (browser/requestTags.ts). */
 export const tagHeader = 'x-tabward-request';
 const hopHeaders = new Set(['proxy-connection', 'proxy-authorization', 'proxy-authenticate', tagHeader]);
@@ -106,7 +118,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       res.destroy(),
     );
   // The server the tunnels' contents are parsed by: requests inside a CONNECT (TLS ended here, or plain).
-  const inner = createServer((req, res) => forward(req, res, tunnels.get(req.socket)));
+  const inner = createServer({ maxHeaderSize: maxRequestHead }, (req, res) =>
+    forward(req, res, tunnels.get(req.socket)),
+  );
   inner.on(
     'upgrade',
     (req: IncomingMessage, socket: Socket, head: Buffer) =>
@@ -120,9 +134,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         exchanges,
       ),
   );
-  inner.on('clientError', (_error, socket: Socket) => socket.destroy());
+  inner.on('clientError', answerUnreadable);
   // The proxy itself: plain-HTTP requests in absolute form, and CONNECT for everything else.
-  const outer: Server = createServer((req, res) =>
+  const outer: Server = createServer({ maxHeaderSize: maxRequestHead }, (req, res) =>
     fromThisUser(req.socket, () => forward(req, res, undefined)),
   );
   outer.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) =>
@@ -136,7 +150,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     // Closed as soon as it is known to be another user's, whether or not it ever sends a request.
     void peers.ofSocket(socket).then((ours) => ours || socket.destroy());
   });
-  outer.on('clientError', (_error, socket: Socket) => socket.destroy());
+  outer.on('clientError', answerUnreadable);
   outer.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     // Nothing it sends is read until the verdict: the browser sends nothing before its 200 anyway.
     client.pause();
@@ -193,6 +207,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       // WebRTC sends UDP (STUN, media) past any HTTP proxy; this policy leaves it only TCP through the proxy, where a
       // tunnel carries nothing that is not HTTP. (--force-webrtc-ip-handling-policy did not stop STUN in Chromium 156.)
       '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+      // The browser looks no name up itself: every name is the proxy's to resolve, and only for requests that go.
+      // Chromium 156 resolves a request's host on its own in some cases even behind a proxy (a service worker's
+      // fetch refused at the browser-wide gate, a request whose connection the proxy closed: measured in its NetLog),
+      // and a name a page made up carries what it holds to whoever answers for that domain. Chromium reads the last
+      // --host-resolver-rules, so this one wins over a user's; the proxy follows the user's (proxySettings.ts).
+      `--host-resolver-rules=${noLookups}`,
     ],
     cut: (crosses) => {
       let cut = 0;
@@ -282,6 +302,7 @@ async function forwardRequest(
     path: `${url.pathname}${url.search}`,
     headers: outgoingHeaders(req),
     agent: secure ? agents.https : agents.http,
+    maxHeaderSize: maxResponseHead,
     ...(secure
       ? {
           servername: /^[\d.]+$|:/.test(hostname) ? '' : hostname,
@@ -326,6 +347,24 @@ async function forwardRequest(
     if (!res.writableFinished) upstream.destroy();
   });
   req.pipe(upstream);
+}
+
+/**
+ * A request whose head cannot be read (larger than `maxRequestHead`, malformed) is answered, not dropped: a closed
+ * connection is a failure the browser may follow with a lookup of its own, and the page would learn nothing of why.
+ */
+function answerUnreadable(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, why] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['431 Request Header Fields Too Large', `its head is over ${maxRequestHead / 2 ** 20} MiB`]
+      : ['400 Bad Request', 'it is not well-formed HTTP'];
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\ntabward stopped this request: ${why}, so it cannot be judged\n`,
+  );
 }
 
 function refuse(res: ServerResponse, reason: string): void {

@@ -62,7 +62,11 @@ export async function startFixture(
     }
     await route(req, body, res);
   };
-  const server: Server = options.tls ? createHttps(await certificate(), handler) : createHttp(handler);
+  // Heads as large as Chromium sends (a long URL, large headers): Node's 16 KiB default would answer 431 itself.
+  const heads = { maxHeaderSize: 4 * 2 ** 20 };
+  const server: Server = options.tls
+    ? createHttps({ ...(await certificate()), ...heads }, handler)
+    : createHttp(heads, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as AddressInfo).port;
   const scheme = options.tls ? 'https' : 'http';
