@@ -29,6 +29,8 @@ export interface ApprovalRequest {
    * it: shown sanitised) and its session.
    */
   readonly client?: string;
+  /** The asking client's session (`mcp --http`), for tabward's own use: its questions go when the session ends. */
+  readonly clientSession?: string;
   /**
    * Present only when a site grant may be given for this action (an ordinary write, every frame on one origin):
    * "allow writes like this" = this tool on this exact origin, for 15 min or 1 h.

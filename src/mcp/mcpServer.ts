@@ -74,11 +74,10 @@ export function createMcpServer(options: McpServerOptions): Server {
   };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
-      const client = options.clientSession
-        ? clientLabel(options.clientSession, server.getClientVersion()?.name)
-        : undefined;
+      const session = options.clientSession;
+      const client = session ? clientLabel(session, server.getClientVersion()?.name) : undefined;
       const approver = reportingProgress(
-        askedBy(chooseApprover(server, options, ownDesk), client),
+        askedBy(chooseApprover(server, options, ownDesk), client, session),
         request.params._meta,
         extra,
         options,
@@ -107,13 +106,18 @@ export function createMcpServer(options: McpServerOptions): Server {
  * Every question this client's calls ask names it, whichever code asks (an action, a request its page sent, a
  * login wall): a question of one client's never joins another's, and is withdrawn with its session (runMcp.ts).
  */
-function askedBy(approver: Approver, client: string | undefined): Approver {
+function askedBy(
+  approver: Approver,
+  client: string | undefined,
+  clientSession: string | undefined,
+): Approver {
   if (client === undefined || approver === noApprover || approver === elicitationMissing) return approver;
   return {
     get name() {
       return approver.name;
     },
-    ask: (request, signal, options) => approver.ask({ ...request, client }, signal, options),
+    ask: (request, signal, options) =>
+      approver.ask({ ...request, client, ...(clientSession ? { clientSession } : {}) }, signal, options),
   };
 }
 
@@ -126,9 +130,9 @@ export function clientLabel(session: string, name: string | undefined): string {
   return `session ${session}, ${name ? `calling itself ${quotedForDisplay(name, 40)}` : 'an MCP client'}`;
 }
 
-/** Whether a question was asked in this session (its client's label begins with it). */
+/** Whether a question was asked in this session. */
 export function askedInSession(request: ApprovalRequest, session: string): boolean {
-  return request.client?.startsWith(`session ${session},`) === true;
+  return request.clientSession === session;
 }
 
 const serverInstructions =

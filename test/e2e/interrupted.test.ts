@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { binPath } from '../helpers/mcpClient.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
+import { startServe } from '../helpers/tabwardProcess.ts';
 import { waitFor, within } from '../helpers/waitFor.ts';
 
 let site: Fixture;
@@ -139,26 +139,11 @@ test('tabward serve: stopping during a run answers 503 "the server is stopping" 
   const box = sandbox();
   const token = 'interrupt-token-0123456789';
   try {
-    const server = spawn(
-      process.execPath,
-      [
-        binPath,
-        'serve',
-        '--port',
-        '0',
-        '--token-file',
-        tokenFile(token),
-        '--allow-private',
-        '--grace',
-        '1000',
-      ],
-      { env: box.env },
-    );
-    let stderr = '';
-    server.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
+    const serve = await startServe(token, ['--allow-private', '--grace', '1000'], {
+      home: box.env.TABWARD_HOME ?? '',
+      env: box.env,
     });
-    const base = await waitFor('serve to listen', () => /serving recipes at (\S+)/.exec(stderr)?.[1]);
+    const { base, child: server } = serve;
     const seenBefore = hanging.length;
     const answer = fetch(`${base}/run`, {
       method: 'POST',

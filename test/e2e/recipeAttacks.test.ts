@@ -4,15 +4,13 @@
 // is not http(s), from `tabward run` and from `tabward serve`. Assertions are on what the portal recorded.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
-import { waitFor } from '../helpers/waitFor.ts';
+import { type RunningServe, startServe } from '../helpers/tabwardProcess.ts';
 
 describe('recipes: writes the recipe did not declare', () => {
   const portal = usePortal();
@@ -147,21 +145,16 @@ describe('recipes: writes the recipe did not declare', () => {
 });
 
 describe('serve: recipes from the network', () => {
-  let server: ChildProcess;
+  let server: RunningServe | undefined;
   let base = '';
   const token = 'recipe-attacks-token-0123456789';
+  const home = mkdtempSync(join(tmpdir(), 'tabward-recipe-attacks-'));
   before(async () => {
-    server = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    server.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    base = await waitFor('serve to start', () => /serving recipes at (\S+)/.exec(stderr)?.[1]);
+    server = await startServe(token, [], { home });
+    base = server.base;
   });
   after(() => {
-    server?.kill('SIGTERM');
+    server?.child.kill('SIGTERM');
   });
 
   const post = async (recipe: object) =>

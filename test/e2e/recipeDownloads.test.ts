@@ -3,17 +3,14 @@
 // fields, a required column checked), from `tabward run` and from `tabward serve`'s POST /run alike.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import writeXlsxFile from 'write-excel-file/node';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { runCli } from '../helpers/runCli.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
-import { waitFor } from '../helpers/waitFor.ts';
+import { startServe } from '../helpers/tabwardProcess.ts';
 
 const csv = 'order,customer,total\n1001,Alice,42.50\n1002,Bob,\n';
 
@@ -113,17 +110,9 @@ describe('recipes: download steps', () => {
 
   test('serve: POST /run answers with the export’s rows (a Webhands-style client reads data as before)', async () => {
     const token = 'downloads-token-0123456789';
-    const server: ChildProcess = spawn(
-      process.execPath,
-      [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token), '--allow-private'],
-      { env: { ...process.env, TABWARD_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    server.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
+    const server = await startServe(token, ['--allow-private'], { home });
     try {
-      const base = await waitFor('serve to start', () => /serving recipes at (\S+)/.exec(stderr)?.[1]);
+      const { base } = server;
       const response = await fetch(`${base}/run`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -133,7 +122,7 @@ describe('recipes: download steps', () => {
       assert.equal(response.status, 200, JSON.stringify(body));
       assert.equal(body.files.orders?.rows.length, 2);
     } finally {
-      server.kill('SIGTERM');
+      server.child.kill('SIGTERM');
     }
   });
 });

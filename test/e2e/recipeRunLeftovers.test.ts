@@ -15,13 +15,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
+import { type RunningServe, startServe } from '../helpers/tabwardProcess.ts';
 
 let site: Fixture;
 let evil: Fixture;
 let chrome: UserChrome;
-let serve: RunningTabward | undefined;
+let serve: RunningServe | undefined;
 let base = '';
 const token = 'leftovers-serve-token-0123456789';
 const home = mkdtempSync(join(tmpdir(), 'tabward-leftovers-'));
@@ -106,24 +105,12 @@ before(async () => {
   });
   writeFileSync(secrets, `LOGIN_PASSWORD=${password}\n`, { mode: 0o600 });
   chrome = await startUserChrome({ chromeArgs: testChromeArgs });
-  serve = await startTabward(
-    [
-      'serve',
-      '--port',
-      '0',
-      '--token-file',
-      tokenFile(token),
-      '--allow-private',
-      '--secrets',
-      secrets,
-      '--shared',
-      '--ws-endpoint',
-      chrome.wsEndpoint,
-    ],
-    /serving recipes at/,
+  serve = await startServe(
+    token,
+    ['--allow-private', '--secrets', secrets, '--shared', '--ws-endpoint', chrome.wsEndpoint],
     { home },
   );
-  base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';
+  base = serve.base;
 });
 
 after(async () => {

@@ -2,7 +2,7 @@
 // over a pool of contexts, and per-run deadlines.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,29 +10,24 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DemoSite } from '../../src/demo/demoSite.ts';
 import { jsonOf } from '../helpers/loose.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { startPortal } from '../helpers/recipeSite.ts';
 import { runCli } from '../helpers/runCli.ts';
+import { startServe } from '../helpers/tabwardProcess.ts';
 import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const secretsFile = new URL('../../examples/recipes/demo.env', import.meta.url).pathname;
 const token = 'test-token-0123456789';
 
-/** `tabward serve` on a free port with the portal's home; resolves once it says where it serves. */
-async function startServe(
+/** `tabward serve` on a free port with the portal's home: one run at a time, one queued. */
+async function startPortalServe(
   dir: string,
   extra: readonly string[],
 ): Promise<{ server: ChildProcess; base: string }> {
-  const server = spawn(
-    process.execPath,
+  const { child, base } = await startServe(
+    token,
+    // The portal is on 127.0.0.1.
     [
-      binPath,
-      'serve',
-      '--port',
-      '0',
-      '--token-file',
-      tokenFile(token),
       '--concurrency',
       '1',
       '--queue',
@@ -41,25 +36,12 @@ async function startServe(
       '20000',
       '--secrets',
       secretsFile,
-      // The portal is on 127.0.0.1.
       '--allow-private',
       ...extra,
     ],
-    { env: { ...process.env, TABWARD_HOME: dir }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { home: dir },
   );
-  let stderr = '';
-  server.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const base = await waitFor('tabward serve to say where it serves', () =>
-    server.exitCode === null
-      ? /serving recipes at (\S+)/.exec(stderr)?.[1]
-      : Promise.reject(new Error(stderr)),
-  ).catch((error: unknown) => {
-    server.kill('SIGKILL');
-    throw new Error(`${String(error)}\n${stderr}`);
-  });
-  return { server, base };
+  return { server: child, base };
 }
 
 describe('tabward serve', { timeout: 180_000 }, () => {
@@ -76,8 +58,8 @@ describe('tabward serve', { timeout: 180_000 }, () => {
     let dir: string;
     ({ site, dir, recipe } = await startPortal());
     [{ server, base }, { server: hurried, base: hurriedBase }] = await Promise.all([
-      startServe(dir, []),
-      startServe(dir, ['--deadline', '9000']),
+      startPortalServe(dir, []),
+      startPortalServe(dir, ['--deadline', '9000']),
     ]);
   });
   after(async () => {

@@ -5,7 +5,7 @@
 // is accepted when named. `tabward run --ws-endpoint` with one endpoint still runs there.
 
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -14,9 +14,8 @@ import { type LaunchedChrome, launchChrome } from '../../src/browser/launch.ts';
 import { testChromeArgs } from '../helpers/fixtureServer.ts';
 import type { Loose } from '../helpers/loose.ts';
 import { jsonOf } from '../helpers/loose.ts';
-import { binPath } from '../helpers/mcpClient.ts';
 import { demoSecretsFile, usePortal } from '../helpers/recipeSite.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
+import { type RunningServe, startServe } from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'test-token-0123456789';
@@ -31,34 +30,16 @@ async function deadEndpoint(): Promise<string> {
   return `ws://127.0.0.1:${port}/devtools/browser/gone?token=${gridToken}`;
 }
 
-/** `tabward serve` on a free port; resolves once it says where it serves. */
-async function startServe(home: string, args: readonly string[]) {
-  const server = spawn(
-    process.execPath,
-    [binPath, 'serve', '--port', '0', '--token-file', tokenFile(token), '--allow-private', ...args],
-    { env: { ...process.env, TABWARD_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const said = { stderr: '' };
-  server.stderr?.on('data', (chunk: Buffer) => {
-    said.stderr += chunk.toString();
-  });
-  const base = await waitFor('tabward serve to say where it serves', () =>
-    server.exitCode === null
-      ? /serving recipes at (\S+)/.exec(said.stderr)?.[1]
-      : Promise.reject(new Error(said.stderr)),
-  ).catch((error: unknown) => {
-    server.kill('SIGKILL');
-    throw new Error(`${String(error)}\n${said.stderr}`);
-  });
-  return { server, base, said };
-}
+/** `tabward serve` on a free port with the portal's home, through every endpoint given. */
+const startGridServe = (home: string, args: readonly string[]) =>
+  startServe(token, ['--allow-private', ...args], { home });
 
 describe('tabward serve over a browser grid', { timeout: 240_000 }, () => {
   const portal = usePortal();
   let one: LaunchedChrome;
   let two: LaunchedChrome;
   let dead = '';
-  let grid: { server: ChildProcess; base: string; said: { stderr: string } };
+  let grid: RunningServe;
   const started: ChildProcess[] = [];
 
   before(async () => {
@@ -66,7 +47,7 @@ describe('tabward serve over a browser grid', { timeout: 240_000 }, () => {
       launchChrome({ executablePath: findChrome(), headless: true, extraArgs: testChromeArgs });
     [one, two, dead] = await Promise.all([launch(), launch(), deadEndpoint()]);
     // The dead endpoint first: least loaded and first in line, the first run goes there.
-    grid = await startServe(portal.dir, [
+    grid = await startGridServe(portal.dir, [
       '--concurrency',
       '1',
       '--ws-endpoint',
@@ -79,7 +60,7 @@ describe('tabward serve over a browser grid', { timeout: 240_000 }, () => {
       '--allowed-host',
       'recipes.internal:8080',
     ]);
-    started.push(grid.server);
+    started.push(grid.child);
   });
   after(async () => {
     for (const server of started) server.kill('SIGTERM');
@@ -149,8 +130,8 @@ describe('tabward serve over a browser grid', { timeout: 240_000 }, () => {
     assert.equal(first.state, 'up');
     assert.equal(second.state, 'up');
     assert.equal(first.runs + second.runs, 6);
-    assert.ok(!grid.said.stderr.includes(gridToken), 'the log names the endpoint by its label');
-    assert.match(grid.said.stderr, /did not start a run .*taken out/);
+    assert.ok(!grid.output().includes(gridToken), 'the log names the endpoint by its label');
+    assert.match(grid.output(), /did not start a run .*taken out/);
   });
 
   test('tabward run --ws-endpoint with one endpoint runs there', async () => {
@@ -167,8 +148,8 @@ describe('tabward serve over a browser grid', { timeout: 240_000 }, () => {
   });
 
   test('every endpoint down: the run that found out gets 503 naming it, the next 503 with Retry-After', async () => {
-    const alone = await startServe(portal.dir, ['--ws-endpoint', dead]);
-    started.push(alone.server);
+    const alone = await startGridServe(portal.dir, ['--ws-endpoint', dead]);
+    started.push(alone.child);
     const first = await post(alone.base, home());
     const failed = await jsonOf(first);
     assert.equal(first.status, 503);

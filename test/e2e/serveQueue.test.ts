@@ -12,8 +12,12 @@ import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type RedisUnderTest, redisMissing, startRedis } from '../helpers/redisServer.ts';
 import { runCli } from '../helpers/runCli.ts';
-import { type RunningTabward, startTabward } from '../helpers/tabwardProcess.ts';
-import { tokenFile } from '../helpers/tokenFile.ts';
+import {
+  type RunningServe,
+  type RunningTabward,
+  startServe,
+  startTabward,
+} from '../helpers/tabwardProcess.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'queue-token-0123456789';
@@ -24,7 +28,7 @@ type Running = RunningTabward;
 describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_000 }, () => {
   let redis: RedisUnderTest;
   let site: Fixture;
-  let serve: Running;
+  let serve: RunningServe;
   let base = '';
   const home = mkdtempSync(join(tmpdir(), 'tabward-queue-'));
   const workers: Running[] = [];
@@ -139,22 +143,11 @@ describe('serve on a Redis queue, with workers', { skip: missing, timeout: 300_0
         html(res, '<title>Done</title><h1>created</h1>');
       },
     });
-    serve = await start(
-      [
-        'serve',
-        '--port',
-        '0',
-        '--token-file',
-        tokenFile(token),
-        '--redis',
-        redis.url,
-        '--allow-private',
-        '--deadline',
-        '60000',
-      ],
-      /serving recipes at/,
-    );
-    base = /serving recipes at (\S+)/.exec(serve.output())?.[1] ?? '';
+    serve = await startServe(token, ['--redis', redis.url, '--allow-private', '--deadline', '60000'], {
+      home,
+      detached: true,
+    });
+    base = serve.base;
   });
   after(async () => {
     for (const release of holds.values()) release();

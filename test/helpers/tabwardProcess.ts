@@ -4,6 +4,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { binPath } from './mcpClient.ts';
+import { tokenFile } from './tokenFile.ts';
 import { waitFor } from './waitFor.ts';
 
 export interface RunningTabward {
@@ -14,10 +15,10 @@ export interface RunningTabward {
 export function startTabward(
   args: readonly string[],
   ready: RegExp,
-  options: { readonly home: string; readonly detached?: boolean },
+  options: { readonly home: string; readonly detached?: boolean; readonly env?: NodeJS.ProcessEnv },
 ): Promise<RunningTabward> {
   const child = spawn(process.execPath, [binPath, ...args], {
-    env: { ...process.env, TABWARD_HOME: options.home },
+    env: { ...process.env, TABWARD_HOME: options.home, ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: options.detached === true,
   });
@@ -29,4 +30,24 @@ export function startTabward(
   return waitFor(`tabward ${args[0]} to start`, () =>
     child.exitCode === null ? ready.test(output) && running : Promise.reject(new Error(output)),
   );
+}
+
+export interface RunningServe extends RunningTabward {
+  /** Where it serves recipes: http://127.0.0.1:PORT. */
+  readonly base: string;
+}
+
+/** `tabward serve` on a free port, its bearer token in a file of its own (mode 600), once it says where it serves. */
+export async function startServe(
+  token: string,
+  args: readonly string[],
+  options: { readonly home: string; readonly detached?: boolean; readonly env?: NodeJS.ProcessEnv },
+): Promise<RunningServe> {
+  const serving = /serving recipes at (\S+)/;
+  const running = await startTabward(
+    ['serve', '--port', '0', '--token-file', tokenFile(token), ...args],
+    serving,
+    options,
+  );
+  return { ...running, base: serving.exec(running.output())?.[1] ?? '' };
 }
