@@ -15,6 +15,8 @@ const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 const keptWrites = 20;
 /** How many of the latest requests are remembered by address (an action asks about its own, just sent). */
 const keptReported = 200;
+/** How many actions' first writes are kept at once (watchWrites): the latest, one action each. */
+const keptWatches = 32;
 
 export class PageActivity {
   private seq = 0;
@@ -23,6 +25,12 @@ export class PageActivity {
   private readonly inFlight = new Map<Request, InFlight>();
   private readonly wakeups = new Wakeups();
   private readonly writes: { readonly seq: number; readonly what: string }[] = [];
+  /**
+   * The first write after each watched mark: kept whatever the page sends after it. Only the latest writes were
+   * kept, so a page that posted twenty times after the action's own form post had the audit name one of its posts
+   * as what the action issued (an attack review).
+   */
+  private readonly firstWrites = new Map<number, { first?: string; navigation?: string }>();
   /** The latest requests reported, for "has this announced request reached Playwright yet" (sawSince). */
   private readonly reported: { readonly seq: number; readonly method: string; readonly url: string }[] = [];
 
@@ -35,8 +43,14 @@ export class PageActivity {
       this.reported.push({ seq: this.seq, method: request.method(), url: withoutFragment(request.url()) });
       if (this.reported.length > keptReported) this.reported.shift();
       if (!readingMethods.has(request.method())) {
-        this.writes.push({ seq: this.seq, what: `${request.method()} ${withoutQuery(request.url())}` });
+        const what = `${request.method()} ${withoutQuery(request.url())}`;
+        this.writes.push({ seq: this.seq, what });
         if (this.writes.length > keptWrites) this.writes.shift();
+        const navigation = request.isNavigationRequest();
+        for (const watched of this.firstWrites.values()) {
+          watched.first ??= what;
+          if (navigation) watched.navigation ??= what;
+        }
       }
       this.wake();
     });
@@ -66,11 +80,24 @@ export class PageActivity {
     return this.activeSeq;
   }
 
+  /** A mark (as `mark`) whose first writes writeSince tells whatever the page sends after them. */
+  watchWrites(): number {
+    const mark = this.seq;
+    if (!this.firstWrites.has(mark)) this.firstWrites.set(mark, {});
+    if (this.firstWrites.size > keptWatches)
+      this.firstWrites.delete(this.firstWrites.keys().next().value as number);
+    return mark;
+  }
+
   /**
    * The first request started after `mark` that may change state (a form's POST, a fetch PUT...), as "METHOD
-   * origin/path": what a saved recipe marks as a write, whatever the element's label says.
+   * origin/path": what a saved recipe marks as a write, whatever the element's label says. A form the action
+   * submitted comes first: a script's posts in the same turn may leave before the form's navigation starts, and the
+   * audit then named one of them as what the action issued (an attack review).
    */
   writeSince(mark: number): string | undefined {
+    const watched = this.firstWrites.get(mark);
+    if (watched) return watched.navigation ?? watched.first;
     return this.writes.find((write) => write.seq > mark)?.what;
   }
 

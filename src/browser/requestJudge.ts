@@ -184,6 +184,11 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
    * is also an event of its own in every watching session's audit: no action's result names it, and the tab may
    * never be acted in again (its next result would tell it). One stopped during an action is that action's.
    */
+  /** A stop of a write into a sensitive page comes first, and no flood of other stops pushes it out of the log. */
+  protected override stopRank(method: string, url: string): number {
+    return !safeMethods.has(method) && this.rules.match(url.replace(/^ws/i, 'http')) !== undefined ? 0 : 1;
+  }
+
   protected override record(page: Page | undefined, method: string, url: string, reason: string): void {
     super.record(page, method, url, reason);
     const scope = page ? this.scopes.get(page) : undefined;
@@ -298,8 +303,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     if (!write && !crossing && !carries) return;
     const entry = { seq: ++this.seq, line: sentLine(request, status), rank: write ? 0 : crossing ? 1 : 2 };
     this.sentLines.set(request, entry);
-    this.sentLog.push(entry);
-    if (this.sentLog.length > 200) this.sentLog.shift();
+    this.sentLog.add(entry);
   }
 
   /**

@@ -3,9 +3,16 @@
 // happened during it. Base of the judge (browser/requestJudge.ts).
 
 import type { Page } from 'playwright-core';
+import type { ToldLines } from '../core/backstop.ts';
+import { RankedLog } from './rankedLog.ts';
+
+/** How many lines of each rank are kept (a page's flood of one rank never pushes out another's). */
+const keptPerRank = 200;
 
 export interface BlockedRequest {
   readonly seq: number;
+  /** 0 a write into a sensitive page, 1 the rest (RequestJudge.stopRank). */
+  readonly rank: number;
   readonly page: Page | undefined;
   readonly method: string;
   readonly url: string;
@@ -22,8 +29,8 @@ export interface SentRequest {
 }
 
 export class RequestLog {
-  protected readonly blocked: BlockedRequest[] = [];
-  protected readonly sentLog: SentRequest[] = [];
+  protected readonly blocked = new RankedLog<BlockedRequest>(keptPerRank);
+  protected readonly sentLog = new RankedLog<SentRequest>(keptPerRank);
   protected readonly reads: { seq: number; origin: string }[] = [];
   protected seq = 0;
   /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
@@ -34,11 +41,10 @@ export class RequestLog {
     return this.seq;
   }
 
-  since(mark: number, scope?: string): BlockedRequest[] {
-    return this.blocked.filter(
-      (entry) =>
-        entry.seq > mark &&
-        (scope === undefined || (entry.page !== undefined && this.scopes.get(entry.page) === scope)),
+  since(mark: number, scope?: string): { kept: BlockedRequest[]; unkept: number } {
+    return this.blocked.since(
+      mark,
+      (entry) => scope === undefined || (entry.page !== undefined && this.scopes.get(entry.page) === scope),
     );
   }
 
@@ -46,12 +52,14 @@ export class RequestLog {
    * The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each; told
    * to an action of tab `teller`, a stop of another tab names it.
    */
-  stoppedSince(mark: number, scope?: string, teller?: string): string[] {
-    return this.since(mark, scope).map((entry) => {
+  stoppedSince(mark: number, scope?: string, teller?: string): ToldLines {
+    const { kept, unkept } = this.since(mark, scope);
+    const lines = kept.map((entry) => {
       const tab = entry.page ? this.scopes.get(entry.page) : undefined;
       const where = teller !== undefined && tab !== undefined && tab !== teller ? `in tab ${tab}: ` : '';
       return `${where}${entry.method} ${entry.url}: ${entry.reason}`;
     });
+    return { lines, unkept };
   }
 
   /**
@@ -59,11 +67,9 @@ export class RequestLog {
    * first, then sends to other hosts after a read, then the rest (a site's own posts after a read), so that a list
    * the audit cuts keeps what matters.
    */
-  sentSince(mark: number): string[] {
-    return this.sentLog
-      .filter((entry) => entry.seq > mark)
-      .sort((a, b) => a.rank - b.rank || a.seq - b.seq)
-      .map((entry) => entry.line);
+  sentSince(mark: number): ToldLines {
+    const { kept, unkept } = this.sentLog.since(mark);
+    return { lines: kept.map((entry) => entry.line), unkept };
   }
 
   /** Origins of the sensitive pages requested since the mark. */
@@ -72,7 +78,11 @@ export class RequestLog {
   }
 
   protected record(page: Page | undefined, method: string, url: string, reason: string): void {
-    this.blocked.push({ seq: ++this.seq, page, method, url, reason });
-    if (this.blocked.length > 200) this.blocked.shift();
+    this.blocked.add({ seq: ++this.seq, rank: this.stopRank(method, url), page, method, url, reason });
+  }
+
+  /** How much the audit needs a stop: 0 a write into a sensitive page (the judge knows the rules), 1 the rest. */
+  protected stopRank(_method: string, _url: string): number {
+    return 1;
   }
 }

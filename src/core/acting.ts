@@ -3,8 +3,8 @@
 // result and the audit; what the result read taints the session (GuardState).
 
 import type { PassSpec } from './actionPasses.ts';
-import { stoppedSummary } from './approvedPass.ts';
-import type { Backstop } from './backstop.ts';
+import { stoppedSummary, unkeptStops } from './approvedPass.ts';
+import type { Backstop, ToldLines } from './backstop.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, GuardedAction } from './callTypes.ts';
 import { TabwardError } from './errors.ts';
@@ -51,18 +51,18 @@ export class Acting {
     const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
     // Every stop while it ran (a popup it opened, a request of no tab); one of another tab names that tab.
     const stoppedNow = () => {
-      const lines = (backstop?.stoppedSince(mark, undefined, look.facts.tab?.id) ?? []).map((line) =>
-        this.deps.redactor().text(line),
-      );
+      const lines = this.stopLines(backstop?.stoppedSince(mark, undefined, look.facts.tab?.id));
       const told = [...earlier, ...lines];
       if (told.length > 0) trail.blocked = told.slice(0, 5);
       return lines;
     };
-    // Writes into sensitive pages come first (sentSince): a page's own posts cannot push them out of the record.
+    // Writes into sensitive pages come first (sentSince), and no flood of another kind pushes them out of the log
+    // (rankedLog.ts); what it let go for room is counted.
     const sentNow = () => {
-      const lines = (backstop?.sentSince(mark) ?? []).map((line) => this.deps.redactor().text(line));
-      const more = lines.length > maxSentLines ? [`(and ${lines.length - maxSentLines} more)`] : [];
-      if (lines.length > 0) trail.sent = [...lines.slice(0, maxSentLines), ...more];
+      const { lines, unkept } = backstop?.sentSince(mark) ?? { lines: [], unkept: 0 };
+      const shown = lines.slice(0, maxSentLines).map((line) => this.deps.redactor().text(line));
+      const more = lines.length - shown.length + unkept;
+      if (lines.length > 0) trail.sent = [...shown, ...(more > 0 ? [`(and ${more} more)`] : [])];
     };
     try {
       const value = await action.act(look);
@@ -106,8 +106,16 @@ export class Acting {
   private stoppedAfterLastAction(tab: string | undefined): string[] {
     const since = tab === undefined ? undefined : this.tabMarks.get(tab);
     if (since === undefined || !this.deps.backstop) return [];
-    return this.deps.backstop
-      .stoppedSince(since, tab)
-      .map((line) => this.deps.redactor().text(`after the previous action in this tab returned: ${line}`));
+    return this.stopLines(
+      this.deps.backstop.stoppedSince(since, tab),
+      'after the previous action in this tab returned: ',
+    );
+  }
+
+  /** Stops as told to the agent and the audit: redacted, and one last line counting those not kept. */
+  private stopLines(told: ToldLines | undefined, lead = ''): string[] {
+    if (!told) return [];
+    const lines = told.lines.map((line) => this.deps.redactor().text(`${lead}${line}`));
+    return told.unkept > 0 ? [...lines, unkeptStops(told.unkept)] : lines;
   }
 }

@@ -7,9 +7,17 @@ import type { ActionFacts } from './callTypes.ts';
 import { type Decision, originOf } from './guard.ts';
 import { shownWhole } from './shownPlaces.ts';
 
+/** The line standing for stops the backstop counted but did not keep (a page's flood): last of a list of stops. */
+export function unkeptStops(count: number): string {
+  return `(${count} more, not kept: the page sent more than tabward keeps of one kind)`;
+}
+const unkeptLine = /^\((\d+) more, not kept: /;
+
 export function stoppedSummary(lines: readonly string[]): string {
-  const more = lines.length > 5 ? ` (and ${lines.length - 5} more)` : '';
-  return `tabward stopped ${lines.length} request(s)${more}:\n${lines.slice(0, 5).join('\n')}`;
+  let count = 0;
+  for (const line of lines) count += Number(unkeptLine.exec(line)?.[1] ?? 1);
+  const more = count > 5 ? ` (and ${count - 5} more)` : '';
+  return `tabward stopped ${count} request(s)${more}:\n${lines.slice(0, 5).join('\n')}`;
 }
 
 /**

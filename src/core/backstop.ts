@@ -5,12 +5,24 @@
 import type { PassSpec } from './actionPasses.ts';
 import type { Attendant } from './networkHolds.ts';
 
+/**
+ * What the backstop tells since a mark: the lines it kept, what matters first (writes into sensitive pages), and how
+ * many more there were than it keeps (a page's flood): the audit counts those too.
+ */
+export interface ToldLines {
+  readonly lines: string[];
+  readonly unkept: number;
+}
+
 /** The network backstop, as the call path uses it. */
 export interface Backstop {
   open(spec: PassSpec, maxMs: number): { end(graceMs: number): void };
   mark(): number;
-  /** "METHOD URL: why", for each request stopped since the mark (of the tab `scope`, when given). */
-  stoppedSince(mark: number, scope?: string, teller?: string): string[];
+  /**
+   * "METHOD URL: why", for each request stopped since the mark (of the tab `scope`, when given), writes into
+   * sensitive pages first.
+   */
+  stoppedSince(mark: number, scope?: string, teller?: string): ToldLines;
   /** Origins of sensitive pages requested (and let through) since the mark: what the action could have read. */
   sensitiveReadsSince(mark: number): string[];
   /** While an action runs, the requests its tab makes that would be stopped are held and put to its human. */
@@ -29,7 +41,7 @@ export interface Backstop {
     recordTypedSecret?: (origin: string) => void,
   ): (workerOrigins?: ReadonlySet<string>) => void;
   /** "METHOD URL: sent, answered N" for what the choke point let out since the mark that the audit names. */
-  sentSince(mark: number): string[];
+  sentSince(mark: number): ToldLines;
   /**
    * A secret is about to be typed into a document of `origin`: every session watching is tainted by it, and the
    * choke points cut their open connections to the hosts it now covers, before the value is in the page.

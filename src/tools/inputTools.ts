@@ -46,7 +46,7 @@ export const click = defineTool({
     // Before the click can change the page: how a saved recipe finds this element again.
     const found = await durableTarget(element, false, timeoutMs);
     const options = { timeout: timeoutMs };
-    const mark = tab.activity.mark();
+    const mark = tab.activity.watchWrites();
     const line = await runAction(tab, `Clicking ${args.ref}`, timeoutMs + 1000, () =>
       args.doubleClick ? locator.dblclick(options) : locator.click(options),
     );
@@ -234,7 +234,7 @@ export const pressKey = defineTool({
       if (element) await element.locator.press(args.key, { timeout: timeoutMs });
       else await tab.page.keyboard.press(args.key);
     };
-    const mark = tab.activity.mark();
+    const mark = tab.activity.watchWrites();
     const line = await runAction(tab, `Pressing ${args.key}`, timeoutMs + 1000, work);
     // Judged again where the key landed: a page can make a field a password field as it takes the focus.
     const landed =
@@ -316,7 +316,7 @@ async function fillOne(
   const durable = await durableTarget(element, true, timeoutMs);
   const found = secretNamed ? { ...durable, secret: secretNamed } : durable;
   targets[elementRef] = found;
-  const mark = tab.activity.mark();
+  const mark = tab.activity.watchWrites();
   const line = await runAction(tab, `Filling ${elementRef}`, timeoutMs + 1000, async () => {
     if (isSelect && element.tag === 'SELECT') {
       await element.locator.selectOption(value, { timeout: timeoutMs });

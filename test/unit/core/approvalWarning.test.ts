@@ -32,8 +32,8 @@ test('a held request is labelled by why it was held: a sensitive page (a rule), 
   const backstop: Backstop = {
     open: () => ({ end: () => undefined }),
     mark: () => 0,
-    stoppedSince: () => [],
-    sentSince: () => [],
+    stoppedSince: () => ({ lines: [], unkept: 0 }),
+    sentSince: () => ({ lines: [], unkept: 0 }),
     sensitiveReadsSince: () => [],
     attend: (given) => {
       attendant = given;

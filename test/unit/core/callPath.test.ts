@@ -34,8 +34,8 @@ function fakeBackstop() {
       return { end: () => undefined };
     },
     mark: () => ++seq,
-    stoppedSince: () => stopped.splice(0),
-    sentSince: () => [],
+    stoppedSince: () => ({ lines: stopped.splice(0), unkept: 0 }),
+    sentSince: () => ({ lines: [], unkept: 0 }),
     sensitiveReadsSince: () => [],
     attend: () => ({ settled: async () => undefined, detach: () => undefined }),
     watchTaint: () => () => undefined,
