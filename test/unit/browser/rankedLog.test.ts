@@ -19,7 +19,8 @@ test('a flood of one rank keeps the other ranks’ entries, first, and counts wh
   log.add({ seq: ++seq, rank: 2, what: 'before the mark', tab: 'p1' });
   const mark = seq;
   log.add({ seq: ++seq, rank: 0, what: 'the approved write', tab: 'p1' });
-  for (let i = 0; i < 500; i++) log.add({ seq: ++seq, rank: 1, what: `flood ${i}`, tab: i % 2 ? 'p1' : 'p2' });
+  for (let i = 0; i < 500; i++)
+    log.add({ seq: ++seq, rank: 1, what: `flood ${i}`, tab: i % 2 ? 'p1' : 'p2' });
   const { kept, unkept } = log.since(mark);
   assert.equal(kept[0]?.what, 'the approved write');
   assert.equal(kept.length, 201);
@@ -40,6 +41,13 @@ test('what was let go before the mark is not counted after it', () => {
 });
 
 test('a summary of stops counts the ones not kept', () => {
-  const lines = ['POST https://github.com/settings/profile: refused', 'POST https://evil.example/x: refused', unkeptStops(298)];
-  assert.match(stoppedSummary(lines), /^tabward stopped 300 request\(s\) \(and 295 more\):\nPOST https:\/\/github\.com/);
+  const lines = [
+    'POST https://github.com/settings/profile: refused',
+    'POST https://evil.example/x: refused',
+    unkeptStops(298),
+  ];
+  assert.match(
+    stoppedSummary(lines),
+    /^tabward stopped 300 request\(s\) \(and 295 more\):\nPOST https:\/\/github\.com/,
+  );
 });
