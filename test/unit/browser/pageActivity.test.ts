@@ -14,6 +14,7 @@ function standIn() {
     ({
       resourceType: () => resourceType,
       method: () => method,
+      isNavigationRequest: () => false,
       url: () => `https://site.test/${resourceType}`,
       frame: () => ({ page: () => page }),
     }) as unknown as Request;

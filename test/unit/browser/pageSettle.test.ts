@@ -53,6 +53,7 @@ function standInTab(answersTurns: boolean) {
     const request = {
       resourceType: () => 'fetch',
       method: () => 'GET',
+      isNavigationRequest: () => false,
       url: () => 'https://site.test/api',
       frame: () => ({ page: () => page }),
     } as unknown as Request;
@@ -163,6 +164,7 @@ test('a request the renderer announced holds the settle until Playwright reports
   const request = {
     resourceType: () => 'fetch',
     method: () => 'POST',
+    isNavigationRequest: () => false,
     url: () => 'https://site.test/save',
     frame: () => ({ page: () => page }),
   } as unknown as Request;
