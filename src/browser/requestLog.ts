@@ -31,7 +31,8 @@ export interface SentRequest {
 export class RequestLog {
   protected readonly blocked = new RankedLog<BlockedRequest>(keptPerRank);
   protected readonly sentLog = new RankedLog<SentRequest>(keptPerRank);
-  protected readonly reads: { seq: number; origin: string }[] = [];
+  /** Each sensitive origin requested, with its latest read: a flood of reads of one never pushes out another's. */
+  protected readonly reads = new Map<string, number>();
   protected seq = 0;
   /** Which tab a page is, so that an approval's pass covers the tab it was given for and no other. */
   protected readonly scopes = new WeakMap<Page, string>();
@@ -74,7 +75,7 @@ export class RequestLog {
 
   /** Origins of the sensitive pages requested since the mark. */
   sensitiveReadsSince(mark: number): string[] {
-    return [...new Set(this.reads.filter((entry) => entry.seq > mark).map((entry) => entry.origin))];
+    return [...this.reads].filter(([, seq]) => seq > mark).map(([origin]) => origin);
   }
 
   protected record(page: Page | undefined, method: string, url: string, reason: string): void {

@@ -234,8 +234,10 @@ export class TaintTracker extends RequestLog implements TaintMember {
   }
 
   private recordRead(origin: string): void {
-    this.reads.push({ seq: ++this.seq, origin });
-    if (this.reads.length > 200) this.reads.shift();
+    // Latest last (a Map keeps insertion order); past 500 origins the one read longest ago goes.
+    this.reads.delete(origin);
+    this.reads.set(origin, ++this.seq);
+    if (this.reads.size > 500) this.reads.delete(this.reads.keys().next().value as string);
     for (const watcher of this.taintWatchers) watcher.recordRead(origin);
     this.taintGrew();
   }
