@@ -135,18 +135,32 @@ export async function forwardRequest(
  * connection is a failure the browser may follow with a lookup of its own, and the page would learn nothing of why.
  */
 export function answerUnreadable(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
+  // The rest of a head already answered: read and dropped below, until the client goes.
+  if (answered.has(socket)) return;
+  // Not writable, or an answer to an earlier request still going out on it: nothing can be said in order.
+  if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
+  answered.add(socket);
   const [status, why] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? ['431 Request Header Fields Too Large', `its head is over ${maxRequestHead / 2 ** 20} MiB`]
-      : ['400 Bad Request', 'it is not well-formed HTTP'];
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['408 Request Timeout', 'its head did not arrive in time']
+        : ['400 Bad Request', 'it is not well-formed HTTP'];
   socket.end(
     `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n\r\ntabward stopped this request: ${why}, so it cannot be judged\n`,
   );
+  // What the client still sends of it is read and dropped, so that it reads the answer, not a reset; for a few
+  // seconds at most.
+  socket.on('data', () => undefined);
+  socket.resume();
+  setTimeout(() => socket.destroy(), 5_000).unref();
 }
+
+/** Sockets whose unreadable request has been answered. */
+const answered = new WeakSet<Socket>();
 
 function refuse(res: ServerResponse, reason: string): void {
   res

@@ -46,7 +46,7 @@ export class PageActivity {
         const what = `${request.method()} ${withoutQuery(request.url())}`;
         this.writes.push({ seq: this.seq, what });
         if (this.writes.length > keptWrites) this.writes.shift();
-        const navigation = request.isNavigationRequest();
+        const navigation = request.isNavigationRequest() && isMainFrame(page, request);
         for (const watched of this.firstWrites.values()) {
           watched.first ??= what;
           if (navigation) watched.navigation ??= what;
@@ -92,8 +92,9 @@ export class PageActivity {
   /**
    * The first request started after `mark` that may change state (a form's POST, a fetch PUT...), as "METHOD
    * origin/path": what a saved recipe marks as a write, whatever the element's label says. A form the action
-   * submitted comes first: a script's posts in the same turn may leave before the form's navigation starts, and the
-   * audit then named one of them as what the action issued (an attack review).
+   * submitted in the tab's main frame comes first: a script's posts in the same turn may leave before the form's
+   * navigation starts, and the audit then named one of them as what the action issued (an attack review); a
+   * frame's form is the page's, and may not stand in for the action's first write.
    */
   writeSince(mark: number): string | undefined {
     const watched = this.firstWrites.get(mark);
@@ -198,5 +199,14 @@ function withoutQuery(url: string): string {
     return `${parsed.origin}${parsed.pathname}`;
   } catch {
     return url.replace(/[?#].*$/s, '');
+  }
+}
+
+/** Whether a request is the tab's own main frame's (a service worker's has no frame: Playwright throws). */
+function isMainFrame(page: Page, request: Request): boolean {
+  try {
+    return request.frame() === page.mainFrame();
+  } catch {
+    return false;
   }
 }

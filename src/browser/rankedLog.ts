@@ -8,14 +8,28 @@ export interface Ranked {
   readonly rank: number;
 }
 
+/** What the log tells since a mark. */
+export interface RankedSince<T> {
+  /** The entries kept, by rank then age. */
+  readonly kept: T[];
+  /** How many more there were, let go for room. */
+  readonly unkept: number;
+  /** Past `countedPastIt` let-go entries even those counts were let go: `unkept` is then a floor ("at least"). */
+  readonly atLeast: boolean;
+}
+
 export class RankedLog<T extends Ranked> {
   private readonly ranks = new Map<number, T[]>();
-  /** Entries let go for room, oldest first: counted, never shown (bounded too: past it, the oldest go uncounted). */
-  private readonly letGo: T[] = [];
+  /** Entries let go for room, oldest first: only their number and scope, to be counted (never their text). */
+  private readonly letGo: { readonly seq: number; readonly scope: string | undefined }[] = [];
+  /** The newest let-go entry whose count was let go too: counts after a mark before it are floors. */
+  private forgotten = 0;
 
   constructor(
     private readonly keptPerRank: number,
-    private readonly countedPastIt = 50 * keptPerRank,
+    /** Whose an entry is (its tab), so that a count of one scope's let-go entries can be given. */
+    private readonly scopeOf: (entry: T) => string | undefined = () => undefined,
+    private readonly countedPastIt = 100_000,
   ) {}
 
   add(entry: T): void {
@@ -26,18 +40,20 @@ export class RankedLog<T extends Ranked> {
     }
     kept.push(entry);
     if (kept.length <= this.keptPerRank) return;
-    this.letGo.push(kept.shift() as T);
-    if (this.letGo.length > this.countedPastIt) this.letGo.shift();
+    const gone = kept.shift() as T;
+    this.letGo.push({ seq: gone.seq, scope: this.scopeOf(gone) });
+    if (this.letGo.length > this.countedPastIt) this.forgotten = this.letGo.shift()?.seq ?? this.forgotten;
   }
 
-  /** The entries after `mark` that `wanted` takes, by rank then age, and how many more there were than are kept. */
-  since(mark: number, wanted: (entry: T) => boolean = () => true): { kept: T[]; unkept: number } {
+  /** The entries after `mark` (of `scope` alone, when given), by rank then age, and how many more there were. */
+  since(mark: number, scope?: string): RankedSince<T> {
+    const ours = (entryScope: string | undefined) => scope === undefined || entryScope === scope;
     const kept = [...this.ranks.values()]
       .flat()
-      .filter((entry) => entry.seq > mark && wanted(entry))
+      .filter((entry) => entry.seq > mark && ours(this.scopeOf(entry)))
       .sort((a, b) => a.rank - b.rank || a.seq - b.seq);
     let unkept = 0;
-    for (const entry of this.letGo) if (entry.seq > mark && wanted(entry)) unkept++;
-    return { kept, unkept };
+    for (const gone of this.letGo) if (gone.seq > mark && ours(gone.scope)) unkept++;
+    return { kept, unkept, atLeast: this.forgotten > mark };
   }
 }

@@ -22,7 +22,6 @@ export type { BlockedRequest, SentRequest } from './requestLog.ts';
 
 /** How long after an action its tab's requests still count as its doing. */
 const graceMs = 2_000;
-/** How often a stop that repeats outside any action (a page's timer) is told as an audit event of its own. */
 /** Data-carrying actions remembered per document (a script's timers go on after it returns). */
 const maxLingering = 20;
 
@@ -173,26 +172,37 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     return (await asked) ? undefined : `${reason}; the human did not let it go`;
   }
 
+  /** A stop of a write into a sensitive page comes first, and no flood of other stops pushes it out of the log. */
+  protected override stopRank(method: string, url: string): number {
+    return !safeMethods.has(method) && this.rules.match(url.replace(/^ws/i, 'http')) !== undefined ? 0 : 1;
+  }
+
   /**
    * A stop in a tab where no action of the agent's is running (the page's own timer, a beacon as the tab is left)
    * is also an event of its own in every watching session's audit: no action's result names it, and the tab may
    * never be acted in again (its next result would tell it). One stopped during an action is that action's.
    */
-  /** A stop of a write into a sensitive page comes first, and no flood of other stops pushes it out of the log. */
-  protected override stopRank(method: string, url: string): number {
-    return !safeMethods.has(method) && this.rules.match(url.replace(/^ws/i, 'http')) !== undefined ? 0 : 1;
-  }
 
   protected override record(page: Page | undefined, method: string, url: string, reason: string): void {
     super.record(page, method, url, reason);
     const scope = page ? this.scopes.get(page) : undefined;
     if (page === undefined || this.attendantsFor(page, scope).some((entry) => entry.endedAt === undefined))
       return;
-    // A tab's stops are told at most once every few seconds (stopsTold.ts): a page varying its addresses cannot
-    // fill the log.
+    // A tab's stops are told at most once every few seconds for each kind (stopsTold.ts): a page varying its
+    // addresses cannot fill the log, nor hide a refused write into a sensitive page among its other stops.
     const tab = scope ?? '(a page of no known tab)';
     const stop = { method, url, reason, ...(scope !== undefined ? { tab: scope } : {}) };
-    this.stopsTold.stop(`tab ${tab}`, 'requests of this tab, with no action running in it,', stop);
+    const what = 'requests of this tab, with no action running in it,';
+    const source = `tab ${tab}`;
+    this.stopsTold.stop(
+      { group: source, key: `${source} ${this.stopRank(method, url)}`, what, others: what },
+      stop,
+    );
+  }
+
+  /** Stops held back for the audit are told before a session that hears them leaves. */
+  protected override watcherLeaving(): void {
+    this.stopsTold.flush();
   }
 
   /** A document refused at its response by no tab's hook (the browser-wide gate, browser/browserFetchGate.ts). */
@@ -221,10 +231,16 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     if (reason) {
       // Told to no tab (none sent it that a hook saw): an event of its own in every watching session's audit, at
       // most once every few seconds for each kind and site it went to (a worker's flood cannot fill the log).
-      const site = siteOf(request.url);
+      // A refused write into a sensitive page by its origin, the rest by site; a page making up domains shares one.
+      const rank = this.stopRank(request.method, request.url);
+      const place = rank === 0 ? originOf(request.url) : siteOf(request.url);
       this.stopsTold.stop(
-        `untied ${this.stopRank(request.method, request.url)} ${site}`,
-        `requests no tab sent to ${site}`,
+        {
+          group: `untied ${rank}`,
+          key: `untied ${rank} ${place}`,
+          what: `requests no tab sent to ${place}`,
+          others: 'requests no tab sent to other sites',
+        },
         { method: request.method, url: request.url, reason },
       );
       return reason;

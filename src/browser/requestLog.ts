@@ -29,7 +29,9 @@ export interface SentRequest {
 }
 
 export class RequestLog {
-  protected readonly blocked = new RankedLog<BlockedRequest>(keptPerRank);
+  protected readonly blocked = new RankedLog<BlockedRequest>(keptPerRank, (entry) =>
+    entry.page ? this.scopes.get(entry.page) : undefined,
+  );
   protected readonly sentLog = new RankedLog<SentRequest>(keptPerRank);
   /** Each sensitive origin requested, with its latest read: a flood of reads of one never pushes out another's. */
   protected readonly reads = new Map<string, number>();
@@ -42,25 +44,18 @@ export class RequestLog {
     return this.seq;
   }
 
-  since(mark: number, scope?: string): { kept: BlockedRequest[]; unkept: number } {
-    return this.blocked.since(
-      mark,
-      (entry) => scope === undefined || (entry.page !== undefined && this.scopes.get(entry.page) === scope),
-    );
-  }
-
   /**
    * The Backstop side of the call path: what was stopped since a mark (in one tab, when given), one line each; told
    * to an action of tab `teller`, a stop of another tab names it.
    */
   stoppedSince(mark: number, scope?: string, teller?: string): ToldLines {
-    const { kept, unkept } = this.since(mark, scope);
+    const { kept, unkept, atLeast } = this.blocked.since(mark, scope);
     const lines = kept.map((entry) => {
       const tab = entry.page ? this.scopes.get(entry.page) : undefined;
       const where = teller !== undefined && tab !== undefined && tab !== teller ? `in tab ${tab}: ` : '';
       return `${where}${entry.method} ${entry.url}: ${entry.reason}`;
     });
-    return { lines, unkept };
+    return { lines, unkept, atLeast };
   }
 
   /**
@@ -69,8 +64,8 @@ export class RequestLog {
    * the audit cuts keeps what matters.
    */
   sentSince(mark: number): ToldLines {
-    const { kept, unkept } = this.sentLog.since(mark);
-    return { lines: kept.map((entry) => entry.line), unkept };
+    const { kept, unkept, atLeast } = this.sentLog.since(mark);
+    return { lines: kept.map((entry) => entry.line), unkept, atLeast };
   }
 
   /** Origins of the sensitive pages requested since the mark. */

@@ -73,6 +73,7 @@ export class TaintTracker extends RequestLog implements TaintMember {
     const watcher = { view, recordRead, recordUntied, recordTypedSecret };
     this.taintWatchers.add(watcher);
     return (workerOrigins) => {
+      if (this.taintWatchers.has(watcher)) this.watcherLeaving();
       if (!this.taintWatchers.delete(watcher) || !workerOrigins?.size) return;
       const last = view();
       if (last.tainted.length === 0 && (last.secrets?.length ?? 0) === 0) return;
@@ -85,6 +86,9 @@ export class TaintTracker extends RequestLog implements TaintMember {
       this.retired.push({ view: kept, workerOrigins: new Set(workerOrigins) });
     };
   }
+
+  /** A session watching is about to stop watching: what is held back for it is told now (RequestJudge). */
+  protected watcherLeaving(): void {}
 
   ownTainted(): readonly string[] {
     return [...new Set([...this.taintWatchers].flatMap((watcher) => watcher.view().tainted))];

@@ -3,7 +3,7 @@
 // result and the audit; what the result read taints the session (GuardState).
 
 import type { PassSpec } from './actionPasses.ts';
-import { stoppedSummary, unkeptStops } from './approvedPass.ts';
+import { shownStops, stoppedSummary, unkeptStops } from './approvedPass.ts';
 import type { Backstop, ToldLines } from './backstop.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, GuardedAction } from './callTypes.ts';
@@ -53,16 +53,17 @@ export class Acting {
     const stoppedNow = () => {
       const lines = this.stopLines(backstop?.stoppedSince(mark, undefined, look.facts.tab?.id));
       const told = [...earlier, ...lines];
-      if (told.length > 0) trail.blocked = told.slice(0, 5);
+      if (told.length > 0) trail.blocked = shownStops(told, 5);
       return lines;
     };
     // Writes into sensitive pages come first (sentSince), and no flood of another kind pushes them out of the log
     // (rankedLog.ts); what it let go for room is counted.
     const sentNow = () => {
-      const { lines, unkept } = backstop?.sentSince(mark) ?? { lines: [], unkept: 0 };
+      const { lines, unkept, atLeast } = backstop?.sentSince(mark) ?? { lines: [], unkept: 0 };
       const shown = lines.slice(0, maxSentLines).map((line) => this.deps.redactor().text(line));
       const more = lines.length - shown.length + unkept;
-      if (lines.length > 0) trail.sent = [...shown, ...(more > 0 ? [`(and ${more} more)`] : [])];
+      const counted = more > 0 ? [`(and ${atLeast ? 'at least ' : ''}${more} more)`] : [];
+      if (lines.length + unkept > 0) trail.sent = [...shown, ...counted];
     };
     try {
       const value = await action.act(look);
@@ -116,6 +117,6 @@ export class Acting {
   private stopLines(told: ToldLines | undefined, lead = ''): string[] {
     if (!told) return [];
     const lines = told.lines.map((line) => this.deps.redactor().text(`${lead}${line}`));
-    return told.unkept > 0 ? [...lines, unkeptStops(told.unkept)] : lines;
+    return told.unkept > 0 ? [...lines, unkeptStops(told.unkept, told.atLeast)] : lines;
   }
 }

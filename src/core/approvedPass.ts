@@ -8,16 +8,40 @@ import { type Decision, originOf } from './guard.ts';
 import { shownWhole } from './shownPlaces.ts';
 
 /** The line standing for stops the backstop counted but did not keep (a page's flood): last of a list of stops. */
-export function unkeptStops(count: number): string {
-  return `(${count} more, not kept: the page sent more than tabward keeps of one kind)`;
+export function unkeptStops(count: number, atLeast = false): string {
+  return `(${atLeast ? 'at least ' : ''}${count} more, not kept: the page sent more than tabward keeps of one kind)`;
 }
-const unkeptLine = /^\((\d+) more, not kept: /;
+const unkeptLine = /^\((at least )?(\d+) more, not kept: /;
+
+/** A list of stops as counted: its lines of a request each, and how many requests it stands for. */
+function countedStops(lines: readonly string[]): { real: string[]; total: number; atLeast: boolean } {
+  const real: string[] = [];
+  let unkept = 0;
+  let atLeast = false;
+  for (const line of lines) {
+    const counted = unkeptLine.exec(line);
+    if (!counted) real.push(line);
+    else {
+      unkept += Number(counted[2]);
+      atLeast ||= counted[1] !== undefined;
+    }
+  }
+  return { real, total: real.length + unkept, atLeast };
+}
 
 export function stoppedSummary(lines: readonly string[]): string {
-  let count = 0;
-  for (const line of lines) count += Number(unkeptLine.exec(line)?.[1] ?? 1);
-  const more = count > 5 ? ` (and ${count - 5} more)` : '';
-  return `tabward stopped ${count} request(s)${more}:\n${lines.slice(0, 5).join('\n')}`;
+  const { real, total, atLeast } = countedStops(lines);
+  const shown = real.slice(0, 5);
+  const more = total - shown.length > 0 ? ` (and ${total - shown.length} more)` : '';
+  return `tabward stopped ${atLeast ? 'at least ' : ''}${total} request(s)${more}:\n${shown.join('\n')}`;
+}
+
+/** At most `max` lines of a list of stops, for the audit record: the first ones, then how many more. */
+export function shownStops(lines: readonly string[], max: number): string[] {
+  const { real, total, atLeast } = countedStops(lines);
+  if (total <= max) return real;
+  const shown = real.slice(0, max - 1);
+  return [...shown, `(and ${atLeast ? 'at least ' : ''}${total - shown.length} more)`];
 }
 
 /**

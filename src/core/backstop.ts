@@ -12,6 +12,8 @@ import type { Attendant } from './networkHolds.ts';
 export interface ToldLines {
   readonly lines: string[];
   readonly unkept: number;
+  /** So many were let go that even their count is a floor: "at least N more". */
+  readonly atLeast?: boolean;
 }
 
 /** The network backstop, as the call path uses it. */

@@ -4,7 +4,7 @@
 // is not http(s), from `tabward run` and from `tabward serve`. Assertions are on what the portal recorded.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -155,6 +155,7 @@ describe('serve: recipes from the network', () => {
   });
   after(() => {
     server?.child.kill('SIGTERM');
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   const post = async (recipe: object) =>

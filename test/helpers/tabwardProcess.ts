@@ -27,9 +27,18 @@ export function startTabward(
     output += chunk.toString();
   });
   const running = { child, output: () => output };
-  return waitFor(`tabward ${args[0]} to start`, () =>
-    child.exitCode === null ? ready.test(output) && running : Promise.reject(new Error(output)),
+  // One that exits before it is ready fails at once, saying what it said; one that never gets ready is killed.
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`tabward ${args[0]} exited (${signal ?? code}) before it was ready:\n${output}`)),
+    ),
   );
+  exited.catch(() => undefined);
+  const started = waitFor(`tabward ${args[0]} to start`, () => ready.test(output) && running);
+  return Promise.race([started, exited]).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error instanceof Error ? new Error(`${error.message}\n${output}`) : error;
+  });
 }
 
 export interface RunningServe extends RunningTabward {

@@ -1,7 +1,8 @@
 // The network guard's logs under a flood of one kind (browser/requestLog.ts, rankedLog.ts): a page requesting one
 // sensitive origin hundreds of times never pushes another origin's read out of what an action read, and a stop of
-// a write into a sensitive page leads what was stopped however many other stops follow it. Driven through the
-// choke point's own entry (egressVerdict), as the egress proxy calls it.
+// a write into a sensitive page leads what was stopped however many other stops follow it. Reads come through the
+// choke point's own entry (egressVerdict, as the egress proxy calls it), stops through the browser-wide gate's
+// (recordRefused).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RankedLog } from '../../../src/browser/rankedLog.ts';
-import { stoppedSummary, unkeptStops } from '../../../src/core/approvedPass.ts';
+import { shownStops, stoppedSummary, unkeptStops } from '../../../src/core/approvedPass.ts';
 
 interface Line {
   readonly seq: number;
@@ -14,7 +14,7 @@ interface Line {
 }
 
 test('a flood of one rank keeps the other ranks’ entries, first, and counts what it let go', () => {
-  const log = new RankedLog<Line>(200);
+  const log = new RankedLog<Line>(200, (line) => line.tab);
   let seq = 0;
   log.add({ seq: ++seq, rank: 2, what: 'before the mark', tab: 'p1' });
   const mark = seq;
@@ -27,17 +27,21 @@ test('a flood of one rank keeps the other ranks’ entries, first, and counts wh
   assert.equal(unkept, 300);
   assert.equal(kept.at(-1)?.what, 'flood 499');
   // Filtered (one tab's), the let-go are counted by the same filter.
-  const tab = log.since(mark, (line) => line.tab === 'p2');
+  const tab = log.since(mark, 'p2');
   assert.equal(tab.kept.length + tab.unkept, 250);
 });
 
 test('what was let go before the mark is not counted after it', () => {
-  const log = new RankedLog<Line>(3);
+  const log = new RankedLog<Line>(3, (line) => line.tab);
   let seq = 0;
   for (let i = 0; i < 10; i++) log.add({ seq: ++seq, rank: 1, what: `old ${i}`, tab: 'p1' });
   const mark = seq;
   log.add({ seq: ++seq, rank: 1, what: 'new', tab: 'p1' });
-  assert.deepEqual(log.since(mark), { kept: [{ seq: 11, rank: 1, what: 'new', tab: 'p1' }], unkept: 0 });
+  assert.deepEqual(log.since(mark), {
+    kept: [{ seq: 11, rank: 1, what: 'new', tab: 'p1' }],
+    unkept: 0,
+    atLeast: false,
+  });
 });
 
 test('a summary of stops counts the ones not kept', () => {
@@ -48,6 +52,27 @@ test('a summary of stops counts the ones not kept', () => {
   ];
   assert.match(
     stoppedSummary(lines),
-    /^tabward stopped 300 request\(s\) \(and 295 more\):\nPOST https:\/\/github\.com/,
+    /^tabward stopped 300 request\(s\) \(and 298 more\):\nPOST https:\/\/github\.com/,
   );
+});
+
+test('past what it counts, a log says its count is a floor', () => {
+  const log = new RankedLog<Line>(2, (line) => line.tab, 5);
+  for (let seq = 1; seq <= 20; seq++) log.add({ seq, rank: 1, what: `${seq}`, tab: 'p1' });
+  const { kept, unkept, atLeast } = log.since(0);
+  assert.deepEqual([kept.length, unkept, atLeast], [2, 5, true]);
+  assert.equal(log.since(19).atLeast, false);
+});
+
+test('a summary counts requests, never its own count line, and shows only requests', () => {
+  const kept = ['POST https://github.com/settings/profile: refused', 'POST https://evil.example/x: refused'];
+  assert.match(
+    stoppedSummary([...kept, unkeptStops(100)]),
+    /^tabward stopped 102 request\(s\) \(and 100 more\):\n/,
+  );
+  assert.equal(stoppedSummary([unkeptStops(300)]), 'tabward stopped 300 request(s) (and 300 more):\n');
+  assert.match(stoppedSummary([...kept, unkeptStops(7, true)]), /^tabward stopped at least 9 request\(s\)/);
+  assert.deepEqual(shownStops(kept, 5), kept);
+  const many = Array.from({ length: 7 }, (_, i) => `GET https://evil.example/${i}: refused`);
+  assert.deepEqual(shownStops([...many, unkeptStops(10)], 5), [...many.slice(0, 4), '(and 13 more)']);
 });
