@@ -343,6 +343,10 @@ async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
  *   time. An agent's browser has no use for either: before a sensitive read they sent Google the signatures of the
  *   forms on the pages the agent read, and after one each was a refused request in the session's audit that no page
  *   made (ownBrowserQuiet).
+ * - WebRtcHideLocalIpsWithMdns: with it, a page's remote ICE candidate named `<anything>.local` is resolved by
+ *   multicast DNS, past the host resolver's rules: a query (for the mapped name) left the machine at the moment
+ *   the page chose, a signal to anyone on the network (an attack review). The browser gathers no host candidate
+ *   to hide anyway: WebRTC may use only proxied TCP there (egressProxy.ts).
  */
 export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   const features = [
@@ -351,6 +355,7 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
     'WebUIOmniboxAimPopup',
     'AutofillServerCommunication',
     'NetworkTimeServiceQuerying',
+    'WebRtcHideLocalIpsWithMdns',
   ].join(',');
   const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
   if (given < 0) return [...args, `--disable-features=${features}`];

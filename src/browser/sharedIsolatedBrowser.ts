@@ -74,8 +74,13 @@ export class SharedIsolatedBrowser implements ContextSource {
     let context: BrowserContext;
     try {
       context = await withDeadline(
-        // viewport null: pages get the window's size, as in the browser's own profile.
-        shared.browser.newContext({ proxy: { server: `http://127.0.0.1:${egress.port}` }, viewport: null }),
+        // viewport null: pages get the window's size, as in the browser's own profile. `<-loopback>` given here, not
+        // left to Playwright: it adds it only when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is unset, and
+        // with it set a page's socket to a loopback server went direct, unjudged (an attack review).
+        shared.browser.newContext({
+          proxy: { server: `http://127.0.0.1:${egress.port}`, bypass: '<-loopback>' },
+          viewport: null,
+        }),
         30_000,
         'Opening a browser context',
       );

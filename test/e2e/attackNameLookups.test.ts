@@ -8,6 +8,7 @@
 // it is now read and judged, and a site's response head that large passes as it does without the proxy.
 
 import assert from 'node:assert/strict';
+import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, startMcp } from '../helpers/mcpClient.ts';
 import { type Connected, clientsOf, startMcpHttp, stopAll } from '../helpers/mcpHttpClients.ts';
 import type { RunningTabward } from '../helpers/tabwardProcess.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_lookupToken4242';
 const pad = 'a'.repeat(20_000);
@@ -188,6 +190,65 @@ describe('a client of the shared browser (mcp --http)', () => {
       lookups.filter((host) => !unresolved(host)),
       [],
       `lookups that would have reached a resolver: ${lookups.join(' ')}`,
+    );
+  });
+});
+
+describe('multicast DNS', () => {
+  let mcp: McpUnderTest;
+  let listener: Socket;
+  /** The multicast DNS queries this machine's network carried back to a listener on 224.0.0.251:5353. */
+  const queries: string[] = [];
+
+  before(async () => {
+    listener = createSocket({ type: 'udp4', reuseAddr: true });
+    listener.on('message', (message) => queries.push(message.toString('latin1')));
+    await new Promise<void>((resolve) => listener.bind(5353, () => resolve()));
+    listener.addMembership('224.0.0.251');
+    listener.setMulticastLoopback(true);
+    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+    mcp.human.policy = () => ({ decision: 'approve' });
+  });
+  after(async () => {
+    await mcp?.close();
+    listener?.close();
+  });
+
+  test('a page’s ICE candidates named *.local put no query on the network', async (t) => {
+    // Whether this machine carries multicast back to a listener at all: a probe of the test's own first.
+    const probe = createSocket('udp4');
+    probe.send(Buffer.from('tabward-multicast-probe'), 5353, '224.0.0.251');
+    const carried = await waitFor(
+      'the probe',
+      () => queries.some((query) => query.includes('tabward-multicast-probe')),
+      {
+        timeoutMs: 2_000,
+      },
+    ).catch(() => false);
+    probe.close();
+    if (!carried) {
+      t.skip('this machine carries no multicast back to a listener: nothing to observe');
+      return;
+    }
+    await mcp.call('navigate_page', { url: site.url('github.com', '/acme') });
+    await mcp.call('evaluate_script', {
+      function: `async () => {
+        const one = new RTCPeerConnection(), other = new RTCPeerConnection();
+        one.createDataChannel('x');
+        await one.setLocalDescription(await one.createOffer());
+        await other.setRemoteDescription(one.localDescription);
+        await other.setLocalDescription(await other.createAnswer());
+        await one.setRemoteDescription(other.localDescription);
+        for (const name of ['lookuptoken.local', 'LOOKUPTOKEN.LOCAL', 'a.b.lookuptoken.local'])
+          await one.addIceCandidate({ candidate: 'candidate:1 1 udp 2122260223 ' + name + ' 9999 typ host', sdpMid: '0' }).catch(String);
+        await new Promise((done) => setTimeout(done, 3000));
+        return 'added';
+      }`,
+    });
+    // A query for the name the host resolver's rule made of it (~NOTFOUND), or for the name itself.
+    assert.deepEqual(
+      queries.filter((query) => /NOTFOUND|lookuptoken/i.test(query)),
+      [],
     );
   });
 });

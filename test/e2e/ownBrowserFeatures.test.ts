@@ -31,6 +31,6 @@ test('the isolated browser starts no address-bar WebUI and keeps the user’s --
   const commandLine = await tab.page.locator('#command_line').innerText({ timeout: 10_000 });
   const switches = commandLine.split(/\s+/).filter((arg) => arg.startsWith('--disable-features='));
   assert.deepEqual(switches, [
-    '--disable-features=Translate,IsolateSandboxedIframes,WebUIOmniboxPopup,WebUIOmniboxAimPopup,AutofillServerCommunication,NetworkTimeServiceQuerying',
+    '--disable-features=Translate,IsolateSandboxedIframes,WebUIOmniboxPopup,WebUIOmniboxAimPopup,AutofillServerCommunication,NetworkTimeServiceQuerying,WebRtcHideLocalIpsWithMdns',
   ]);
 });
