@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import type { ActionPasses, PassHandle, PassSpec } from '../core/actionPasses.ts';
 import type { Attendance, Backstop } from '../core/callPath.ts';
+import { swallowed } from '../core/debug.ts';
 import { originOf } from '../core/guard.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
@@ -45,7 +46,13 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
   protected readonly attendants: AttendantEntry[] = [];
   /** Stops outside any action told as audit events (a tab's with no action running, the choke point's untied). */
   private readonly stopsTold = new StopsTold((stop) => {
-    for (const watcher of this.taintWatchers) watcher.recordUntied?.(stop);
+    // One session's audit that cannot be written (closed as it leaves) must not keep the others from theirs.
+    for (const watcher of this.taintWatchers)
+      try {
+        watcher.recordUntied?.(stop);
+      } catch (error) {
+        swallowed('browser', 'RequestJudge.stopsTold: an audit that could not be written', error);
+      }
   });
   /** The audit's line of each request told as sent, to be told again when its answer comes. */
   private readonly sentLines = new WeakMap<EgressRequest, SentRequest>();
