@@ -90,6 +90,17 @@ async function closedLog(netLog: string): Promise<string[]> {
 
 const unresolved = (host: string) => /\/\/~notfound(:\d+)?$/.test(host);
 
+/** The browser asked its resolver (the page did run) and every lookup came to nothing: no query could leave. */
+async function assertNothingLookedUp(netLog: string): Promise<void> {
+  const lookups = await closedLog(netLog);
+  assert.ok(lookups.length > 0, 'the NetLog shows no lookup at all: the page did not run');
+  assert.deepEqual(
+    lookups.filter((host) => !unresolved(host)),
+    [],
+    `lookups that would have reached a resolver: ${lookups.join(' ')}`,
+  );
+}
+
 describe('the isolated browser', () => {
   const netLog = join(tempDir, 'isolated.json');
   let mcp: McpUnderTest;
@@ -128,14 +139,8 @@ describe('the isolated browser', () => {
   });
 
   test('after a sensitive read, no name a service worker or page made of it is looked up by the browser', async () => {
-    const lookups = await closedLog(netLog);
     // The attack did make Chromium ask (its own requests ask too): each came to nothing, no query left.
-    assert.ok(lookups.length > 0, 'the NetLog shows no lookup at all: the attack did not run');
-    assert.deepEqual(
-      lookups.filter((host) => !unresolved(host)),
-      [],
-      `lookups that would have reached a resolver: ${lookups.join(' ')}`,
-    );
+    await assertNothingLookedUp(netLog);
   });
 
   test('a request head over 16 KiB reaches the choke point whole and is judged there, not dropped unread', () => {
@@ -184,13 +189,7 @@ describe('a client of the shared browser (mcp --http)', () => {
     assert.deepEqual(padsSeen, [pad.length]);
     await stopAll(tabward, open);
     tabward = undefined;
-    const lookups = await closedLog(netLog);
-    assert.ok(lookups.length > 0, 'the NetLog shows no lookup at all: the page did not run');
-    assert.deepEqual(
-      lookups.filter((host) => !unresolved(host)),
-      [],
-      `lookups that would have reached a resolver: ${lookups.join(' ')}`,
-    );
+    await assertNothingLookedUp(netLog);
   });
 });
 
