@@ -3,7 +3,7 @@
 // result and the audit; what the result read taints the session (GuardState).
 
 import type { PassSpec } from './actionPasses.ts';
-import { shownStops, stoppedSummary, unkeptStops } from './approvedPass.ts';
+import { joinStops, noStops, shownStops, stoppedSummary, stopsCount } from './approvedPass.ts';
 import type { Backstop, ToldLines } from './backstop.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, GuardedAction } from './callTypes.ts';
@@ -51,10 +51,10 @@ export class Acting {
     const earlier = this.stoppedAfterLastAction(look.facts.tab?.id);
     // Every stop while it ran (a popup it opened, a request of no tab); one of another tab names that tab.
     const stoppedNow = () => {
-      const lines = this.stopLines(backstop?.stoppedSince(mark, undefined, look.facts.tab?.id));
-      const told = [...earlier, ...lines];
-      if (told.length > 0) trail.blocked = shownStops(told, 5);
-      return lines;
+      const stops = this.stopLines(backstop?.stoppedSince(mark, undefined, look.facts.tab?.id));
+      const told = joinStops(earlier, stops);
+      if (stopsCount(told) > 0) trail.blocked = shownStops(told, 5);
+      return stops;
     };
     // Writes into sensitive pages come first (sentSince), and no flood of another kind pushes them out of the log
     // (rankedLog.ts); what it let go for room is counted.
@@ -76,14 +76,14 @@ export class Acting {
       sentNow();
       // Reads report what they read; the session is tainted here, for every front end, in one place.
       this.deps.state.recordReads(action.readsOf?.(value) ?? []);
-      return { value, stopped: [...earlier, ...stoppedNow()] };
+      return { value, stopped: joinStops(earlier, stoppedNow()) };
     } catch (error) {
       await attendance?.settled();
       sentNow();
       // An action whose request the backstop stopped fails in the browser: say what was stopped and why.
       const stopped = stoppedNow();
       // A read makes the page send nothing: its own failure is told as it is, not as the page's stopped requests.
-      if (stopped.length > 0 && look.facts.kind !== 'read')
+      if (stopsCount(stopped) > 0 && look.facts.kind !== 'read')
         throw new TabwardError(
           'blocked',
           stoppedSummary(stopped),
@@ -104,19 +104,18 @@ export class Acting {
    * What the backstop stopped in this tab after its previous action returned (a request sent too late to be
    * asked about, a page's own write): told with the next result in the tab, so a refusal is never silent.
    */
-  private stoppedAfterLastAction(tab: string | undefined): string[] {
+  private stoppedAfterLastAction(tab: string | undefined): ToldLines {
     const since = tab === undefined ? undefined : this.tabMarks.get(tab);
-    if (since === undefined || !this.deps.backstop) return [];
+    if (since === undefined || !this.deps.backstop) return noStops;
     return this.stopLines(
       this.deps.backstop.stoppedSince(since, tab),
       'after the previous action in this tab returned: ',
     );
   }
 
-  /** Stops as told to the agent and the audit: redacted, and one last line counting those not kept. */
-  private stopLines(told: ToldLines | undefined, lead = ''): string[] {
-    if (!told) return [];
-    const lines = told.lines.map((line) => this.deps.redactor().text(`${lead}${line}`));
-    return told.unkept > 0 ? [...lines, unkeptStops(told.unkept, told.atLeast)] : lines;
+  /** Stops as told to the agent and the audit: each line redacted, the count of those not kept carried along. */
+  private stopLines(told: ToldLines | undefined, lead = ''): ToldLines {
+    if (!told) return noStops;
+    return { ...told, lines: told.lines.map((line) => this.deps.redactor().text(`${lead}${line}`)) };
   }
 }

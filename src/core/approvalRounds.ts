@@ -4,7 +4,7 @@
 
 import type { PassSpec } from './actionPasses.ts';
 import type { ApprovalChoice } from './approvals.ts';
-import { passFor } from './approvedPass.ts';
+import { noStops, passFor } from './approvedPass.ts';
 import type { CallTrail, Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, CallPathOptions, GuardedAction } from './callTypes.ts';
 import { TabwardError } from './errors.ts';
@@ -90,7 +90,7 @@ export class ApprovalRounds {
       }
       if (choice.choice === 'skip') {
         trail.outcome = 'skipped';
-        return { value: action.skipped(), stopped: [] };
+        return { value: action.skipped(), stopped: noStops };
       }
       if (choice.choice === 'revoke-site-grants') {
         const revoked = this.deps.state.clearSiteGrants();

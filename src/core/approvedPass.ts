@@ -3,45 +3,44 @@
 // and how the requests the choke point stopped are told.
 
 import { type PassSpec, writeTargetOf } from './actionPasses.ts';
+import type { ToldLines } from './backstop.ts';
 import type { ActionFacts } from './callTypes.ts';
 import { type Decision, originOf } from './guard.ts';
 import { shownWhole } from './shownPlaces.ts';
 
-/** The line standing for stops the backstop counted but did not keep (a page's flood): last of a list of stops. */
-export function unkeptStops(count: number, atLeast = false): string {
-  return `(${atLeast ? 'at least ' : ''}${count} more, not kept: the page sent more than tabward keeps of one kind)`;
-}
-const unkeptLine = /^\((at least )?(\d+) more, not kept: /;
+/** No request stopped. */
+export const noStops: ToldLines = { lines: [], unkept: 0 };
 
-/** A list of stops as counted: its lines of a request each, and how many requests it stands for. */
-function countedStops(lines: readonly string[]): { real: string[]; total: number; atLeast: boolean } {
-  const real: string[] = [];
-  let unkept = 0;
-  let atLeast = false;
-  for (const line of lines) {
-    const counted = unkeptLine.exec(line);
-    if (!counted) real.push(line);
-    else {
-      unkept += Number(counted[2]);
-      atLeast ||= counted[1] !== undefined;
-    }
-  }
-  return { real, total: real.length + unkept, atLeast };
+/** How many requests a list of stops stands for: its lines, and those counted but not kept (a page's flood). */
+export function stopsCount(stops: ToldLines): number {
+  return stops.lines.length + stops.unkept;
 }
 
-export function stoppedSummary(lines: readonly string[]): string {
-  const { real, total, atLeast } = countedStops(lines);
-  const shown = real.slice(0, 5);
+/** Stops told together (those after the tab's last action, then the action's own), their counts added. */
+export function joinStops(first: ToldLines, second: ToldLines): ToldLines {
+  return {
+    lines: [...first.lines, ...second.lines],
+    unkept: first.unkept + second.unkept,
+    atLeast: first.atLeast === true || second.atLeast === true,
+  };
+}
+
+/** "at least " when so many were let go that even their count is a floor. */
+const floorOf = (stops: ToldLines): string => (stops.atLeast ? 'at least ' : '');
+
+export function stoppedSummary(stops: ToldLines): string {
+  const total = stopsCount(stops);
+  const shown = stops.lines.slice(0, 5);
   const more = total - shown.length > 0 ? ` (and ${total - shown.length} more)` : '';
-  return `tabward stopped ${atLeast ? 'at least ' : ''}${total} request(s)${more}:\n${shown.join('\n')}`;
+  return `tabward stopped ${floorOf(stops)}${total} request(s)${more}:\n${shown.join('\n')}`;
 }
 
 /** At most `max` lines of a list of stops, for the audit record: the first ones, then how many more. */
-export function shownStops(lines: readonly string[], max: number): string[] {
-  const { real, total, atLeast } = countedStops(lines);
-  if (total <= max) return real;
-  const shown = real.slice(0, max - 1);
-  return [...shown, `(and ${atLeast ? 'at least ' : ''}${total - shown.length} more)`];
+export function shownStops(stops: ToldLines, max: number): string[] {
+  const total = stopsCount(stops);
+  if (total <= max) return [...stops.lines];
+  const shown = stops.lines.slice(0, max - 1);
+  return [...shown, `(and ${floorOf(stops)}${total - shown.length} more)`];
 }
 
 /**

@@ -24,7 +24,7 @@ import { GuardState } from './guardState.ts';
 import { HeldRequests } from './heldRequests.ts';
 import type { RuleSet } from './sensitiveRules.ts';
 
-export { passFor, stoppedSummary } from './approvedPass.ts';
+export { passFor, stoppedSummary, stopsCount } from './approvedPass.ts';
 export type { Attendance, Backstop, TaintView, UntiedStop } from './backstop.ts';
 export type {
   ActionFacts,

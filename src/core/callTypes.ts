@@ -3,7 +3,7 @@
 
 import type { Approver } from './approvals.ts';
 import type { AuditEntry, AuditSink } from './audit.ts';
-import type { Backstop } from './backstop.ts';
+import type { Backstop, ToldLines } from './backstop.ts';
 import type { TabwardError } from './errors.ts';
 import type { GuardFacts } from './guard.ts';
 import type { BrowserMode, WritePolicy } from './kinds.ts';
@@ -70,7 +70,7 @@ export interface GuardedAction<R> {
 export interface FollowUp {
   readonly action: GuardedAction<unknown>;
   done(
-    outcome: { readonly value: unknown; readonly stopped: string[] } | { readonly failure: TabwardError },
+    outcome: { readonly value: unknown; readonly stopped: ToldLines } | { readonly failure: TabwardError },
   ): void;
 }
 
@@ -100,5 +100,5 @@ export interface Caller {
 export interface CallOutcome<R> {
   readonly value: R;
   /** What the backstop stopped while the action ran, redacted, for the front end to report. */
-  readonly stopped: string[];
+  readonly stopped: ToldLines;
 }

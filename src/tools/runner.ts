@@ -8,7 +8,7 @@ import type { NetworkGuard } from '../browser/networkGuard.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
-import { CallPath, type FollowUp, type GuardedAction, stoppedSummary } from '../core/callPath.ts';
+import { CallPath, type FollowUp, type GuardedAction, stoppedSummary, stopsCount } from '../core/callPath.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
 import type { GuardState } from '../core/guardState.ts';
 import type { WritePolicy } from '../core/kinds.ts';
@@ -103,7 +103,7 @@ export class ToolRunner {
         : unknownTool(name, rawArgs);
       const { value, stopped } = await this.path.run(action, resolved);
       response.setAnswer(value);
-      if (stopped.length > 0) response.setStopped(stoppedSummary(stopped));
+      if (stopsCount(stopped) > 0) response.setStopped(stoppedSummary(stopped));
       if (tool?.reportsGuardState) response.setGuardState(this.guardState(resolved));
       if (value.loginWall && this.options.autoSwitch)
         await this.switchOnLoginWall(value.loginWall, response, resolved);
@@ -159,7 +159,7 @@ export class ToolRunner {
           return;
         }
         response.append(...(outcome.value as ToolResult).content);
-        if (outcome.stopped.length > 0) response.appendNote(stoppedSummary(outcome.stopped));
+        if (stopsCount(outcome.stopped) > 0) response.appendNote(stoppedSummary(outcome.stopped));
       },
     };
   }
@@ -238,7 +238,7 @@ export class ToolRunner {
     const action = this.actionFor(opener, () => parseArgs(opener, { url }), reopened, caller, snapshot);
     const { value, stopped } = await this.path.run(action, caller);
     reopened.setAnswer(value);
-    if (stopped.length > 0) reopened.setStopped(stoppedSummary(stopped));
+    if (stopsCount(stopped) > 0) reopened.setStopped(stoppedSummary(stopped));
     return reopened;
   }
 

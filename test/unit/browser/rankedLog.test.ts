@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RankedLog } from '../../../src/browser/rankedLog.ts';
-import { shownStops, stoppedSummary, unkeptStops } from '../../../src/core/approvedPass.ts';
+import { joinStops, shownStops, stoppedSummary } from '../../../src/core/approvedPass.ts';
 
 interface Line {
   readonly seq: number;
@@ -45,13 +45,9 @@ test('what was let go before the mark is not counted after it', () => {
 });
 
 test('a summary of stops counts the ones not kept', () => {
-  const lines = [
-    'POST https://github.com/settings/profile: refused',
-    'POST https://evil.example/x: refused',
-    unkeptStops(298),
-  ];
+  const lines = ['POST https://github.com/settings/profile: refused', 'POST https://evil.example/x: refused'];
   assert.match(
-    stoppedSummary(lines),
+    stoppedSummary({ lines, unkept: 298 }),
     /^tabward stopped 300 request\(s\) \(and 298 more\):\nPOST https:\/\/github\.com/,
   );
 });
@@ -64,15 +60,34 @@ test('past what it counts, a log says its count is a floor', () => {
   assert.equal(log.since(19).atLeast, false);
 });
 
-test('a summary counts requests, never its own count line, and shows only requests', () => {
+test('a summary counts the requests kept and those let go, and shows only requests', () => {
   const kept = ['POST https://github.com/settings/profile: refused', 'POST https://evil.example/x: refused'];
   assert.match(
-    stoppedSummary([...kept, unkeptStops(100)]),
+    stoppedSummary({ lines: kept, unkept: 100 }),
     /^tabward stopped 102 request\(s\) \(and 100 more\):\n/,
   );
-  assert.equal(stoppedSummary([unkeptStops(300)]), 'tabward stopped 300 request(s) (and 300 more):\n');
-  assert.match(stoppedSummary([...kept, unkeptStops(7, true)]), /^tabward stopped at least 9 request\(s\)/);
-  assert.deepEqual(shownStops(kept, 5), kept);
+  assert.equal(
+    stoppedSummary({ lines: [], unkept: 300 }),
+    'tabward stopped 300 request(s) (and 300 more):\n',
+  );
+  assert.match(
+    stoppedSummary({ lines: kept, unkept: 7, atLeast: true }),
+    /^tabward stopped at least 9 request\(s\)/,
+  );
+  assert.deepEqual(shownStops({ lines: kept, unkept: 0 }, 5), kept);
   const many = Array.from({ length: 7 }, (_, i) => `GET https://evil.example/${i}: refused`);
-  assert.deepEqual(shownStops([...many, unkeptStops(10)], 5), [...many.slice(0, 4), '(and 13 more)']);
+  assert.deepEqual(shownStops({ lines: many, unkept: 10 }, 5), [...many.slice(0, 4), '(and 13 more)']);
+});
+
+test('stops told together add their counts, and one floor makes the whole count a floor', () => {
+  const earlier = {
+    lines: ['after the previous action in this tab returned: POST https://evil.example/a'],
+    unkept: 3,
+  };
+  const now = { lines: ['POST https://evil.example/b'], unkept: 40, atLeast: true };
+  const joined = joinStops(earlier, now);
+  assert.deepEqual(joined.lines, [...earlier.lines, ...now.lines]);
+  assert.equal(joined.unkept, 43);
+  assert.match(stoppedSummary(joined), /^tabward stopped at least 45 request\(s\) \(and 43 more\)/);
+  assert.equal(joinStops(earlier, { lines: [], unkept: 0 }).atLeast, false);
 });

@@ -143,8 +143,8 @@ describe('the call path', () => {
     assert.equal(questions[0]?.sensitive, true);
     assert.equal(passes.length, 1, 'one pass for the approved write');
     assert.deepEqual(passes[0]?.scope, 'p1');
-    assert.equal(outcome.stopped.length, 1);
-    assert.ok(!outcome.stopped[0]?.includes(secret), outcome.stopped[0]);
+    assert.equal(outcome.stopped.lines.length, 1);
+    assert.ok(!outcome.stopped.lines[0]?.includes(secret), outcome.stopped.lines[0]);
     assert.equal(ends()[0]?.approver, 'test human');
   });
 
@@ -208,7 +208,7 @@ describe('the call path', () => {
     assert.deepEqual(read.acted, [`${bank}/statements`]);
     assert.equal(records.length, 2, 'one start, one end');
     assert.deepEqual(ends()[0]?.followUps, ['take_snapshot of p1: ok']);
-    assert.deepEqual(told, [{ value: `done ${bank}/statements`, stopped: [] }]);
+    assert.deepEqual(told, [{ value: `done ${bank}/statements`, stopped: { lines: [], unkept: 0, atLeast: false } }]);
     assert.deepEqual(path.state.taintedOrigins(), [bank]);
   });
 
