@@ -4,6 +4,7 @@
 // stale bundle. The published package has no sources and no tsx: its bin/tabward runs the bundle only.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import '../bin/debugLogs.mjs';
 
 const root = join(import.meta.dirname, '..');
 const bundle = join(root, 'dist', 'tabward.js');

@@ -4,6 +4,7 @@
 // page or an agent chose (tool names, descriptions, arguments, activity) is shown through forDisplay.
 
 import { forDisplay, visibleText } from '../../src/protocol/displayText.ts';
+import { shownArgsLine } from '../../src/protocol/shownArgs.ts';
 import { distrustedHint } from '../../src/protocol/siteRules.ts';
 import type { PopupRequest, SiteTool } from '../../src/protocol/siteTools.ts';
 import { type CallView, groupActivity } from './activityGroups.ts';
@@ -215,11 +216,12 @@ function renderNotes(state: PopupState): void {
   );
 }
 
-// One line per argument, each value made visible and capped: a page-chosen string cannot repaint the box.
+// One line per argument, each value whole and made visible (protocol/shownArgs.ts): a page-chosen string cannot
+// repaint the box, and nothing the human approves is cut from it (a call whose arguments do not fit is not asked).
 function displayArgs(args: unknown): string {
-  if (typeof args !== 'object' || args === null) return forDisplay(JSON.stringify(args) ?? '', 600);
+  if (typeof args !== 'object' || args === null) return shownArgsLine(args);
   return Object.entries(args)
-    .map(([key, value]) => `${visibleText(key, 60)}: ${forDisplay(JSON.stringify(value) ?? '', 600)}`)
+    .map(([key, value]) => `${visibleText(key, Number.POSITIVE_INFINITY)}: ${shownArgsLine(value)}`)
     .join('\n');
 }
 

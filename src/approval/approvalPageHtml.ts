@@ -11,7 +11,7 @@ body{font:15px system-ui,sans-serif;margin:2rem auto;max-width:46rem;color:#222}
 .sensitive{border-color:#c0392b;background:#fff5f4}
 .tag{font-size:12px;background:#eee;border-radius:4px;padding:1px 6px;margin-left:6px}
 code.name{border:1px dashed #888;border-radius:3px;padding:0 4px;unicode-bidi:isolate}
-pre{background:#f6f6f6;padding:.5rem;overflow:auto;max-height:12rem}
+pre{background:#f6f6f6;padding:.5rem;white-space:pre-wrap;overflow-wrap:anywhere}
 button{margin-right:.5rem;padding:.4rem .9rem}
 textarea{width:100%;height:6rem;display:none}
 </style></head><body>

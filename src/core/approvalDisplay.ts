@@ -2,8 +2,15 @@
 // and name, URL, origin, reason, rule, argument keys and values) passed through the display sanitiser, so no
 // approver can forget one. Approvers show this copy; the guard and the runner keep the original.
 
+import { shownArgsLine, visibleArgs } from '../protocol/shownArgs.ts';
 import type { ApprovalRequest } from './approvals.ts';
-import { forDisplay, quotedForDisplay, visibleText } from './displayText.ts';
+import {
+  forDisplay,
+  hasMixedScripts,
+  mixedScriptsWarning,
+  quotedForDisplay,
+  visibleText,
+} from './displayText.ts';
 import { internationalName } from './networkHolds.ts';
 import { destinationMaxChars, reasonMaxChars } from './shownPlaces.ts';
 
@@ -12,8 +19,6 @@ const limits = {
   url: 300,
   destination: destinationMaxChars,
   reason: reasonMaxChars,
-  argValue: 1000,
-  argsLine: 600,
 } as const;
 
 /** A copy of `request` safe to show: same shape, sanitised strings. */
@@ -49,7 +54,8 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
         }
       : {}),
     ...(request.client !== undefined ? { client: forDisplay(request.client, limits.name) } : {}),
-    args: displayValue(request.args) as Record<string, unknown>,
+    // Whole: a question is asked only when its arguments fit (protocol/shownArgs.ts), never cut to fit.
+    args: visibleArgs(request.args) as Record<string, unknown>,
     ...(request.siteGrant
       ? {
           siteGrant: {
@@ -149,19 +155,10 @@ export function approveAllNote(request: ApprovalRequest): string | undefined {
     : 'Approve-all is not available for this action: it needs its own approval.';
 }
 
-/** The arguments as one capped JSON line, flagged once if any value mixes scripts. */
+/** The arguments as one JSON line, whole, flagged once if any value mixes scripts. */
 export function argsLine(request: ApprovalRequest): string {
-  return forDisplay(JSON.stringify(displayValue(request.args)) ?? '{}', limits.argsLine);
-}
-
-function displayValue(value: unknown): unknown {
-  if (typeof value === 'string') return visibleText(value, limits.argValue);
-  if (Array.isArray(value)) return value.map(displayValue);
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [visibleText(key, limits.name), displayValue(inner)]),
-    );
-  return value;
+  const line = shownArgsLine(request.args);
+  return hasMixedScripts(JSON.stringify(request.args) ?? '') ? `${line}${mixedScriptsWarning}` : line;
 }
 
 /**

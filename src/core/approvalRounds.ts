@@ -2,6 +2,7 @@
 // the human is asked (a question bound to the exact action), their answer applied (a grant, a site grant, hosts
 // allowed, modified arguments), and the page read again: the action runs only if nothing moved meanwhile.
 
+import { argsTooLongHint, argsTooLongToAsk } from '../protocol/shownArgs.ts';
 import type { PassSpec } from './actionPasses.ts';
 import type { ApprovalChoice } from './approvals.ts';
 import { noStops, passFor } from './approvedPass.ts';
@@ -175,33 +176,33 @@ export class ApprovalRounds {
     const siteGrantOrigin = this.siteGrantOffer(look, decision);
     const { state } = this.deps;
     const inForce = state.siteGrantList().map((grant) => state.describeSiteGrant(grant));
-    return caller.approver.ask(
-      redactQuestion(
-        {
-          id: this.deps.nextId(),
-          tool: action.name,
-          kind: look.facts.kind,
-          reason: decision.reason,
-          rule: decision.rule,
-          sensitive: decision.sensitive,
-          approveAllAllowed: decision.approveAllAllowed,
-          url,
-          ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
-          origin: url ? originOf(url) : '',
-          ...destinationOf(look.facts),
-          ...(look.fields ? { fields: look.fields } : {}),
-          ...(look.element ? { element: look.element } : {}),
-          args: action.args,
-          frontEnd: caller.frontEnd,
-          ...(caller.client ? { client: caller.client } : {}),
-          ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
-          ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
-          bindsTo: look.binding,
-        },
-        this.deps.options.redactor(),
-      ),
-      caller.signal,
-      { mayPend: true },
+    const question = redactQuestion(
+      {
+        id: this.deps.nextId(),
+        tool: action.name,
+        kind: look.facts.kind,
+        reason: decision.reason,
+        rule: decision.rule,
+        sensitive: decision.sensitive,
+        approveAllAllowed: decision.approveAllAllowed,
+        url,
+        ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
+        origin: url ? originOf(url) : '',
+        ...destinationOf(look.facts),
+        ...(look.fields ? { fields: look.fields } : {}),
+        ...(look.element ? { element: look.element } : {}),
+        args: action.args,
+        frontEnd: caller.frontEnd,
+        ...(caller.client ? { client: caller.client } : {}),
+        ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
+        ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
+        bindsTo: look.binding,
+      },
+      this.deps.options.redactor(),
     );
+    // Every channel shows the arguments whole (protocol/shownArgs.ts): what cannot be shown is not asked.
+    const tooLong = argsTooLongToAsk(question.args);
+    if (tooLong) throw new TabwardError('bad_input', tooLong, argsTooLongHint);
+    return caller.approver.ask(question, caller.signal, { mayPend: true });
   }
 }

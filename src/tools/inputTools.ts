@@ -1,5 +1,7 @@
 // Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
 
+import { realpathSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/focusedElement.ts';
@@ -257,11 +259,30 @@ export const pressKey = defineTool({
   },
 });
 
+/**
+ * A file to upload, as the question shows it and the upload uses it: its real path, with no `./`, `..` or link
+ * left to make `~/.ssh/id_rsa` read as a CV folder.
+ */
+const localFile = z
+  .string()
+  .min(1)
+  .transform((path, context) => {
+    try {
+      return realpathSync(resolve(path));
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: `no file at ${JSON.stringify(path.slice(0, 300))} (give the path of a file on this machine)`,
+      });
+      return z.NEVER;
+    }
+  });
+
 export const uploadFile = defineTool({
   name: 'upload_file',
   description: 'Set local files on a file input.',
   kind: 'write',
-  schema: () => z.object({ ref, paths: z.array(z.string()).min(1), pageId }),
+  schema: () => z.object({ ref, paths: z.array(localFile).min(1), pageId }),
   carriesData: () => true,
   exportsLocalFiles: true,
   target: (args, context) => elementTarget(context, args.pageId, args.ref),
@@ -271,7 +292,8 @@ export const uploadFile = defineTool({
     const line = await runAction(tab, 'Uploading', timeoutMs + 1000, () =>
       locator.setInputFiles(args.paths, { timeout: timeoutMs }),
     );
-    return { content: [text(`Set ${args.paths.length} file(s) on ${describe(target)}. ${line}`)] };
+    const names = args.paths.map((path) => basename(path)).join(', ');
+    return { content: [text(`Set ${args.paths.length} file(s) on ${describe(target)}: ${names}. ${line}`)] };
   },
 });
 
