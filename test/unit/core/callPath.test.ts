@@ -208,7 +208,9 @@ describe('the call path', () => {
     assert.deepEqual(read.acted, [`${bank}/statements`]);
     assert.equal(records.length, 2, 'one start, one end');
     assert.deepEqual(ends()[0]?.followUps, ['take_snapshot of p1: ok']);
-    assert.deepEqual(told, [{ value: `done ${bank}/statements`, stopped: { lines: [], unkept: 0, atLeast: false } }]);
+    assert.deepEqual(told, [
+      { value: `done ${bank}/statements`, stopped: { lines: [], unkept: 0, atLeast: false } },
+    ]);
     assert.deepEqual(path.state.taintedOrigins(), [bank]);
   });
 
