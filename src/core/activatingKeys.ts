@@ -9,3 +9,24 @@ export function activatingKey(key: string): boolean {
   const last = key.split('+').at(-1)?.trim().toLowerCase() ?? '';
   return ['enter', 'numpadenter', 'space', 'spacebar', ''].includes(last);
 }
+
+/**
+ * Whether a key press pastes: Control/Meta+V (any Shift or Alt with it), Shift+Insert, the Paste key. The browser
+ * has one clipboard for all its contexts (every agent of `mcp --http`, every recipe run of `serve`) and, with a
+ * window, the user's desktop's: a paste would hand one agent what another's page copied (docs/security.md).
+ */
+export function pasteKey(key: string): boolean {
+  const parts = key.split('+').map((part) => part.trim().toLowerCase());
+  const last = parts.at(-1) ?? '';
+  const modifiers = new Set(parts.slice(0, -1));
+  if (last === 'paste') return true;
+  if (last === 'insert' && modifiers.has('shift')) return true;
+  const commandKey = ['control', 'meta', 'controlormeta', 'ctrl', 'cmd', 'command'].some((name) =>
+    modifiers.has(name),
+  );
+  return commandKey && (last === 'v' || last === 'keyv');
+}
+
+/** Why a paste is refused, for every front end alike. */
+export const pasteRefused =
+  "Pasting is not available: the browser's clipboard is shared with other agents' pages (and, with a window, your desktop). Type the text with fill or press_key instead.";

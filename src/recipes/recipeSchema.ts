@@ -4,6 +4,7 @@
 // `secret: true` text and extraction as a list of named fields.
 
 import { z } from 'zod';
+import { pasteKey, pasteRefused } from '../core/activatingKeys.ts';
 
 /** The shortest literal secret tabward can mask (core/redact.ts leaves shorter values alone). */
 export const minSecretLength = 3;
@@ -97,7 +98,11 @@ function buildRecipeSchemas() {
   });
   const press = z.strictObject({
     action: z.literal('press'),
-    key: z.string().min(1).describe('e.g. Enter, Tab, Control+A'),
+    key: z
+      .string()
+      .min(1)
+      .refine((key) => !pasteKey(key), pasteRefused)
+      .describe('e.g. Enter, Tab, Control+A'),
     selector: stepSelector.optional(),
     write,
   });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/focusedElement.ts';
 import type { TrackedPage } from '../browser/pages.ts';
-import { activatingKey } from '../core/activatingKeys.ts';
+import { activatingKey, pasteKey, pasteRefused } from '../core/activatingKeys.ts';
 import { type AuditTarget, focusedTargetKey } from '../core/audit.ts';
 import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
@@ -201,6 +201,7 @@ export const pressKey = defineTool({
   schema: () => z.object({ key: z.string().min(1), ref: ref.optional(), pageId, snapshot: snapshotOption() }),
   carriesData: () => true,
   target: async (args, context) => {
+    if (pasteKey(args.key)) throw new TabwardError('not_allowed', pasteRefused);
     // Only Enter and Space follow a link or submit a form (a letter typed into a form's field submits nothing): any
     // other key has no effect of its own, and what the page makes of it is held and asked.
     const keyed = (target: ToolTarget) => (activatingKey(args.key) ? target : withoutEffects(target));
