@@ -35,6 +35,7 @@ import { hookTabOnThePipe } from './pipeHooks.ts';
 import { pipeOfContext } from './pipeSession.ts';
 import { PopupDocuments } from './popupDocuments.ts';
 import { RouteJudge } from './routeJudge.ts';
+import { watchSpeculativeLoads } from './speculativeLoads.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `networkGuard.${why}`);
@@ -280,6 +281,12 @@ export class NetworkGuard extends RouteJudge {
         cdp,
         (url) => this.socketMessageVerdict({ method: 'WEBSOCKET', url, tag: undefined, navigation: false }),
         (what, url, reason) => this.socketBypassed(page, cdp, what, url, reason),
+      );
+      // So is a speculative load (speculation rules) Chrome makes for the page past every hook.
+      await watchSpeculativeLoads(
+        cdp,
+        (url) => this.speculativeLoadVerdict(url),
+        (what, url, reason) => this.speculativeLoadBypassed(page, cdp, what, url, reason),
       );
       // The bypass holds only while the session's network domain is on (measured); nothing of it is buffered.
       await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });

@@ -201,6 +201,14 @@ export class TaintTracker extends RequestLog implements TaintMember {
   }
 
   /**
+   * A speculative load (speculation rules) of a page with no egress proxy, which no hook can hold
+   * (browser/speculativeLoads.ts): after a sensitive read its address may not carry what the page saw elsewhere.
+   */
+  speculativeLoadVerdict(url: string): string | undefined {
+    return this.sessionTaint({ method: 'GET', url, document: false, mainFrame: false, hop: false });
+  }
+
+  /**
    * A stop no action will be told of (a hook stopped a request of no tab: a service worker's, a popup's first post)
    * is also an event of its own in every watching session's audit, as the choke point's untied stops are: the
    * action results name only their own tab's stops.

@@ -9,13 +9,14 @@ import { swallow } from '../core/debug.ts';
 import type { BrowserFetchGate } from './browserFetchGate.ts';
 import type { SocketEvent } from './nativeSockets.ts';
 import { RequestJudge } from './requestJudge.ts';
+import type { SpeculativeLoad } from './speculativeLoads.ts';
 import { silencePage } from './tabSilence.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `socketJudge.${why}`);
 
 export abstract class SocketJudge extends RequestJudge {
-  /** How many sockets past the socket route each tab was told of; the first stopped it (socketBypassed). */
+  /** How many sockets or speculative loads past the hooks each tab was told of; the first stopped it (wentPastHooks). */
   private readonly bypassesTold = new WeakMap<Page, number>();
 
   /** The browser-wide gate of the page's browser, where no egress proxy judges it (the user's Chrome, remote). */
@@ -61,19 +62,42 @@ export abstract class SocketJudge extends RequestJudge {
     url: string,
     reason: string,
   ): void {
-    const told = this.bypassesTold.get(page) ?? 0;
-    this.bypassesTold.set(page, told + 1);
-    if (told < 50)
-      this.socketLeft(
-        what,
-        url,
-        `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
-      );
-    if (told > 0) return;
+    this.wentPastHooks(
+      page,
+      seenOn,
+      what,
+      url,
+      `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
+    );
+  }
+
+  /** A speculative load the choke point would have refused (browser/speculativeLoads.ts), told and stopped alike. */
+  protected speculativeLoadBypassed(
+    page: Page,
+    seenOn: CDPSession,
+    what: SpeculativeLoad,
+    url: string,
+    reason: string,
+  ): void {
+    this.wentPastHooks(
+      page,
+      seenOn,
+      what,
+      url,
+      `${reason}; it left anyway: the page had Chrome ${what === 'PREFETCH' ? 'prefetch' : 'prerender'} it (speculation rules), which no hook of tabward's can hold, so tabward stopped the tab`,
+    );
+  }
+
+  /** Something of the page's left past every hook: told (up to 50 a tab), and at the first the tab is stopped. */
+  private wentPastHooks(page: Page, seenOn: CDPSession, what: string, url: string, told: string): void {
+    const count = this.bypassesTold.get(page) ?? 0;
+    this.bypassesTold.set(page, count + 1);
+    if (count < 50) this.socketLeft(what, url, told);
+    if (count > 0) return;
     // Its scripts stop at once (what they made in the same moment is still reported), then its renderer.
     void seenOn
       .send('Emulation.setScriptExecutionDisabled', { value: true })
-      .catch(swallowing('socketBypassed: stopping the scripts of what sent it'));
+      .catch(swallowing('wentPastHooks: stopping the scripts of what sent it'));
     void silencePage(page, 2_000, () => page.isClosed());
   }
 

