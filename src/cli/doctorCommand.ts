@@ -2,7 +2,7 @@
 // chrome://inspect toggle), whether remote debugging is on and reachable, and where tabward keeps its files.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { probeBrowser, resolveEndpoint } from '../browser/connect.ts';
@@ -112,6 +112,12 @@ async function checkRemoteDebugging(
     return;
   }
   out('ok', `your Chrome: DevToolsActivePort in ${port.userDataDir} (port ${port.port})`);
+  const preloading = profilesPreloading(port.userDataDir);
+  if (preloading.length > 0)
+    out(
+      '--',
+      `your Chrome preloads pages (profile ${preloading.join(', ')}): a page in the agent's tabs can have Chrome prefetch an address that no hook of tabward's can hold (tabward tells it and stops the tab). For a stricter guard, turn off Settings › Performance › Preload pages.`,
+    );
   try {
     const probe = await probeBrowser(port.wsEndpoint, 5_000);
     out('ok', `your Chrome answers: ${probe.version}, ${probe.tabs} tab(s)`);
@@ -121,4 +127,25 @@ async function checkRemoteDebugging(
       'your Chrome did not answer within 5 s (stale file, or it is waiting for you to click "Allow").',
     );
   }
+}
+
+/**
+ * The profiles of a Chrome user data dir that preload pages (speculation rules, prefetch): Chrome's "Preload pages"
+ * setting is on unless `net.network_prediction_options` is 2 (off; measured: then no speculative load goes).
+ */
+export function profilesPreloading(userDataDir: string): string[] {
+  let profiles: string[];
+  try {
+    profiles = readdirSync(userDataDir).filter((name) => name === 'Default' || /^Profile \d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return profiles.filter((profile) => {
+    try {
+      const preferences = JSON.parse(readFileSync(join(userDataDir, profile, 'Preferences'), 'utf8'));
+      return preferences?.net?.network_prediction_options !== 2;
+    } catch {
+      return false; // no readable preferences: nothing to say
+    }
+  });
 }

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -172,6 +172,26 @@ test('doctor reports the browser and remote debugging', async () => {
   const doctor = await tabward('doctor');
   assert.match(doctor.stdout, /ok browser: (Chromium|Google Chrome) \d+/);
   assert.match(doctor.stdout, /your Chrome: /);
+});
+
+test("doctor says when the user's Chrome preloads pages, profile by profile, and not when it is off", async () => {
+  const chrome = mkdtempSync(join(tmpdir(), 'tabward-doctor-chrome-'));
+  writeFileSync(join(chrome, 'DevToolsActivePort'), '1\n/devtools/browser/none\n');
+  mkdirSync(join(chrome, 'Default'));
+  writeFileSync(
+    join(chrome, 'Default', 'Preferences'),
+    JSON.stringify({ net: { network_prediction_options: 2 } }),
+  );
+  const off = await tabward('doctor', '--user-data-dir', chrome);
+  assert.match(off.stdout, /DevToolsActivePort in /);
+  assert.doesNotMatch(off.stdout, /preloads pages/);
+  mkdirSync(join(chrome, 'Profile 2'));
+  writeFileSync(join(chrome, 'Profile 2', 'Preferences'), JSON.stringify({ profile: { name: 'Work' } }));
+  const on = await tabward('doctor', '--user-data-dir', chrome);
+  assert.match(
+    on.stdout,
+    /-- your Chrome preloads pages \(profile Profile 2\):.*Settings › Performance › Preload pages/,
+  );
 });
 
 test('tabward mcp started by hand in a terminal says in one line what it waits for; from a client, nothing', async () => {
