@@ -16,7 +16,13 @@ export function activatingKey(key: string): boolean {
  * window, the user's desktop's: a paste would hand one agent what another's page copied (docs/security.md).
  */
 export function pasteKey(key: string): boolean {
-  const parts = key.split('+').map((part) => part.trim().toLowerCase());
+  // A modifier by its side (ControlLeft, ShiftRight) holds that modifier down as well.
+  const parts = key.split('+').map((part) =>
+    part
+      .trim()
+      .toLowerCase()
+      .replace(/(?<=.)(left|right)$/, ''),
+  );
   const last = parts.at(-1) ?? '';
   const modifiers = new Set(parts.slice(0, -1));
   if (last === 'paste') return true;

@@ -14,6 +14,10 @@ test('every spelling of paste is a paste', () => {
     'Control+Shift+V',
     'Control+Alt+Shift+v',
     'Shift+Insert',
+    'ControlLeft+V',
+    'MetaRight+v',
+    'ShiftLeft+Insert',
+    'ControlRight+KeyV',
     'Paste',
     ' Control + V ',
   ])
