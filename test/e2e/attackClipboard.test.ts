@@ -86,6 +86,7 @@ test("one agent's paste never reads what another agent's page copied", async () 
   for (const key of [
     'Control+V',
     'Control+v',
+    'ControlLeft+V',
     'Shift+Insert',
     'Meta+V',
     'ControlOrMeta+KeyV',
