@@ -280,13 +280,13 @@ export class NetworkGuard extends RouteJudge {
       watchNativeSockets(
         cdp,
         (url) => this.socketMessageVerdict({ method: 'WEBSOCKET', url, tag: undefined, navigation: false }),
-        (what, url, reason) => this.socketBypassed(page, cdp, what, url, reason),
+        (what, url, reason) => this.wentPastHooks(page, cdp, what, url, reason),
       );
       // So is a speculative load (speculation rules) Chrome makes for the page past every hook.
       await watchSpeculativeLoads(
         cdp,
         (url) => this.speculativeLoadVerdict(url),
-        (what, url, reason) => this.speculativeLoadBypassed(page, cdp, what, url, reason),
+        (what, url, reason) => this.wentPastHooks(page, cdp, what, url, reason),
       );
       // The bypass holds only while the session's network domain is on (measured); nothing of it is buffered.
       await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });

@@ -15,6 +15,14 @@ import { silencePage } from './tabSilence.ts';
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `socketJudge.${why}`);
 
+/** How each kind went past every hook, as the audit says it. */
+const howItLeft: Record<SocketEvent | SpeculativeLoad, string> = {
+  WEBSOCKET: "the page sent it on the browser's own WebSocket, past tabward's socket route",
+  'WEBSOCKET MESSAGE': "the page sent it on the browser's own WebSocket, past tabward's socket route",
+  PREFETCH: "the page had Chrome prefetch it (speculation rules), which no hook of tabward's can hold",
+  PRERENDER: "the page had Chrome prerender it (speculation rules), which no hook of tabward's can hold",
+};
+
 export abstract class SocketJudge extends RequestJudge {
   /** How many sockets or speculative loads past the hooks each tab was told of; the first stopped it (wentPastHooks). */
   private readonly bypassesTold = new WeakMap<Page, number>();
@@ -49,50 +57,24 @@ export abstract class SocketJudge extends RequestJudge {
   }
 
   /**
-   * A handshake or message that the socket route would have refused went anyway, on the browser's own WebSocket
-   * (browser/nativeSockets.ts): the audit says it left, each one (up to 50 a tab: a page sending in a loop until it
-   * is stopped), and at the first the scripts of what sent it are stopped at once on the session that saw it, then the
-   * whole tab (browser/tabSilence.ts), so that it sends nothing more. The route itself never lets one go that its
-   * verdict refuses: one judged just before the taint grew and seen after stops the tab too (fail closed).
+   * Something of the page's went past every hook although the choke point would have refused it: a handshake or
+   * message on the browser's own WebSocket, past the socket route (browser/nativeSockets.ts), or a speculative load
+   * Chrome made for it (browser/speculativeLoads.ts). The audit says it left, each one (up to 50 a tab: a page
+   * sending in a loop until it is stopped), and at the first the scripts of what sent it are stopped at once on the
+   * session that saw it, then the whole tab (browser/tabSilence.ts), so that it sends nothing more. One judged just
+   * before the taint grew and seen after stops the tab too (fail closed).
    */
-  protected socketBypassed(
+  protected wentPastHooks(
     page: Page,
     seenOn: CDPSession,
-    what: SocketEvent,
+    what: SocketEvent | SpeculativeLoad,
     url: string,
     reason: string,
   ): void {
-    this.wentPastHooks(
-      page,
-      seenOn,
-      what,
-      url,
-      `${reason}; it left anyway: the page sent it on the browser's own WebSocket, past tabward's socket route, so tabward stopped the tab`,
-    );
-  }
-
-  /** A speculative load the choke point would have refused (browser/speculativeLoads.ts), told and stopped alike. */
-  protected speculativeLoadBypassed(
-    page: Page,
-    seenOn: CDPSession,
-    what: SpeculativeLoad,
-    url: string,
-    reason: string,
-  ): void {
-    this.wentPastHooks(
-      page,
-      seenOn,
-      what,
-      url,
-      `${reason}; it left anyway: the page had Chrome ${what === 'PREFETCH' ? 'prefetch' : 'prerender'} it (speculation rules), which no hook of tabward's can hold, so tabward stopped the tab`,
-    );
-  }
-
-  /** Something of the page's left past every hook: told (up to 50 a tab), and at the first the tab is stopped. */
-  private wentPastHooks(page: Page, seenOn: CDPSession, what: string, url: string, told: string): void {
     const count = this.bypassesTold.get(page) ?? 0;
     this.bypassesTold.set(page, count + 1);
-    if (count < 50) this.socketLeft(what, url, told);
+    if (count < 50)
+      this.socketLeft(what, url, `${reason}; it left anyway: ${howItLeft[what]}, so tabward stopped the tab`);
     if (count > 0) return;
     // Its scripts stop at once (what they made in the same moment is still reported), then its renderer.
     void seenOn

@@ -12,7 +12,12 @@ import { chromium } from 'playwright-core';
 import { WebSocketServer } from 'ws';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { type InProcessBrowser, type InProcessMcp, startInProcess } from '../helpers/inProcessMcp.ts';
+import {
+  type InProcessBrowser,
+  type InProcessMcp,
+  sentAlthoughRefused,
+  startInProcess,
+} from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
@@ -222,16 +227,7 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
       const left = () => leaks.flatMap((leak) => arrived(`${leak}?d=`)).map((request) => request.path);
       const before = left().length;
       await agentMcp.call('select_page', { pageId: tab });
-      const told = () =>
-        agentMcp
-          .audit()
-          .filter(
-            (record) =>
-              record.tool === '(egress)' &&
-              'error' in record &&
-              /sent although refused/.test(String(record.error)),
-          )
-          .map((record) => ('url' in record ? String(record.url) : ''));
+      const told = () => sentAlthoughRefused(agentMcp.audit());
       await waitFor(
         'the speculative load is told',
         () => told().some((told) => leaks.some((leak) => told.includes(`${leak}?d=`))),

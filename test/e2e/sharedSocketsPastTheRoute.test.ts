@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { startUserChrome, type UserChrome } from '../../src/demo/yourChrome.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
-import { startInProcess } from '../helpers/inProcessMcp.ts';
+import { sentAlthoughRefused, startInProcess } from '../helpers/inProcessMcp.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_zzSharedMockToken4242';
@@ -147,15 +147,7 @@ describe("the user's Chrome: a page's socket past the route after a sensitive re
         ...upgrades.slice(u0).filter((u) => u.includes(token)),
       ];
       leaked[name] = left;
-      const told = mcp
-        .audit()
-        .filter(
-          (record) =>
-            record.tool === '(egress)' &&
-            'error' in record &&
-            /sent although refused/.test(String(record.error)),
-        )
-        .map((record) => ('url' in record ? String(record.url) : ''));
+      const told = sentAlthoughRefused(mcp.audit());
       const snapshot = await mcp.call('take_snapshot');
       // Once stopped, the tab sends nothing more.
       await quietly(1_500);

@@ -59,6 +59,16 @@ export interface ConnectOptions {
 
 export type AuditRecord = (AuditEntry | AuditStart) & { readonly call?: string };
 
+/** The addresses the audit says left although the choke point refused them (past every hook: `(egress)` events). */
+export function sentAlthoughRefused(records: readonly AuditRecord[]): string[] {
+  return records
+    .filter(
+      (record) =>
+        record.tool === '(egress)' && 'error' in record && /sent although refused/.test(String(record.error)),
+    )
+    .map((record) => ('url' in record ? String(record.url) : ''));
+}
+
 export interface InProcessMcp {
   readonly client: Client;
   readonly human: ScriptedHuman;
