@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { approveAllNote, displayRequest, siteGrantLines, warningOf } from '../core/approvalDisplay.ts';
+import {
+  approveAllNote,
+  argsFlag,
+  displayRequest,
+  siteGrantLines,
+  warningOf,
+  whereLines,
+} from '../core/approvalDisplay.ts';
 import { choiceFrom, decisionNames } from './answerChoice.ts';
 import { approvalPageHtml } from './approvalPageHtml.ts';
 import type { ApprovalInbox, Question } from './inbox.ts';
@@ -147,6 +154,9 @@ export class ApprovalPage {
           approveAllNote: approveAllNote(request) ?? null,
           warning: warningOf(request) ?? null,
           siteGrantLines: siteGrantLines(request),
+          // The lines every channel shows of where the action goes (Sends, Drops onto, each value's field).
+          where: whereLines(request),
+          argsFlag: argsFlag(request) ?? null,
         },
       ]);
     });

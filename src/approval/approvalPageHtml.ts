@@ -44,9 +44,9 @@ function card(r) {
   c.append(h);
   if (r.client) c.append(el('p', {}, 'Asked by: ' + r.client));
   c.append(el('p', {}, r.reason), el('p', {}, 'Page: ' + r.url + '  Rule: ' + r.rule));
-  if (r.destination) c.append(el('p', { className: 'sends' }, 'Sends: ' + r.destination));
-  (r.fields || []).forEach((f, i) => c.append(el('p', {}, 'Value ' + (i + 1) + ' goes to: ' + f.field + ' in ' + f.frame)));
+  (r.where || []).forEach((line) => c.append(el('p', { className: line.startsWith('Sends: ') ? 'sends' : '' }, line)));
   c.append(el('pre', {}, JSON.stringify(r.args, null, 2)));
+  if (r.argsFlag) c.append(el('p', { className: 'tag' }, r.argsFlag));
   const edit = el('textarea'); edit.value = JSON.stringify(r.args, null, 2); c.append(edit);
   const buttons = el('div');
   const add = (label, fn) => { const b = el('button', {}, label); b.onclick = fn; buttons.append(b); };

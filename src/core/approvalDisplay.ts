@@ -53,6 +53,14 @@ export function displayRequest(request: ApprovalRequest): ApprovalRequest {
           },
         }
       : {}),
+    ...(request.dropOnto
+      ? {
+          dropOnto: {
+            role: forDisplay(request.dropOnto.role, limits.name),
+            name: forDisplay(request.dropOnto.name, limits.name),
+          },
+        }
+      : {}),
     ...(request.client !== undefined ? { client: forDisplay(request.client, limits.name) } : {}),
     // Whole: a question is asked only when its arguments fit (protocol/shownArgs.ts), never cut to fit.
     args: visibleArgs(request.args) as Record<string, unknown>,
@@ -115,6 +123,10 @@ export function elementPhrase(request: ApprovalRequest): string {
 export function whereLines(request: ApprovalRequest): string[] {
   const shown = displayRequest(request);
   const lines = shown.destination ? [`Sends: ${shown.destination}`] : [];
+  if (request.dropOnto)
+    lines.push(
+      `Drops onto: ${forDisplay(request.dropOnto.role, limits.name)} ${quotedForDisplay(request.dropOnto.name, limits.name)}`,
+    );
   for (const [index, target] of (shown.fields ?? []).entries())
     lines.push(`Value ${index + 1} goes to: ${target.field} in ${target.frame}`);
   return lines;
@@ -157,8 +169,12 @@ export function approveAllNote(request: ApprovalRequest): string | undefined {
 
 /** The arguments as one JSON line, whole, flagged once if any value mixes scripts. */
 export function argsLine(request: ApprovalRequest): string {
-  const line = shownArgsLine(request.args);
-  return hasMixedScripts(JSON.stringify(request.args) ?? '') ? `${line}${mixedScriptsWarning}` : line;
+  return `${shownArgsLine(request.args)}${argsFlag(request) ? mixedScriptsWarning : ''}`;
+}
+
+/** The warning for arguments that mix scripts (a look-alike letter), where a channel shows them apart. */
+export function argsFlag(request: ApprovalRequest): string | undefined {
+  return hasMixedScripts(JSON.stringify(request.args) ?? '') ? mixedScriptsWarning.trim() : undefined;
 }
 
 /**

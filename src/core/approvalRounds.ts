@@ -2,7 +2,7 @@
 // the human is asked (a question bound to the exact action), their answer applied (a grant, a site grant, hosts
 // allowed, modified arguments), and the page read again: the action runs only if nothing moved meanwhile.
 
-import { argsTooLongHint, argsTooLongToAsk } from '../protocol/shownArgs.ts';
+import { argsUnaskable, argsUnaskableHint } from '../protocol/shownArgs.ts';
 import type { PassSpec } from './actionPasses.ts';
 import type { ApprovalChoice } from './approvals.ts';
 import { noStops, passFor } from './approvedPass.ts';
@@ -191,6 +191,7 @@ export class ApprovalRounds {
         ...destinationOf(look.facts),
         ...(look.fields ? { fields: look.fields } : {}),
         ...(look.element ? { element: look.element } : {}),
+        ...(look.dropOnto ? { dropOnto: look.dropOnto } : {}),
         args: action.args,
         frontEnd: caller.frontEnd,
         ...(caller.client ? { client: caller.client } : {}),
@@ -201,8 +202,8 @@ export class ApprovalRounds {
       this.deps.options.redactor(),
     );
     // Every channel shows the arguments whole (protocol/shownArgs.ts): what cannot be shown is not asked.
-    const tooLong = argsTooLongToAsk(question.args);
-    if (tooLong) throw new TabwardError('bad_input', tooLong, argsTooLongHint);
+    const tooLong = argsUnaskable(question.args);
+    if (tooLong) throw new TabwardError('bad_input', tooLong, argsUnaskableHint);
     return caller.approver.ask(question, caller.signal, { mayPend: true });
   }
 }

@@ -26,6 +26,8 @@ export interface ActionLook {
    */
   readonly loadedFrom?: string;
   readonly element?: { readonly role: string; readonly name: string };
+  /** For a drag: where it drops, for the human. */
+  readonly dropOnto?: { readonly role: string; readonly name: string };
   /** For an action writing several values: which field and frame each goes to, for the human. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
   /** The tab's document holds a secret tabward typed: it may send only to its own host unasked. */

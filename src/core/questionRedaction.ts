@@ -19,6 +19,9 @@ export function redactQuestion(request: ApprovalRequest, redact: Redactor): Appr
     ...(request.element
       ? { element: { role: redact.text(request.element.role), name: redact.text(request.element.name) } }
       : {}),
+    ...(request.dropOnto
+      ? { dropOnto: { role: redact.text(request.dropOnto.role), name: redact.text(request.dropOnto.name) } }
+      : {}),
     ...(request.fields
       ? {
           fields: request.fields.map((target) => ({

@@ -67,6 +67,32 @@ export function visibleLines(text: string): string {
   return shown;
 }
 
+/**
+ * Text shown character for character, for what a human approves as it will be used (a call's arguments): nothing
+ * collapsed, trimmed, dropped or cut, so that two different texts never look the same. Every character that does
+ * not show as itself is named as a mark: line breaks, tabs, spaces other than U+0020, controls, bidi and invisible
+ * characters, and combining marks past the third on one letter (which would otherwise stack out of sight).
+ */
+export function exactText(text: string): string {
+  let shown = '';
+  let marks = 0;
+  for (const char of text) {
+    if (char === ' ') {
+      shown += char;
+      marks = 0;
+    } else if ((hidden.test(char) && !harmlessSelectors.has(char)) || space.test(char)) {
+      shown += codePointMark(char);
+      marks = 0;
+    } else if (mark.test(char)) {
+      shown += ++marks <= maxMarksPerLetter ? char : codePointMark(char);
+    } else {
+      shown += char;
+      marks = 0;
+    }
+  }
+  return shown;
+}
+
 /** `<U+202E>` for U+202E: the code point named, so the human sees that something invisible is there. */
 export function codePointMark(char: string): string {
   const code = char.codePointAt(0) ?? 0;

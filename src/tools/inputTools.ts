@@ -85,6 +85,7 @@ export const drag = defineTool({
     // A drop follows no link and submits no form: what the page makes of it is its own doing, held and asked.
     const both = {
       ...from,
+      ...(to.element ? { dropOnto: to.element } : {}),
       frames: [...from.frames, ...to.frames],
       effects: [],
       fingerprints: { ...to.fingerprints, ...from.fingerprints },

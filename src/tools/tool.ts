@@ -56,6 +56,8 @@ export interface ToolTarget {
   readonly repostsForm?: boolean;
   /** The history entry a back or forward move was judged by (CDP's id): the move goes to it and nowhere else. */
   readonly historyEntryId?: number;
+  /** Where a drag drops what it drags, by role and name (the element is what it drags). */
+  readonly dropOnto?: { readonly role: string; readonly name: string };
   /** For a tool writing several values (fill_form): each field, by role and name, and the frame it is in. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
   /**

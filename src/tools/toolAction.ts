@@ -67,6 +67,7 @@ export function toolAction(
         ...(loadedFrom ? { loadedFrom } : {}),
         ...(target.element ? { element: target.element } : {}),
         ...(target.fields ? { fields: target.fields } : {}),
+        ...(target.dropOnto ? { dropOnto: target.dropOnto } : {}),
         ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),
       };
     },

@@ -8,7 +8,7 @@
 // the relay gave up on, or asked over a link that dropped, is withdrawn (the popup says why): an approval never
 // outlives its call.
 
-import { argsTooLongHint, argsTooLongToAsk } from '../../../src/protocol/shownArgs.ts';
+import { argsUnaskable, argsUnaskableHint } from '../../../src/protocol/shownArgs.ts';
 import { distrustedHint, SiteRules, trustedReadOnly } from '../../../src/protocol/siteRules.ts';
 import type {
   CallOutcome,
@@ -150,7 +150,7 @@ export async function locate(
 /** The relay's question, shown in the popup; an approval is remembered for that document and URL only. */
 export async function askFromRelay(message: AskMessage): Promise<Decision> {
   // The relay asks only about arguments a question shows whole; one that did not is refused here as well.
-  if (argsTooLongToAsk(message.args)) return 'denied';
+  if (argsUnaskable(message.args)) return 'denied';
   const decision = await askHuman(message, message);
   if (decision !== 'denied') approvedHere.set(message.taskId, message.target);
   if (decision === 'always' && message.approveAllAllowed) await rememberAlways(message.site, message.tool);
@@ -271,8 +271,8 @@ async function judgeAndRun(
       );
   } else if (verdict) {
     // The relay did not ask, but this browser's rules say a human must: ask here, about arguments shown whole.
-    const tooLong = argsTooLongToAsk(message.args);
-    if (tooLong) return failure('too_large', `${tooLong} ${argsTooLongHint}`);
+    const tooLong = argsUnaskable(message.args);
+    if (tooLong) return failure('too_large', `${tooLong} ${argsUnaskableHint}`);
     const decision = await askHuman(message, { ...verdict, approveAllAllowed: !verdict.sensitive });
     report(decision);
     if (decision === 'denied')

@@ -1,0 +1,115 @@
+// A question shows its arguments character for character, and names every element the action touches
+// (protocol/shownArgs.ts, displayText.ts exactText). Second attack review of "shown whole" (attackQuestionsShowWhole):
+// the whole line was shown, but not exactly, and a careful human approved what the page did not get as shown.
+// Found and fixed (each test failed before):
+// - call_site_tool with `to`/`to ` and `amount`/` amount`: the question showed one pair (the landlord, 50), the
+//   page's tool read the other (the attacker, 5,000). Names that read alike are refused before anyone is asked.
+// - combining marks past the third on a letter were dropped: two script variables looked the same, and a short
+//   comment carried 18,000 hidden characters past the 4,000 bound. Every character now shows (a mark past the
+//   third as <U+0300>), and the bound counts them.
+// - drag named only what it dragged: "drag on salary.xlsx" dropped it on "Share publicly". The question names
+//   where it drops.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
+
+const polyfill = readFileSync(createRequire(import.meta.url).resolve('@mcp-b/global/iife'), 'utf8');
+
+let site: Fixture;
+let mcp: McpUnderTest;
+
+before(async () => {
+  site = await startFixture({
+    '/pay': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Bank</title><script src="/global.js"></script><h1>Pay</h1><script>window.calls = [];
+        document.modelContext.registerTool({ name: 'sendMoney', description: 'Send money from your account',
+          inputSchema: { type: 'object', properties: { to: { type: 'string' }, amount: { type: 'number' } }, required: ['to', 'amount'] },
+          async execute(input) { window.calls.push(input); return { content: [{ type: 'text', text: 'sent ' + input.amount + ' to ' + input.to }] }; } });</script>`,
+      ),
+    '/global.js': (_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(polyfill);
+    },
+    '/comment': (_req, _body, res) =>
+      html(
+        res,
+        '<title>Review</title><form method="post" action="/comment"><label>Comment <textarea name="c"></textarea></label><button>Post</button></form>',
+      ),
+    '/files': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Files</title>
+        <div draggable="true" id="f" role="button" aria-label="salary.xlsx">salary.xlsx</div>
+        <div id="a" role="button" aria-label="Archive" style="width:200px;height:60px">Archive</div>
+        <div id="p" role="button" aria-label="Share publicly" style="width:200px;height:60px">Share publicly</div>
+        <script>f.addEventListener('dragstart', (e) => e.dataTransfer.setData('text', 'salary.xlsx'));
+        for (const zone of [a, p]) { zone.addEventListener('dragover', (e) => e.preventDefault());
+          zone.addEventListener('drop', (e) => { e.preventDefault(); fetch('/move', { method: 'POST', body: zone.getAttribute('aria-label') }); }); }</script>`,
+      ),
+    '/move': (_req, _body, res) => html(res, 'ok'),
+  });
+  // Every write asks; the human refuses what they can see is harmful.
+  mcp = await startMcp({ args: ['--policy', 'strict', '--mode', 'isolated'] });
+  mcp.human.policy = (question) =>
+    /attacker|5000|public|share/i.test(question) ? { decision: 'reject' } : { decision: 'approve' };
+});
+
+after(async () => {
+  await mcp?.close();
+  await site?.close();
+});
+
+test('argument names that read alike are refused before anyone is asked, and the page gets nothing', async () => {
+  await mcp.call('new_page', { url: site.url('127.0.0.1', '/pay') });
+  await waitFor('the page registers its tool', async () =>
+    (await mcp.call('list_site_tools')).text.includes('sendMoney') ? true : undefined,
+  );
+  const asked = mcp.human.questions.length;
+  const sent = await mcp.call('call_site_tool', {
+    name: 'sendMoney',
+    arguments: { to: 'attacker GB99 6666', amount: 5000, 'to ': 'landlord DE02 1001', ' amount': 50 },
+  });
+  assert.equal(sent.isError, true, sent.text);
+  assert.match(sent.text, /Two argument names read alike \("to" and "to "\)/);
+  assert.equal(mcp.human.questions.length, asked, 'the human was asked');
+  const calls = await mcp.call('evaluate_script', { function: '() => JSON.stringify(window.calls)' });
+  assert.match(calls.text, /\[\]/, calls.text);
+});
+
+test('a value of stacked marks shows each one, and one too long as shown is refused', async () => {
+  await mcp.call('new_page', { url: site.url('shop.example', '/comment') });
+  const comment = refOf((await mcp.call('take_snapshot')).text, 'Comment');
+  const asked = mcp.human.questions.length;
+  // Four accents on one letter: the fourth was dropped from view.
+  await mcp.call('fill', { ref: comment, value: 'ok k\u0300\u0300\u0300\u0300' });
+  assert.equal(mcp.human.questions.length, asked + 1);
+  assert.ok(mcp.human.questions.at(-1)?.includes('k\u0300\u0300\u0300<U+0300>'), mcp.human.questions.at(-1));
+  // 6,000 marks out of sight carried a payload past the bound.
+  const hidden = `Looks good to me${'\u0323'.repeat(6000)}`;
+  const filled = await mcp.call('fill', { ref: comment, value: hidden });
+  assert.equal(filled.isError, true, filled.text);
+  assert.match(filled.text, /too long for the human to read whole/);
+  assert.equal(mcp.human.questions.length, asked + 1, 'the human was asked about what they could not see');
+});
+
+test('drag names where it drops, and the human who refuses sharing is asked about it', async () => {
+  await mcp.call('new_page', { url: site.url('files.example', '/files') });
+  const snapshot = (await mcp.call('take_snapshot')).text;
+  const dragged = await mcp.call('drag', {
+    fromRef: refOf(snapshot, 'salary.xlsx'),
+    toRef: refOf(snapshot, 'Share publicly'),
+  });
+  assert.match(mcp.human.questions.at(-1) ?? '', /Drops onto: button "Share publicly"/);
+  assert.equal(dragged.isError, true, dragged.text);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(
+    site.seen.filter((request) => request.path === '/move').map((request) => request.body),
+    [],
+  );
+});
