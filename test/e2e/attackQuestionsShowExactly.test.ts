@@ -5,7 +5,7 @@
 // - call_site_tool with `to`/`to ` and `amount`/` amount`: the question showed one pair (the landlord, 50), the
 //   page's tool read the other (the attacker, 5,000). Names that read alike are refused before anyone is asked.
 // - combining marks past the third on a letter were dropped: two script variables looked the same, and a short
-//   comment carried 18,000 hidden characters past the 4,000 bound. Every character now shows (a mark past the
+//   comment carried 18,000 hidden characters past the bound on what a question shows. Every character now shows (a mark past the
 //   third as <U+0300>), and the bound counts them.
 // - drag named only what it dragged: "drag on salary.xlsx" dropped it on "Share publicly". The question names
 //   where it drops.

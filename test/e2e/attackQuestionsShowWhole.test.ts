@@ -133,10 +133,10 @@ test('arguments too long to show whole are not asked about: refused, nothing typ
   const asked = mcp.human.questions.length;
   const filled = await mcp.call('fill', {
     ref: refOf(snapshot, 'Title'),
-    value: `${'Work laptop · '.repeat(400)}end`,
+    value: `${'Work laptop · '.repeat(800)}end`,
   });
   assert.equal(filled.isError, true, filled.text);
-  assert.match(filled.text, /too long for the human to read whole[\s\S]*at most 4000/);
+  assert.match(filled.text, /too long for the human to read whole[\s\S]*at most 10000/);
   assert.equal(mcp.human.questions.length, asked, 'a question was asked about arguments it could not show');
   assert.match((await mcp.call('take_snapshot')).text, /textbox "?Title"?(?! =")/, 'something was typed');
   const records = readFileSync(mcp.auditPath, 'utf8')

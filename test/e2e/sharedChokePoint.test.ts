@@ -32,6 +32,9 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
   const url = (host: string, path: string) => site.url(host, path);
   const arrived = (path: string) => site.seen.filter((request) => request.path.startsWith(path));
   const quietly = (ms: number) => new Promise((done) => setTimeout(done, ms));
+  // A page that starts once it is in front again, after another tab had it hidden (the agent's read): what it
+  // sends is after the read, however late the server sees it.
+  const backInFront = `let back = false; document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') back = true; });`;
   const teardownPost = (path: string) =>
     `addEventListener('pagehide', () => fetch(${JSON.stringify(url('github.com', path))}, { method: 'POST', keepalive: true, mode: 'no-cors', body: 'teardown' })); onload = () => fetch('/ad-ready?' + ${JSON.stringify(path)})`;
 
@@ -76,14 +79,14 @@ describe("the user's Chrome: an agent frame's requests are judged after its sess
         '/watch': (_req, _body, res) =>
           html(
             res,
-            `<title>Watch</title><p>watching</p><script>let n = 0; setInterval(() => { if (document.visibilityState !== 'visible') return; n++;
+            `<title>Watch</title><p>watching</p><script>let n = 0; ${backInFront} setInterval(() => { if (!back || document.visibilityState !== 'visible') return; n++;
             const s = document.createElement('script'); s.type = 'speculationrules'; s.textContent = JSON.stringify({ prerender: [{ source: 'list', urls: ['/pre?d=' + n] }], prefetch: [{ source: 'list', urls: ['/pref?d=' + n] }] }); document.head.append(s) }, 300)</script>`,
           ),
         // The same, to another site the browser holds no cookies for: Chrome prefetches it too (measured).
         '/watch-away': (_req, _body, res) =>
           html(
             res,
-            `<title>Watch away</title><p>watching</p><script>let n = 0; setInterval(() => { if (document.visibilityState !== 'visible') return; n++;
+            `<title>Watch away</title><p>watching</p><script>let n = 0; ${backInFront} setInterval(() => { if (!back || document.visibilityState !== 'visible') return; n++;
             const s = document.createElement('script'); s.type = 'speculationrules'; s.textContent = JSON.stringify({ prefetch: [{ source: 'list', urls: [${JSON.stringify(url('leak.example', '/spec-away?d='))} + n] }] }); document.head.append(s) }, 300)</script>`,
           ),
         // A blank popup the page writes rules into: Chrome reports no attempt status for its document (measured),

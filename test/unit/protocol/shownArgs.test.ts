@@ -23,7 +23,7 @@ test('past the limit, as shown, the question is refused and says why', () => {
   const over = { value: 'a'.repeat(questionArgsMaxChars) };
   assert.match(
     argsUnaskable(over) ?? '',
-    /too long for the human to read whole in the question \(4012 characters as shown, at most 4000\)/,
+    /too long for the human to read whole in the question \(10012 characters as shown, at most 10000\)/,
   );
   // Every space shows, and counts: padding made of spaces is refused as any other.
   assert.match(argsUnaskable({ value: `${' '.repeat(10_000)}ATTACKERKEY` }) ?? '', /too long/);
