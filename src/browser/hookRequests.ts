@@ -25,7 +25,30 @@ export interface PausedRequest {
     readonly url: string;
     readonly method: string;
     readonly headers: Readonly<Record<string, string>>;
+    readonly hasPostData?: boolean;
+    readonly postData?: string;
+    readonly postDataEntries?: readonly { readonly bytes?: string }[];
   };
+}
+
+/**
+ * What a paused request carries, as a question about it shows it: its bytes as UTF-8 text, or that it carries
+ * something CDP did not report (a body too long for the event): asked about, it could not be shown.
+ */
+export function bodyOf(request: PausedRequest['request']): { body?: string; bodyUnread?: true } {
+  const entries = request.postDataEntries;
+  if (entries && entries.length > 0 && entries.every((entry) => entry.bytes !== undefined))
+    return {
+      body: Buffer.concat(entries.map((entry) => Buffer.from(entry.bytes ?? '', 'base64'))).toString('utf8'),
+    };
+  if (request.postData !== undefined) return { body: request.postData };
+  return request.hasPostData ? { bodyUnread: true } : {};
+}
+
+/** What a Playwright request carries, as text, for a question about it (route hooks: the user's Chrome, remote). */
+export function bodyOfRequest(request: Request): { body?: string } {
+  const bytes = request.postDataBuffer();
+  return bytes ? { body: bytes.toString('utf8') } : {};
 }
 
 export function isMainFrame(request: Request): boolean {

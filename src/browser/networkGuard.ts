@@ -28,7 +28,7 @@ import {
   hookSessionOf,
   sensitiveHostPatterns,
 } from './hookPatterns.ts';
-import { type FrameTree, headerOf, type PausedRequest } from './hookRequests.ts';
+import { bodyOf, type FrameTree, headerOf, type PausedRequest } from './hookRequests.ts';
 import { watchNativeSockets } from './nativeSockets.ts';
 import { decidedAtSight } from './pageActivity.ts';
 import { hookTabOnThePipe } from './pipeHooks.ts';
@@ -353,6 +353,7 @@ export class NetworkGuard extends RouteJudge {
       mainFrame,
       hop: event.redirectedRequestId !== undefined,
       ...(origin !== undefined ? { origin } : {}),
+      ...bodyOf(event.request),
       ...(event.networkId !== undefined ? { chain: event.networkId } : {}),
     };
     const reason = await this.verdict(facts, page);

@@ -10,7 +10,7 @@ import { swallow } from '../core/debug.ts';
 import { withoutFragment } from './announcedRequests.ts';
 import { settledWithin } from './deadline.ts';
 import { tagHeader } from './egressProxy.ts';
-import { initiatorUrlOf, isMainFrame, pageOf } from './hookRequests.ts';
+import { bodyOfRequest, initiatorUrlOf, isMainFrame, pageOf } from './hookRequests.ts';
 import { requestDecided } from './pageActivity.ts';
 import type { PopupDocuments } from './popupDocuments.ts';
 import { SocketJudge } from './socketJudge.ts';
@@ -110,6 +110,7 @@ export abstract class RouteJudge extends SocketJudge {
         mainFrame: document && isMainFrame(request),
         hop: request.redirectedFrom() !== null,
         ...initiatorUrlOf(request),
+        ...bodyOfRequest(request),
         ...(origin !== undefined ? { origin } : {}),
       };
       return await this.verdict(facts, pageOf(request));

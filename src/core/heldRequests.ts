@@ -1,8 +1,9 @@
 // Held requests (docs/architecture.md "Policy at the choke point", 2 to 4): while an action runs, the requests its
 // tab makes that the choke point would stop are held and put to the action's human, each as a question of its own
-// showing what it really is (method, host and path), never approved in bulk. A host the human lets a tainted
+// showing what it really is (method, host and path, and what it carries, whole), never approved in bulk. A host the human lets a tainted
 // request go to stays allowed for the session (GuardState).
 
+import { argsUnaskable } from '../protocol/shownArgs.ts';
 import type { ApprovalChoice } from './approvals.ts';
 import type { Trail } from './callTrail.ts';
 import type { ActionLook, Caller, GuardedAction } from './callTypes.ts';
@@ -90,6 +91,16 @@ export class HeldRequests {
         // posting every 300 ms is asked once, not once a post); a yes lets one request go, so it is asked anew.
         await open.get(again)?.catch(() => undefined);
         if (refused.has(again) || caller.signal.aborted) return false;
+        // A question shows what the request carries, whole (protocol/shownArgs.ts): one it cannot show is refused.
+        const unshowable = request.bodyUnread
+          ? 'its body could not be read to show the human'
+          : argsUnaskable(heldArgs(request));
+        if (unshowable) {
+          const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
+          trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
+          refused.add(again);
+          return false;
+        }
         // A page that keeps sending new requests cannot keep the human answering, nor its action running.
         if (++asked > maxQuestionsPerAction) {
           const line = `${destination}: held (${reason}); refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
@@ -140,7 +151,7 @@ export class HeldRequests {
             origin: sender.origin,
             destination,
             ...(look.element ? { element: look.element } : {}),
-            args: { method: request.method, url: request.url },
+            args: heldArgs(request),
             frontEnd: caller.frontEnd,
             ...(caller.client ? { client: caller.client } : {}),
             // A question of its own, joined by no other: a held request cannot pend and be asked again, and two
@@ -158,6 +169,15 @@ export class HeldRequests {
       return 'reject';
     }
   }
+}
+
+/** What a question about a held request shows of it: where it goes and, whole, what it carries. */
+function heldArgs(request: RequestFacts): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: request.url,
+    ...(request.body !== undefined && request.body !== '' ? { body: request.body } : {}),
+  };
 }
 
 /** Held requests one action may put to the human; the rest are refused unasked (and the audit says so). */

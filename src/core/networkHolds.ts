@@ -29,6 +29,10 @@ export interface RequestFacts {
    * popup the action's page opened).
    */
   readonly sentFrom?: string;
+  /** What it carries, as text (a form's fields, a script's JSON), when the hook that saw it could read it. */
+  readonly body?: string;
+  /** It carries a body the hook could not read (too long to report, a stream): a question could not show it. */
+  readonly bodyUnread?: boolean;
 }
 
 /** The human answering for one running action, as the backstop reaches them. */

@@ -53,6 +53,16 @@ before(async () => {
           zone.addEventListener('drop', (e) => { e.preventDefault(); fetch('/move', { method: 'POST', body: zone.getAttribute('aria-label') }); }); }</script>`,
       ),
     '/move': (_req, _body, res) => html(res, 'ok'),
+    // A page of another site whose harmless-looking button posts into github.com's key settings on its own.
+    '/helper': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Helper</title><button id="sync">Sync settings</button><button id="big">Sync all</button><script>
+        const post = (body) => fetch(${JSON.stringify(site.url('github.com', '/settings/keys/add'))}, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+        sync.onclick = () => post('title=laptop&key=ssh-ed25519+AAAAC3NzaATTACKERKEY');
+        big.onclick = () => post('title=' + 'x'.repeat(12000) + '&key=ssh-ed25519+AAAAC3NzaATTACKERKEY');</script>`,
+      ),
+    '/settings/keys/add': (_req, _body, res) => html(res, 'added'),
   });
   // Every write asks; the human refuses what they can see is harmful.
   mcp = await startMcp({ args: ['--policy', 'strict', '--mode', 'isolated'] });
@@ -96,6 +106,30 @@ test('a value of stacked marks shows each one, and one too long as shown is refu
   assert.equal(filled.isError, true, filled.text);
   assert.match(filled.text, /too long for the human to read whole/);
   assert.equal(mcp.human.questions.length, asked + 1, 'the human was asked about what they could not see');
+});
+
+test('a request the page sends into a sensitive page is asked about with what it carries, whole', async () => {
+  await mcp.call('new_page', { url: site.url('helper.example', '/helper') });
+  const snapshot = (await mcp.call('take_snapshot')).text;
+  await mcp.call('click', { ref: refOf(snapshot, 'Sync settings') });
+  const held = mcp.human.questions.find((question) =>
+    /Sends: POST github\.com(:\d+)?\/settings\/keys\/add/.test(question),
+  );
+  assert.ok(held, mcp.human.questions.join('\n---\n'));
+  assert.match(held, /"body":"title=laptop&key=ssh-ed25519\+AAAAC3NzaATTACKERKEY"/);
+  // Too long to show whole: refused without asking, and the audit says why.
+  const asked = mcp.human.questions.length;
+  await mcp.call('click', { ref: refOf(snapshot, 'Sync all') });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(
+    mcp.human.questions.filter((question) => question.includes('Sends: POST')).length,
+    mcp.human.questions.slice(0, asked).filter((question) => question.includes('Sends: POST')).length,
+  );
+  assert.match(readFileSync(mcp.auditPath, 'utf8'), /refused without asking: The arguments are too long/);
+  assert.deepEqual(
+    site.seen.filter((request) => request.path === '/settings/keys/add').map((request) => request.body),
+    [],
+  );
 });
 
 test('drag names where it drops, and the human who refuses sharing is asked about it', async () => {
