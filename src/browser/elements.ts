@@ -112,7 +112,67 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
             formElement.document?.baseURI ?? undefined,
           ).href;
     const action = isSubmit && el.hasAttribute('formaction') && el.formAction ? el.formAction : formUrl;
-    out.push({ url: action, submitsForm: true });
+    // What the form would send, read as the browser builds it (FormData with its submitter): each field's name and
+    // value (a file as its name and size) and, where it posts them URL-encoded, the body itself, which the
+    // approval's pass then lets through and no other (core/actionPasses.ts). Method and encoding are read through
+    // the prototypes' own getters: a field named "method" clobbers the form's property. No named function here:
+    // this source text is run as it is, and a compiler may wrap named ones in a helper the page does not have.
+    let formData: { fields?: [string, string][]; body?: string } = {};
+    const scope = globalThis as unknown as {
+      FormData?: new (form: unknown, submitter?: unknown) => Iterable<[string, unknown]>;
+      URLSearchParams?: new (pairs: [string, string][]) => { toString(): string };
+      HTMLFormElement?: { prototype: object };
+      HTMLButtonElement?: { prototype: object };
+      HTMLInputElement?: { prototype: object };
+    };
+    let entries: [string, unknown][] | undefined;
+    try {
+      entries = scope.FormData ? [...new scope.FormData(form, isSubmit ? el : undefined)] : undefined;
+    } catch {
+      entries = undefined;
+    }
+    if (entries && scope.URLSearchParams && scope.HTMLFormElement) {
+      const formProto = scope.HTMLFormElement.prototype;
+      // A password's value is never shown nor kept (the approval's binding travels with its question): its field
+      // shows as a password, and a form holding one is let through by its address alone, as before.
+      const controls = [
+        ...((Object.getOwnPropertyDescriptor(formProto, 'elements')?.get?.call(form) ?? []) as Iterable<{
+          type?: string;
+          name?: string;
+        }>),
+      ];
+      const secret = new Set(
+        controls.filter((control) => control.type === 'password').map((control) => control.name),
+      );
+      const fields = entries.map(([field, entry]): [string, string] =>
+        secret.has(field)
+          ? [field, '(a password, not shown)']
+          : typeof entry === 'string'
+            ? [field, entry]
+            : [
+                field,
+                `(a file: ${(entry as { name?: string }).name ?? ''}, ${(entry as { size?: number }).size ?? 0} bytes)`,
+              ],
+      );
+      const submitterProto = (el.tagName === 'BUTTON' ? scope.HTMLButtonElement : scope.HTMLInputElement)
+        ?.prototype;
+      const [method, enctype] = [
+        ['formmethod', 'formMethod', 'method'],
+        ['formenctype', 'formEnctype', 'enctype'],
+      ].map(([attribute, submitterProperty, formProperty]) =>
+        String(
+          isSubmit && el.hasAttribute(attribute ?? '') && submitterProto
+            ? Object.getOwnPropertyDescriptor(submitterProto, submitterProperty ?? '')?.get?.call(el)
+            : Object.getOwnPropertyDescriptor(formProto, formProperty ?? '')?.get?.call(form),
+        ).toLowerCase(),
+      );
+      const urlEncoded =
+        method === 'post' &&
+        enctype === 'application/x-www-form-urlencoded' &&
+        entries.every(([field, entry]) => typeof entry === 'string' && !secret.has(field));
+      formData = { fields, ...(urlEncoded ? { body: new scope.URLSearchParams(fields).toString() } : {}) };
+    }
+    out.push({ url: action, submitsForm: true, ...formData });
   }
   const autocomplete = (el.getAttribute('autocomplete') ?? '').toLowerCase().split(/\s+/);
   const secretKind =

@@ -344,6 +344,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       method: facts.method,
       ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
       ...(facts.chain !== undefined ? { chain: facts.chain } : {}),
+      ...(facts.body !== undefined ? { body: facts.body } : {}),
     };
     // A navigation to where an approval said the tab would go, or the approved form's submission, begins a chain
     // whose hops are the approval's, even when its first address matches no rule (a login page that redirects into

@@ -15,6 +15,12 @@ export interface PassSpec {
    */
   readonly writeTargets: readonly string[];
   /**
+   * For a target whose form posts URL-encoded: the bodies the human saw (Effect.body); its write is covered only
+   * with one of them. A page that changes a field after the question (its submit handler) sends another body,
+   * which no pass covers: it is held and asked, shown whole.
+   */
+  readonly writeBodies?: Readonly<Record<string, readonly string[]>>;
+  /**
    * The origin of the document holding the approved element: a write spends a target only when it comes from a
    * document of that origin (its Origin header), not from another frame of the page submitting a form of its own
    * to the same address. Absent: no write is covered.
@@ -62,6 +68,18 @@ export interface PassedRequest {
   readonly chain?: string;
   /** Its method, when the hook knows it: a form's submission (a POST) begins a chain toward its own address only. */
   readonly method?: string;
+  /** What it carries, when the hook read it: a write with a shown body is covered only with that body. */
+  readonly body?: string;
+}
+
+/** Two URL-encoded bodies that carry the same fields in the same order (line breaks as the browser sends them). */
+export function sameFormBody(shown: string, sent: string | undefined): boolean {
+  if (sent === undefined) return false;
+  const pairs = (body: string) =>
+    JSON.stringify(
+      [...new URLSearchParams(body)].map((pair) => pair.map((part) => part.replace(/\r\n?/g, '\n'))),
+    );
+  return pairs(shown) === pairs(sent);
 }
 
 /** How many redirect chains begun under a pass are remembered (a tab's navigations, a few at a time). */
@@ -130,7 +148,10 @@ export class ActionPasses {
         (pass.topFrame !== true || request.mainFrame) &&
         pass.writeOrigin !== undefined &&
         request.origin === pass.writeOrigin;
-      const write = pass.ended || !ownNavigation || !target ? -1 : pass.writesLeft.indexOf(target);
+      const bodies = target ? pass.writeBodies?.[target] : undefined;
+      const bodyShown = bodies === undefined || bodies.some((body) => sameFormBody(body, request.body));
+      const write =
+        pass.ended || !ownNavigation || !target || !bodyShown ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {
         // Spent: the human saw one submission of this form, not a page posting it again and again.
         pass.writesLeft.splice(write, 1);

@@ -127,6 +127,11 @@ export function whereLines(request: ApprovalRequest): string[] {
     lines.push(
       `Drops onto: ${forDisplay(request.dropOnto.role, limits.name)} ${quotedForDisplay(request.dropOnto.name, limits.name)}`,
     );
+  // Each form's fields whole and exactly, as the Sends line names the forms (the pass lets that body only).
+  for (const [index, fields] of (request.formData ?? []).entries())
+    lines.push(
+      `${(request.formData?.length ?? 0) > 1 ? `Form ${index + 1} sends` : 'Form sends'}: ${shownArgsLine(fields)}`,
+    );
   for (const [index, target] of (shown.fields ?? []).entries())
     lines.push(`Value ${index + 1} goes to: ${target.field} in ${target.frame}`);
   return lines;

@@ -12,7 +12,7 @@ import { TabwardError } from './errors.ts';
 import { coveredBySiteGrant, type Decision, decide, originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
 import { redactQuestion } from './questionRedaction.ts';
-import { destinationOf } from './shownPlaces.ts';
+import { destinationOf, formDataOf } from './shownPlaces.ts';
 import { type SiteGrant, siteGrantChoice, siteGrantOrigin } from './siteGrants.ts';
 
 export interface ApprovalRoundsDeps {
@@ -189,6 +189,7 @@ export class ApprovalRounds {
         ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
         origin: url ? originOf(url) : '',
         ...destinationOf(look.facts),
+        ...formDataOf(look.facts),
         ...(look.fields ? { fields: look.fields } : {}),
         ...(look.element ? { element: look.element } : {}),
         ...(look.dropOnto ? { dropOnto: look.dropOnto } : {}),
@@ -202,7 +203,9 @@ export class ApprovalRounds {
       this.deps.options.redactor(),
     );
     // Every channel shows the arguments whole (protocol/shownArgs.ts): what cannot be shown is not asked.
-    const tooLong = argsUnaskable(question.args);
+    const tooLong = argsUnaskable(
+      question.formData ? { arguments: question.args, 'form data': question.formData } : question.args,
+    );
     if (tooLong) throw new TabwardError('bad_input', tooLong, argsUnaskableHint);
     return caller.approver.ask(question, caller.signal, { mayPend: true });
   }

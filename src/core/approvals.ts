@@ -18,6 +18,8 @@ export interface ApprovalRequest {
   /** Where the action will send, as "METHOD host/path", when tabward knows. */
   readonly destination?: string;
   /** For an action that writes several values: which field and frame each goes to. */
+  /** What each form the action submits would send (name, value pairs), in the order of the Sends line. */
+  readonly formData?: readonly (readonly (readonly [string, string])[])[];
   /** For a drag: the element it drops onto, by role and accessible name. */
   readonly dropOnto?: { readonly role: string; readonly name: string };
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];

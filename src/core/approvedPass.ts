@@ -65,6 +65,13 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   // A navigation the human approved is a GET: it opens no write toward its destination (a page being left could
   // post there under its cover), and neither does a link.
   const writeTargets = forms.flatMap((effect) => writeTargetOf(effect.url) ?? []);
+  // A form posting URL-encoded is covered with the body the human was shown, and no other.
+  const writeBodies: Record<string, string[]> = {};
+  for (const effect of forms) {
+    const target = writeTargetOf(effect.url);
+    if (target && effect.body !== undefined)
+      writeBodies[target] = [...(writeBodies[target] ?? []), effect.body];
+  }
   // A form's address is no navigation of the pass: its POST is the write above, and a page answering it with a
   // GET to that address and a query of its own (?delete_account=yes) is not what the human saw.
   const navigationTargets = [destination, ...links.map((effect) => effect.url)].flatMap((url) =>
@@ -79,6 +86,7 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   const writeOrigin = elementFrame ? originOf(elementFrame.url, elementFrame.creatorUrl) : undefined;
   return {
     writeTargets,
+    ...(Object.keys(writeBodies).length > 0 ? { writeBodies } : {}),
     ...(writeOrigin && /^https?:\/\//.test(writeOrigin) ? { writeOrigin } : {}),
     navigationTargets,
     navigationOrigins,

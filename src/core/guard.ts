@@ -81,6 +81,10 @@ export interface Effect {
   readonly url: string;
   /** A form submission carries the form's data; a link only its own URL. */
   readonly submitsForm: boolean;
+  /** A form's fields as it would send them (name, value; a file as its name and size): shown to the human. */
+  readonly fields?: readonly (readonly [string, string])[];
+  /** A form posting URL-encoded: the body itself, the only one the approval's pass lets through (actionPasses.ts). */
+  readonly body?: string;
 }
 
 export type Decision =

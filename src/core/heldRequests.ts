@@ -138,7 +138,9 @@ export class HeldRequests {
             id,
             tool: action.name,
             kind: 'request',
-            reason: `${action.name} made ${sender.said} send a request tabward did not predict: ${held.reason}`,
+            // A yes to a request held for the taint lets its host receive requests for the session (allowHostOf
+            // below): the question says so, as the guard's own taint question does.
+            reason: `${action.name} made ${sender.said} send a request tabward did not predict: ${held.reason}${held.taint ? `; approving lets ${originOf(request.url)} receive requests for the rest of this session` : ''}`,
             // Held by a rule: it goes to a sensitive page. Held by the taint: to a plain page, with what was read.
             rule: held.taint ? 'network-taint' : 'network',
             sensitive: true,

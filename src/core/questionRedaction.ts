@@ -19,6 +19,9 @@ export function redactQuestion(request: ApprovalRequest, redact: Redactor): Appr
     ...(request.element
       ? { element: { role: redact.text(request.element.role), name: redact.text(request.element.name) } }
       : {}),
+    ...(request.formData
+      ? { formData: redact.value(request.formData) as NonNullable<ApprovalRequest['formData']> }
+      : {}),
     ...(request.dropOnto
       ? { dropOnto: { role: redact.text(request.dropOnto.role), name: redact.text(request.dropOnto.name) } }
       : {}),

@@ -84,6 +84,18 @@ export function destinationOf(facts: PlacesFacts): { destination?: string } {
   return texts.length > 0 ? { destination: `${texts.join(separatorText)}${note}` } : {};
 }
 
+/**
+ * What each form the question names would send (its fields, as the page holds them now), for the human: a form
+ * shown whole on the Sends line, in that order. The pass lets its write through with that body only (approvedPass.ts).
+ */
+export function formDataOf(facts: PlacesFacts): { formData?: (readonly (readonly [string, string])[])[] } {
+  const seen = shownWhole(facts);
+  const forms = (facts.effects ?? []).filter(
+    (effect) => effect.submitsForm && effect.fields !== undefined && seen(effect.url),
+  );
+  return forms.length > 0 ? { formData: forms.map((effect) => effect.fields ?? []) } : {};
+}
+
 /** Whether a place (a URL of the action's destination or effects) is shown whole: only then may a yes cover it. */
 export function shownWhole(facts: PlacesFacts): (url: string) => boolean {
   const places = shownPlaces(facts);

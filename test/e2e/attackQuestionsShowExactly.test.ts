@@ -24,46 +24,70 @@ let site: Fixture;
 let mcp: McpUnderTest;
 
 before(async () => {
-  site = await startFixture({
-    '/pay': (_req, _body, res) =>
-      html(
-        res,
-        `<title>Bank</title><script src="/global.js"></script><h1>Pay</h1><script>window.calls = [];
+  site = await startFixture(
+    {
+      '/pay': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank</title><script src="/global.js"></script><h1>Pay</h1><script>window.calls = [];
         document.modelContext.registerTool({ name: 'sendMoney', description: 'Send money from your account',
           inputSchema: { type: 'object', properties: { to: { type: 'string' }, amount: { type: 'number' } }, required: ['to', 'amount'] },
           async execute(input) { window.calls.push(input); return { content: [{ type: 'text', text: 'sent ' + input.amount + ' to ' + input.to }] }; } });</script>`,
-      ),
-    '/global.js': (_req, _body, res) => {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(polyfill);
-    },
-    '/comment': (_req, _body, res) =>
-      html(
-        res,
-        '<title>Review</title><form method="post" action="/comment"><label>Comment <textarea name="c"></textarea></label><button>Post</button></form>',
-      ),
-    '/files': (_req, _body, res) =>
-      html(
-        res,
-        `<title>Files</title>
+        ),
+      '/global.js': (_req, _body, res) => {
+        res.writeHead(200, { 'content-type': 'text/javascript' }).end(polyfill);
+      },
+      '/comment': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Review</title><form method="post" action="/comment"><label>Comment <textarea name="c"></textarea></label><button>Post</button></form>',
+        ),
+      '/files': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Files</title>
         <div draggable="true" id="f" role="button" aria-label="salary.xlsx">salary.xlsx</div>
         <div id="a" role="button" aria-label="Archive" style="width:200px;height:60px">Archive</div>
         <div id="p" role="button" aria-label="Share publicly" style="width:200px;height:60px">Share publicly</div>
         <script>f.addEventListener('dragstart', (e) => e.dataTransfer.setData('text', 'salary.xlsx'));
         for (const zone of [a, p]) { zone.addEventListener('dragover', (e) => e.preventDefault());
           zone.addEventListener('drop', (e) => { e.preventDefault(); fetch('/move', { method: 'POST', body: zone.getAttribute('aria-label') }); }); }</script>`,
-      ),
-    '/move': (_req, _body, res) => html(res, 'ok'),
-    // A page of another site whose harmless-looking button posts into github.com's key settings on its own.
-    '/helper': (_req, _body, res) =>
-      html(
-        res,
-        `<title>Helper</title><button id="sync">Sync settings</button><button id="big">Sync all</button><script>
+        ),
+      '/move': (_req, _body, res) => html(res, 'ok'),
+      // A sensitive page with a third party's script that posts on a click (and could post what it sees later).
+      '/settings/tokens': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Tokens</title><p>ghp_heldAllowsToken5521</p><button id="scopes">Show scopes</button><script>
+        scopes.onclick = () => fetch(${JSON.stringify(site.url('stats.example', '/collect'))}, { method: 'POST', mode: 'no-cors', body: '{"event":"scopes"}' });</script>`,
+        ),
+      '/collect': (_req, _body, res) => html(res, 'ok'),
+      // A page of another site whose harmless-looking button posts into github.com's key settings on its own.
+      '/helper': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Helper</title><button id="sync">Sync settings</button><button id="big">Sync all</button><script>
         const post = (body) => fetch(${JSON.stringify(site.url('github.com', '/settings/keys/add'))}, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
         sync.onclick = () => post('title=laptop&key=ssh-ed25519+AAAAC3NzaATTACKERKEY');
         big.onclick = () => post('title=' + 'x'.repeat(12000) + '&key=ssh-ed25519+AAAAC3NzaATTACKERKEY');</script>`,
-      ),
-    '/settings/keys/add': (_req, _body, res) => html(res, 'added'),
-  });
+        ),
+      '/settings/keys/add': (_req, _body, res) => html(res, 'added'),
+      // Forms of another site posting into github.com's key settings: hidden fields, and a field the submit changes.
+      '/forms': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Forms</title>
+        <form method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="laptop">
+          <input type="hidden" name="key" value="ssh-ed25519 AAAAC3NzaATTACKERKEY"><button>Sync settings</button></form>
+        <form id="late" method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="work">
+          <input type="hidden" id="k" name="key" value="ssh-ed25519 AAAAmine"><button>Add my key</button></form>
+        <form id="plain" method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="desk">
+          <input type="hidden" name="key" value="ssh-ed25519 AAAAdesk"><button>Add desk key</button></form>
+        <script>late.addEventListener('submit', () => { k.value = 'ssh-ed25519 AAAAC3NzaATTACKERKEY2'; });</script>`,
+        ),
+    },
+    { tls: true },
+  );
   // Every write asks; the human refuses what they can see is harmful.
   mcp = await startMcp({ args: ['--policy', 'strict', '--mode', 'isolated'] });
   mcp.human.policy = (question) =>
@@ -129,6 +153,51 @@ test('a request the page sends into a sensitive page is asked about with what it
   assert.deepEqual(
     site.seen.filter((request) => request.path === '/settings/keys/add').map((request) => request.body),
     [],
+  );
+});
+
+test("a form's submission is asked about with its fields, and is let through with those only", async () => {
+  const posted = () =>
+    site.seen.filter((request) => request.path === '/settings/keys/add').map((request) => request.body);
+  await mcp.call('new_page', { url: site.url('forms.example', '/forms') });
+  let snapshot = (await mcp.call('take_snapshot')).text;
+  // Hidden fields: shown, so the human sees the attacker's key and refuses.
+  await mcp.call('click', { ref: refOf(snapshot, 'Sync settings') });
+  assert.match(
+    mcp.human.questions.at(-1) ?? '',
+    /Form sends: \[\["title","laptop"\],\["key","ssh-ed25519 AAAAC3NzaATTACKERKEY"\]\]/,
+  );
+  assert.deepEqual(posted(), []);
+  // A field the page changes as the form submits: the body the human saw is not the one sent, so it is held and
+  // asked about as it is.
+  snapshot = (await mcp.call('take_snapshot')).text;
+  await mcp.call('click', { ref: refOf(snapshot, 'Add my key') });
+  assert.ok(
+    mcp.human.questions.some((question) => /Form sends: .*AAAAmine/.test(question)),
+    'the question showed the form as it was',
+  );
+  assert.match(
+    mcp.human.questions.at(-1) ?? '',
+    /"body":"title=work&key=ssh-ed25519\+AAAAC3NzaATTACKERKEY2"/,
+  );
+  assert.deepEqual(posted(), []);
+  // The form as shown goes through on the human's one yes.
+  await mcp.call('navigate_page', { url: site.url('forms.example', '/forms') });
+  snapshot = (await mcp.call('take_snapshot')).text;
+  const added = await mcp.call('click', { ref: refOf(snapshot, 'Add desk key') });
+  assert.equal(added.isError, false, added.text);
+  assert.deepEqual(posted(), ['title=desk&key=ssh-ed25519+AAAAdesk']);
+});
+
+test('a yes to a request held after a read says it lets that host receive requests for the session', async () => {
+  await mcp.call('new_page', { url: site.url('github.com', '/settings/tokens') });
+  const snapshot = (await mcp.call('take_snapshot')).text;
+  await mcp.call('click', { ref: refOf(snapshot, 'Show scopes') });
+  const held = mcp.human.questions.find((question) => /Sends: POST stats\.example/.test(question)) ?? '';
+  assert.match(
+    held,
+    /approving lets https:\/\/stats\.example:\d+ receive requests for the rest of this session/,
+    held,
   );
 });
 
