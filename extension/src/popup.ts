@@ -3,7 +3,12 @@
 // It holds no state of its own: every second it asks the service worker, and every button is a request. Text a
 // page or an agent chose (tool names, descriptions, arguments, activity) is shown through forDisplay.
 
-import { forDisplay, visibleText } from '../../src/protocol/displayText.ts';
+import {
+  exactText,
+  forDisplay,
+  hasMixedScripts,
+  mixedScriptsWarning,
+} from '../../src/protocol/displayText.ts';
 import { shownArgsLine } from '../../src/protocol/shownArgs.ts';
 import { distrustedHint } from '../../src/protocol/siteRules.ts';
 import type { PopupRequest, SiteTool } from '../../src/protocol/siteTools.ts';
@@ -173,7 +178,13 @@ function renderPending(state: PopupState): void {
       );
       // Never offered for a sensitive page: every call there asks.
       if (p.approveAllAllowed)
-        li.append(button(`Always allow ${forDisplay(p.tool)}`, 'secondary always', decide('always')));
+        li.append(
+          button(
+            `Always allow ${forDisplay(p.tool)} on this site, for every agent`,
+            'secondary always',
+            decide('always'),
+          ),
+        );
       return li;
     }),
   );
@@ -219,10 +230,12 @@ function renderNotes(state: PopupState): void {
 // One line per argument, each value whole and made visible (protocol/shownArgs.ts): a page-chosen string cannot
 // repaint the box, and nothing the human approves is cut from it (a call whose arguments do not fit is not asked).
 function displayArgs(args: unknown): string {
-  if (typeof args !== 'object' || args === null) return shownArgsLine(args);
-  return Object.entries(args)
-    .map(([key, value]) => `${visibleText(key, Number.POSITIVE_INFINITY)}: ${shownArgsLine(value)}`)
-    .join('\n');
+  // A look-alike letter (a Cyrillic о in an address) is flagged here as on every other channel.
+  const flag = hasMixedScripts(JSON.stringify(args) ?? '') ? `\n${mixedScriptsWarning.trim()}` : '';
+  if (typeof args !== 'object' || args === null) return `${shownArgsLine(args)}${flag}`;
+  return `${Object.entries(args)
+    .map(([key, value]) => `${exactText(key)}: ${shownArgsLine(value)}`)
+    .join('\n')}${flag}`;
 }
 
 async function start(): Promise<void> {

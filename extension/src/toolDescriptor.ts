@@ -2,7 +2,7 @@
 // SiteTool sent on (a JSON round trip of the fields that matter, so functions, windows and cycles never leave the
 // page; anything odd is dropped), results become text, and a withdrawn tool's calls get one message.
 
-import type { SiteTool } from '../../src/protocol/siteTools.ts';
+import { type SiteTool, siteToolNamePattern } from '../../src/protocol/siteTools.ts';
 
 interface ToolLike {
   readonly name?: unknown;
@@ -16,7 +16,7 @@ export function toSiteTool(
   json: { stringify: typeof JSON.stringify; parse: typeof JSON.parse },
 ): SiteTool | undefined {
   try {
-    if (typeof tool.name !== 'string' || !tool.name) return undefined;
+    if (typeof tool.name !== 'string' || !siteToolNamePattern.test(tool.name)) return undefined;
     const rawSchema = typeof tool.inputSchema === 'string' ? json.parse(tool.inputSchema) : tool.inputSchema;
     const copy = json.parse(
       json.stringify({

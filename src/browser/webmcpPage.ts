@@ -5,7 +5,7 @@
 // replaces its tool mid-call (native Chrome lets such a call hang on), saying the outcome is unknown.
 
 import type { SiteTool } from '../protocol/siteTools.ts';
-import { maxResultBytes, maxToolBytes, maxToolsPerPage } from '../protocol/siteTools.ts';
+import { maxResultBytes, maxToolBytes, maxToolsPerPage, siteToolNamePattern } from '../protocol/siteTools.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import type { TrackedPage } from './pages.ts';
 
@@ -88,7 +88,10 @@ export async function readSiteTools(tab: TrackedPage, timeoutMs: number): Promis
       "Reading the page's WebMCP tools",
       tab.interrupted,
     )) as string[] | null;
-    return texts?.map((text) => JSON.parse(text) as SiteTool);
+    // A page's tool named otherwise than a tool may be (line breaks, quoting markers) is not offered.
+    return texts
+      ?.map((text) => JSON.parse(text) as SiteTool)
+      .filter((tool) => typeof tool.name === 'string' && siteToolNamePattern.test(tool.name));
   } catch (error) {
     throw translateBrowserError(error, "Reading the page's WebMCP tools");
   }

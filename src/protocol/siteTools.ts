@@ -10,6 +10,14 @@ export const bridgeProtocolVersion = 2;
 export const bundledExtensionId = 'dflmldbgjacfgnjlpnbgbfcmpbjpepnp';
 
 /** What a page says about one of its tools, after a JSON round trip (functions and cycles dropped). */
+/**
+ * A site tool's name as tabward offers it: 1 to 128 letters, digits, `_`, `-` or `.` (MCP's own rule for tool
+ * names, and what Chromium's registerTool accepts). A page's name is printed on lines of their own (listings, the
+ * error naming a site's tools): one with a line break or a quoting marker in it forged a line for another site's
+ * tool (an attack review of the bridge). A tool with any other name is not offered.
+ */
+export const siteToolNamePattern = /^[A-Za-z0-9_.-]{1,128}$/;
+
 export interface SiteTool {
   readonly name: string;
   readonly description: string;

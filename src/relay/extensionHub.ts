@@ -18,6 +18,8 @@ import {
   type ExtensionToRelay,
   type RelayToExtension,
   relayCloseCodes,
+  type SiteTool,
+  siteToolNamePattern,
 } from '../protocol/siteTools.ts';
 import { ActivityFeed } from './activityFeed.ts';
 import {
@@ -364,11 +366,18 @@ export class ExtensionHub {
       return;
     }
     if (message.t === 'sites' && Array.isArray(message.sites)) {
-      connection.sites = message.sites;
+      // Only tools named as a tool may be (siteToolNamePattern): the relay does not take the browser's word for it.
+      const sites = message.sites.map((site) => ({
+        ...site,
+        tools: (Array.isArray(site.tools) ? site.tools : ([] as SiteTool[])).filter(
+          (tool: SiteTool) => typeof tool?.name === 'string' && siteToolNamePattern.test(tool.name),
+        ),
+      }));
+      connection.sites = sites;
       // Tabs opened, closed or navigated: which document would run a call is for the browser to say again.
       connection.located.clear();
       connection.reportedAt = Date.now();
-      this.store.saveSites(connection.extension, message.sites);
+      this.store.saveSites(connection.extension, sites);
       return;
     }
     const kind: Exchange | undefined =

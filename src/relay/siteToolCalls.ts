@@ -10,9 +10,9 @@
 import type { Approver } from '../core/approvals.ts';
 import type { AuditSink } from '../core/audit.ts';
 import { CallPath, type GuardedAction, type CallOutcome as PathOutcome } from '../core/callPath.ts';
-import { visibleLines } from '../core/displayText.ts';
+import { quotedForDisplay, visibleLines } from '../core/displayText.ts';
 import { asTabwardError, TabwardError } from '../core/errors.ts';
-import { Redactor } from '../core/redact.ts';
+import { Redactor, untrusted } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { siteCallFacts } from '../core/siteCalls.ts';
 import { trustedReadOnly } from '../protocol/siteRules.ts';
@@ -277,6 +277,13 @@ export class SiteToolCalls {
           );
         }
         call.settlement = keySettlement(outcome);
+        // What a failing tool said is the page's text: quoted as page text, as its results are (an attack review:
+        // an error with a closing marker and a "SYSTEM NOTICE" reached the agent on lines of its own).
+        if (!outcome.ok && outcome.error.code === 'tool_failed')
+          throw new TabwardError(
+            callErrorCodes.tool_failed,
+            `The page's tool ${quotedForDisplay(tool.name, 80)} failed:\n${untrusted(origin, outcome.error.message)}`,
+          );
         if (!outcome.ok) throw new TabwardError(callErrorCodes[outcome.error.code], outcome.error.message);
         return outcome.result;
       },
