@@ -117,7 +117,7 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
     // approval's pass then lets through and no other (core/actionPasses.ts). Method and encoding are read through
     // the prototypes' own getters: a field named "method" clobbers the form's property. No named function here:
     // this source text is run as it is, and a compiler may wrap named ones in a helper the page does not have.
-    let formData: { fields?: [string, string][]; body?: string } = {};
+    let formData: { fields?: [string, string][]; sendsAs?: 'urlencoded' | 'multipart' | 'plain' } = {};
     const scope = globalThis as unknown as {
       FormData?: new (form: unknown, submitter?: unknown) => Iterable<[string, unknown]>;
       URLSearchParams?: new (pairs: [string, string][]) => { toString(): string };
@@ -146,7 +146,7 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       );
       const fields = entries.map(([field, entry]): [string, string] =>
         secret.has(field)
-          ? [field, '(a password, not shown)']
+          ? [field, '(a password, not shown)'] // core/formBodies.ts passwordNotShown
           : typeof entry === 'string'
             ? [field, entry]
             : [
@@ -166,11 +166,10 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
             : Object.getOwnPropertyDescriptor(formProto, formProperty ?? '')?.get?.call(form),
         ).toLowerCase(),
       );
-      const urlEncoded =
-        method === 'post' &&
-        enctype === 'application/x-www-form-urlencoded' &&
-        entries.every(([field, entry]) => typeof entry === 'string' && !secret.has(field));
-      formData = { fields, ...(urlEncoded ? { body: new scope.URLSearchParams(fields).toString() } : {}) };
+      const sendsAs =
+        enctype === 'multipart/form-data' ? 'multipart' : enctype === 'text/plain' ? 'plain' : 'urlencoded';
+      // Every post is bound to what it shows: a password's value (not shown) may be any, its name and place not.
+      formData = { fields, ...(method === 'post' ? { sendsAs } : {}) };
     }
     out.push({ url: action, submitsForm: true, ...formData });
   }

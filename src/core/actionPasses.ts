@@ -7,6 +7,8 @@
 // one within the approved origins, while the action runs and for a short grace after (the redirect that answers a
 // post).
 
+import { carriesShownForm, type ShownForm } from './formBodies.ts';
+
 export interface PassSpec {
   /**
    * The URLs (query included, fragment not) of the form submissions the human saw, each let go once, and only as
@@ -15,11 +17,11 @@ export interface PassSpec {
    */
   readonly writeTargets: readonly string[];
   /**
-   * For a target whose form posts URL-encoded: the bodies the human saw (Effect.body); its write is covered only
-   * with one of them. A page that changes a field after the question (its submit handler) sends another body,
-   * which no pass covers: it is held and asked, shown whole.
+   * For a target whose form posts what its question showed (Effect.sendsAs, Effect.fields): its write is covered
+   * only with a body carrying those fields (formBodies.ts). A page that changes a field after the question (its
+   * submit or formdata handler) sends another body, which no pass covers: it is held and asked, shown whole.
    */
-  readonly writeBodies?: Readonly<Record<string, readonly string[]>>;
+  readonly writeForms?: Readonly<Record<string, readonly ShownForm[]>>;
   /**
    * The origin of the document holding the approved element: a write spends a target only when it comes from a
    * document of that origin (its Origin header), not from another frame of the page submitting a form of its own
@@ -70,16 +72,6 @@ export interface PassedRequest {
   readonly method?: string;
   /** What it carries, when the hook read it: a write with a shown body is covered only with that body. */
   readonly body?: string;
-}
-
-/** Two URL-encoded bodies that carry the same fields in the same order (line breaks as the browser sends them). */
-export function sameFormBody(shown: string, sent: string | undefined): boolean {
-  if (sent === undefined) return false;
-  const pairs = (body: string) =>
-    JSON.stringify(
-      [...new URLSearchParams(body)].map((pair) => pair.map((part) => part.replace(/\r\n?/g, '\n'))),
-    );
-  return pairs(shown) === pairs(sent);
 }
 
 /** How many redirect chains begun under a pass are remembered (a tab's navigations, a few at a time). */
@@ -148,8 +140,8 @@ export class ActionPasses {
         (pass.topFrame !== true || request.mainFrame) &&
         pass.writeOrigin !== undefined &&
         request.origin === pass.writeOrigin;
-      const bodies = target ? pass.writeBodies?.[target] : undefined;
-      const bodyShown = bodies === undefined || bodies.some((body) => sameFormBody(body, request.body));
+      const forms = target ? pass.writeForms?.[target] : undefined;
+      const bodyShown = forms === undefined || forms.some((form) => carriesShownForm(form, request.body));
       const write =
         pass.ended || !ownNavigation || !target || !bodyShown ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {

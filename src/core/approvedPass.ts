@@ -5,6 +5,7 @@
 import { type PassSpec, writeTargetOf } from './actionPasses.ts';
 import type { ToldLines } from './backstop.ts';
 import type { ActionFacts } from './callTypes.ts';
+import type { ShownForm } from './formBodies.ts';
 import { type Decision, originOf } from './guard.ts';
 import { shownWhole } from './shownPlaces.ts';
 
@@ -64,13 +65,20 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   const links = effects.filter((effect) => !effect.submitsForm);
   // A navigation the human approved is a GET: it opens no write toward its destination (a page being left could
   // post there under its cover), and neither does a link.
-  const writeTargets = forms.flatMap((effect) => writeTargetOf(effect.url) ?? []);
-  // A form posting URL-encoded is covered with the body the human was shown, and no other.
-  const writeBodies: Record<string, string[]> = {};
+  // Only a post whose fields were read and shown opens a write: one tabward could not read (its FormData threw)
+  // is held and asked as it goes, its body shown.
+  const writeTargets = forms
+    .filter((effect) => effect.sendsAs !== undefined)
+    .flatMap((effect) => writeTargetOf(effect.url) ?? []);
+  // A form's post is covered with the fields the human was shown, and no others.
+  const writeForms: Record<string, ShownForm[]> = {};
   for (const effect of forms) {
     const target = writeTargetOf(effect.url);
-    if (target && effect.body !== undefined)
-      writeBodies[target] = [...(writeBodies[target] ?? []), effect.body];
+    if (target && effect.sendsAs !== undefined)
+      writeForms[target] = [
+        ...(writeForms[target] ?? []),
+        { sendsAs: effect.sendsAs, fields: effect.fields ?? [] },
+      ];
   }
   // A form's address is no navigation of the pass: its POST is the write above, and a page answering it with a
   // GET to that address and a query of its own (?delete_account=yes) is not what the human saw.
@@ -86,7 +94,7 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
   const writeOrigin = elementFrame ? originOf(elementFrame.url, elementFrame.creatorUrl) : undefined;
   return {
     writeTargets,
-    ...(Object.keys(writeBodies).length > 0 ? { writeBodies } : {}),
+    ...(Object.keys(writeForms).length > 0 ? { writeForms } : {}),
     ...(writeOrigin && /^https?:\/\//.test(writeOrigin) ? { writeOrigin } : {}),
     navigationTargets,
     navigationOrigins,

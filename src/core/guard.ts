@@ -2,6 +2,7 @@
 // Every front end (MCP server, agent, recipes, relay) calls it; docs/architecture.md "The guard's rules" is its specification,
 // and the rules below are numbered as there.
 
+import type { FormEncoding } from './formBodies.ts';
 import type { BrowserMode, ToolKind, WritePolicy } from './kinds.ts';
 import type { RuleSet } from './sensitiveRules.ts';
 import { effectiveUrl, isOpaqueUrl } from './sensitiveRules.ts';
@@ -83,8 +84,11 @@ export interface Effect {
   readonly submitsForm: boolean;
   /** A form's fields as it would send them (name, value; a file as its name and size): shown to the human. */
   readonly fields?: readonly (readonly [string, string])[];
-  /** A form posting URL-encoded: the body itself, the only one the approval's pass lets through (actionPasses.ts). */
-  readonly body?: string;
+  /**
+   * How a form posts (set for a POST holding no password): the approval's pass lets through only a body carrying
+   * `fields` as shown (core/formBodies.ts).
+   */
+  readonly sendsAs?: FormEncoding;
 }
 
 export type Decision =

@@ -83,7 +83,20 @@ before(async () => {
           <input type="hidden" id="k" name="key" value="ssh-ed25519 AAAAmine"><button>Add my key</button></form>
         <form id="plain" method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="desk">
           <input type="hidden" name="key" value="ssh-ed25519 AAAAdesk"><button>Add desk key</button></form>
-        <script>late.addEventListener('submit', () => { k.value = 'ssh-ed25519 AAAAC3NzaATTACKERKEY2'; });</script>`,
+        <form id="pw" method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="pw">
+          <input type="hidden" id="pk" name="key" value="ssh-ed25519 AAAAmine"><input type="password" name="sudo" style="display:none"><button>Add with password</button></form>
+        <form id="odd" method="post" action="${site.url('github.com', '/settings/keys/add')}"><input type="hidden" name="title" value="odd">
+          <input type="hidden" id="ok" name="key" value="ssh-ed25519 AAAAmine"><button form="nowhere" id="oddb">Add oddly</button></form>
+        <form id="multi" method="post" enctype="multipart/form-data" action="${site.url('github.com', '/settings/keys/add')}">
+          <input type="hidden" name="title" value="multi"><button>Add as multipart</button></form>
+        <script>late.addEventListener('submit', () => { k.value = 'ssh-ed25519 AAAAC3NzaATTACKERKEY2'; });
+        // A password field of the page's own, to unbind the form; a submitter tabward's read of the form fails on.
+        pw.addEventListener('submit', () => { pk.value = 'ssh-ed25519 AAAAC3NzaATTACKERKEY4'; });
+        oddb.addEventListener('click', () => { ok.value = 'ssh-ed25519 AAAAC3NzaATTACKERKEY5'; odd.submit(); });
+        // Only the real submission adds the key (tabward's read builds the form data with no submit event).
+        let submitting = false;
+        multi.addEventListener('submit', () => { submitting = true; });
+        multi.addEventListener('formdata', (e) => { if (submitting) e.formData.append('key', 'ssh-ed25519 AAAAC3NzaATTACKERKEY3'); });</script>`,
         ),
     },
     { tls: true },
@@ -181,6 +194,25 @@ test("a form's submission is asked about with its fields, and is let through wit
     /"body":"title=work&key=ssh-ed25519\+AAAAC3NzaATTACKERKEY2"/,
   );
   assert.deepEqual(posted(), []);
+  // The same in a multipart form, its field added as it submits.
+  await mcp.call('navigate_page', { url: site.url('forms.example', '/forms') });
+  await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, 'Add as multipart') });
+  assert.ok(
+    mcp.human.questions.some((question) => /Form sends: \[\["title","multi"\]\]/.test(question)),
+    'the question showed the multipart form as it was',
+  );
+  assert.match(mcp.human.questions.at(-1) ?? '', /"body":".*AAAAC3NzaATTACKERKEY3/);
+  assert.deepEqual(posted(), []);
+  // A password field of the page's own, or a read of the form that fails, binds it all the same.
+  for (const [button, key] of [
+    ['Add with password', 'AAAAC3NzaATTACKERKEY4'],
+    ['Add oddly', 'AAAAC3NzaATTACKERKEY5'],
+  ]) {
+    await mcp.call('navigate_page', { url: site.url('forms.example', '/forms') });
+    await mcp.call('click', { ref: refOf((await mcp.call('take_snapshot')).text, button ?? '') });
+    assert.match(mcp.human.questions.at(-1) ?? '', new RegExp(`"body":".*${key}`), button);
+    assert.deepEqual(posted(), [], button);
+  }
   // The form as shown goes through on the human's one yes.
   await mcp.call('navigate_page', { url: site.url('forms.example', '/forms') });
   snapshot = (await mcp.call('take_snapshot')).text;

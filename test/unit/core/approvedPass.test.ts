@@ -26,7 +26,12 @@ const click = (effects: readonly Effect[]): ActionFacts => ({
 test('every form and link is named, forms first, each with its query', () => {
   const facts = click([
     { url: 'https://github.com/settings/profile', submitsForm: false },
-    { url: 'https://github.com/settings/delete-account?confirm=yes', submitsForm: true },
+    {
+      url: 'https://github.com/settings/delete-account?confirm=yes',
+      submitsForm: true,
+      sendsAs: 'urlencoded',
+      fields: [['really', 'yes']],
+    },
   ]);
   assert.equal(
     destinationOf(facts).destination,
@@ -34,6 +39,14 @@ test('every form and link is named, forms first, each with its query', () => {
   );
   const pass = passFor(facts, asked);
   assert.deepEqual(pass?.writeTargets?.length, 1);
+  assert.deepEqual(Object.values(pass?.writeForms ?? {}), [
+    [{ sendsAs: 'urlencoded', fields: [['really', 'yes']] }],
+  ]);
+});
+
+test('a post whose fields could not be read opens no write: it is held and asked as it goes', () => {
+  const facts = click([{ url: 'https://github.com/settings/keys/add', submitsForm: true }]);
+  assert.deepEqual(passFor(facts, asked)?.writeTargets, []);
 });
 
 test('a place pushed past the line by a long first one is shown cut and not covered', () => {

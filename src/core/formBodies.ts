@@ -1,0 +1,67 @@
+// Whether a form's submission carries what its question showed (docs/architecture.md "Consent", "Shown whole and
+// exactly"): the fields the element's facts read as the browser builds them (browser/elements.ts), against the body
+// the hook saw, for each encoding a form posts in. A pass lets a form's write through only when they agree
+// (actionPasses.ts): a field the page changed or added as the form submitted (its submit or formdata handler) makes
+// another body, held and asked as it is.
+
+/** How a form posts its fields: the three encodings HTML forms have. */
+export type FormEncoding = 'urlencoded' | 'multipart' | 'plain';
+
+/** A form as its question showed it: its encoding and its fields (a file as "(a file: NAME, SIZE bytes)"). */
+export interface ShownForm {
+  readonly sendsAs: FormEncoding;
+  readonly fields: readonly (readonly [string, string])[];
+}
+
+/** What a form's question shows for a password field's value (browser/elements.ts): never read out. */
+export const passwordNotShown = '(a password, not shown)';
+
+/** Line breaks as the browser sends them in a form (CR LF) and as a page holds them (LF): one and the same. */
+const lines = (text: string) => text.replace(/\r\n?/g, '\n');
+
+/** The fields a body carries, in order, or undefined when it cannot be read as that encoding. */
+function sentFields(sendsAs: FormEncoding, body: string): [string, string][] | undefined {
+  if (sendsAs === 'urlencoded') return [...new URLSearchParams(body)];
+  if (sendsAs === 'plain')
+    return body
+      .split('\r\n')
+      .filter((line, index, all) => line !== '' || index < all.length - 1)
+      .map((line) => {
+        const at = line.indexOf('=');
+        return at < 0 ? [line, ''] : [line.slice(0, at), line.slice(at + 1)];
+      });
+  const boundary = /^--([^\r\n]+)\r\n/.exec(body)?.[1];
+  if (!boundary) return body === '' ? [] : undefined;
+  const parts = body.split(`--${boundary}`).slice(1, -1);
+  const fields: [string, string][] = [];
+  for (const part of parts) {
+    const headEnd = part.indexOf('\r\n\r\n');
+    if (headEnd < 0) return undefined;
+    const head = part.slice(0, headEnd);
+    const value = part.slice(headEnd + 4).replace(/\r\n$/, '');
+    // Chromium writes a quote and line breaks in a name as %22, %0D, %0A.
+    const decode = (text: string) => text.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
+    const name = /; name="([^"]*)"/.exec(head)?.[1];
+    const filename = /; filename="([^"]*)"/.exec(head)?.[1];
+    if (name === undefined) return undefined;
+    fields.push([decode(name), filename === undefined ? value : `(a file: ${decode(filename)}`]);
+  }
+  return fields;
+}
+
+/** Whether `body` carries exactly the fields `shown`, in order (a file by its name). */
+export function carriesShownForm(shown: ShownForm, body: string | undefined): boolean {
+  if (body === undefined) return false;
+  const sent = sentFields(shown.sendsAs, body);
+  if (!sent || sent.length !== shown.fields.length) return false;
+  return shown.fields.every(([name, value], index) => {
+    const [sentName, sentValue] = sent[index] ?? ['', ''];
+    if (lines(sentName) !== lines(name)) return false;
+    // A password is shown as one, its value unread: any value of that field is the one the human approved.
+    if (value === passwordNotShown) return true;
+    // A file is shown by name and size; its bytes (read by the hook as text) are matched by name.
+    if (shown.sendsAs === 'multipart' && value.startsWith('(a file: ') && sentValue.startsWith('(a file: '))
+      return value.startsWith(`${sentValue}, `);
+    return lines(sentValue) === lines(value);
+  });
+}

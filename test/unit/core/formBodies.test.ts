@@ -1,0 +1,48 @@
+// A form's post carries what its question showed, in each encoding (core/formBodies.ts): the same fields in the same
+// order, line breaks as the browser sends them; a field changed or added, or another order, is another body.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { carriesShownForm, type ShownForm } from '../../../src/core/formBodies.ts';
+
+const fields = [
+  ['title', 'laptop'],
+  ['note', 'line one\nline two'],
+] as const;
+
+test('URL-encoded: the same fields pass, another value, an added field or another order do not', () => {
+  const shown: ShownForm = { sendsAs: 'urlencoded', fields };
+  assert.equal(carriesShownForm(shown, 'title=laptop&note=line+one%0D%0Aline+two'), true);
+  assert.equal(carriesShownForm(shown, 'title=laptop&note=line+one%0D%0Aline+three'), false);
+  assert.equal(carriesShownForm(shown, 'title=laptop&note=line+one%0D%0Aline+two&key=evil'), false);
+  assert.equal(carriesShownForm(shown, 'note=line+one%0D%0Aline+two&title=laptop'), false);
+  assert.equal(carriesShownForm(shown, undefined), false);
+});
+
+test('text/plain: name=value lines', () => {
+  const shown: ShownForm = {
+    sendsAs: 'plain',
+    fields: [
+      ['title', 'laptop'],
+      ['key', 'a=b'],
+    ],
+  };
+  assert.equal(carriesShownForm(shown, 'title=laptop\r\nkey=a=b\r\n'), true);
+  assert.equal(carriesShownForm(shown, 'title=laptop\r\nkey=evil\r\n'), false);
+});
+
+test('multipart: text parts by value, a file by its name', () => {
+  const shown: ShownForm = {
+    sendsAs: 'multipart',
+    fields: [
+      ['title', 'laptop'],
+      ['avatar', '(a file: me.png, 4 bytes)'],
+    ],
+  };
+  const body = (title: string, file: string) =>
+    `------B\r\nContent-Disposition: form-data; name="title"\r\n\r\n${title}\r\n------B\r\nContent-Disposition: form-data; name="avatar"; filename="${file}"\r\nContent-Type: image/png\r\n\r\n\u0089PNG\r\n------B--\r\n`;
+  assert.equal(carriesShownForm(shown, body('laptop', 'me.png')), true);
+  assert.equal(carriesShownForm(shown, body('ATTACKER', 'me.png')), false);
+  assert.equal(carriesShownForm(shown, body('laptop', 'other.png')), false);
+  assert.equal(carriesShownForm(shown, 'not multipart'), false);
+});
