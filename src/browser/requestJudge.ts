@@ -345,6 +345,7 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       ...(facts.origin !== undefined ? { origin: facts.origin } : {}),
       ...(facts.chain !== undefined ? { chain: facts.chain } : {}),
       ...(facts.body !== undefined ? { body: facts.body } : {}),
+      ...(facts.bodyUnread ? { bodyUnread: true } : {}),
     };
     // A navigation to where an approval said the tab would go, or the approved form's submission, begins a chain
     // whose hops are the approval's, even when its first address matches no rule (a login page that redirects into

@@ -70,8 +70,10 @@ export interface PassedRequest {
   readonly chain?: string;
   /** Its method, when the hook knows it: a form's submission (a POST) begins a chain toward its own address only. */
   readonly method?: string;
-  /** What it carries, when the hook read it: a write with a shown body is covered only with that body. */
+  /** What it carries, when the hook read it (none: an empty body): a form's write is covered only with its fields. */
   readonly body?: string;
+  /** It carries a body the hook could not read: no form's fields can be matched in it. */
+  readonly bodyUnread?: boolean;
 }
 
 /** How many redirect chains begun under a pass are remembered (a tab's navigations, a few at a time). */
@@ -141,7 +143,8 @@ export class ActionPasses {
         pass.writeOrigin !== undefined &&
         request.origin === pass.writeOrigin;
       const forms = target ? pass.writeForms?.[target] : undefined;
-      const bodyShown = forms === undefined || forms.some((form) => carriesShownForm(form, request.body));
+      const sent = request.bodyUnread ? undefined : (request.body ?? '');
+      const bodyShown = forms === undefined || forms.some((form) => carriesShownForm(form, sent));
       const write =
         pass.ended || !ownNavigation || !target || !bodyShown ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {

@@ -30,8 +30,10 @@ function sentFields(sendsAs: FormEncoding, body: string): [string, string][] | u
         const at = line.indexOf('=');
         return at < 0 ? [line, ''] : [line.slice(0, at), line.slice(at + 1)];
       });
+  // A form with no fields sends nothing, or (multipart) only its closing boundary.
+  if (body === '' || /^--[^\r\n]+--(\r\n)?$/.test(body)) return [];
   const boundary = /^--([^\r\n]+)\r\n/.exec(body)?.[1];
-  if (!boundary) return body === '' ? [] : undefined;
+  if (!boundary) return undefined;
   const parts = body.split(`--${boundary}`).slice(1, -1);
   const fields: [string, string][] = [];
   for (const part of parts) {

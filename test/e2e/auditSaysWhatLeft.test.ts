@@ -1,8 +1,8 @@
 // The audit says what left the browser (docs/architecture.md, "The choke point", What left), found by an attack
 // review: an approved write into a sensitive page whose server answers only after the action returned was named
-// nowhere (the proxy told it only with its answer, after the action's record was written), nor, a second review
-// found, one whose large body was still going (told once its body ended); and a page's own posts after a read
-// filled the record's ten lines, pushing out the approved write itself.
+// nowhere (the proxy told it only with its answer, after the action's record was written), and a page's own posts
+// after a read filled the record's ten lines, pushing out the approved write itself. A page's own large post after
+// an approved click is refused unasked, its body too long for a question to show, and the record says so.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -128,9 +128,29 @@ describe("an action's audit record names what left, whatever the server and the 
     assert.deepEqual(record.sent, [`POST ${url('/settings/slow')}: sent`], JSON.stringify(record));
   });
 
-  test('an approved write whose large body is still going when the action returns is named as sent', async () => {
-    const record = await clickRecord('/settings/upload');
-    assert.deepEqual(record.sent, [`POST ${url('/settings/upload')}: sent`], JSON.stringify(record));
+  // The page's own 16 MB post into the sensitive page (not the form the human approved) is held; a question cannot
+  // show its body, so it is refused without asking, and the record says so (core/heldRequests.ts).
+  test("a page's own large post into a sensitive page after an approved click is refused unasked, and the record says why", async () => {
+    const mcp = await tw.connect();
+    try {
+      mcp.human.policy = () => ({ decision: 'approve' });
+      await mcp.call('new_page', { url: url('/settings/upload') });
+      const snapshot = await mcp.call('take_snapshot');
+      await mcp.call('click', { ref: refOf(snapshot.text, 'Save email') });
+      const record = mcp.audit().findLast((entry) => entry.tool === 'click' && 'decision' in entry);
+      assert.ok(record && 'held' in record, JSON.stringify(record));
+      assert.match(
+        JSON.stringify(record.held),
+        /settings\/upload: held .*refused without asking: (its body could not be read|The arguments are too long)/,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      assert.equal(
+        site.seen.filter((seen) => seen.method === 'POST' && seen.path === '/settings/upload').length,
+        0,
+      );
+    } finally {
+      await mcp.close();
+    }
   });
 
   test('a request refused in a tab where no action runs is an audit event of its own, naming the tab', async () => {

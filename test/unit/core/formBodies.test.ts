@@ -45,4 +45,8 @@ test('multipart: text parts by value, a file by its name', () => {
   assert.equal(carriesShownForm(shown, body('ATTACKER', 'me.png')), false);
   assert.equal(carriesShownForm(shown, body('laptop', 'other.png')), false);
   assert.equal(carriesShownForm(shown, 'not multipart'), false);
+  const empty: ShownForm = { sendsAs: 'multipart', fields: [] };
+  assert.equal(carriesShownForm(empty, '------B--\r\n'), true);
+  assert.equal(carriesShownForm({ sendsAs: 'urlencoded', fields: [] }, ''), true);
+  assert.equal(carriesShownForm({ sendsAs: 'urlencoded', fields: [] }, 'key=evil'), false);
 });
