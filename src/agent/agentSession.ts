@@ -55,7 +55,7 @@ export class AgentSession {
       },
       {
         onText: this.output.text,
-        onToolCall: (name, args) => this.output.info(`  → ${name} ${JSON.stringify(args)}`),
+        onToolCall: (name, args) => this.output.info(`  → ${name} ${this.shownArgs(args)}`),
       },
     );
     this.messages = outcome.messages;
@@ -96,13 +96,22 @@ export class AgentSession {
           },
           {
             onToolCall: (name, callArgs) =>
-              this.output.info(`  [sub-agent] → ${name} ${JSON.stringify(callArgs)}`),
+              this.output.info(`  [sub-agent] → ${name} ${this.shownArgs(callArgs)}`),
           },
         );
         this.count(outcome);
         return outcome.text || '(the helper found nothing to report)';
       },
     };
+  }
+
+  /**
+   * A tool call's arguments as the terminal shows them: through the redactor, as every record is (a declared
+   * secret's value, a password typed before). A literal the model types into a password field for the first time is
+   * known as one only once its call is judged, after this line is printed.
+   */
+  private shownArgs(args: unknown): string {
+    return JSON.stringify(this.runner.options.context.secrets.redactor.value(args));
   }
 
   private count(outcome: { inputTokens: number; outputTokens: number }): void {

@@ -10,6 +10,7 @@ import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
 import type { RefInfo, TrackedPage } from './pages.ts';
+import { passwordSeal } from './passwordSeals.ts';
 import { readsWorld } from './snapshot/documentReads.ts';
 import type { ElementAddress } from './snapshot/frameScopes.ts';
 import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
@@ -117,7 +118,11 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
     // approval's pass then lets through and no other (core/actionPasses.ts). Method and encoding are read through
     // the prototypes' own getters: a field named "method" clobbers the form's property. No named function here:
     // this source text is run as it is, and a compiler may wrap named ones in a helper the page does not have.
-    let formData: { fields?: [string, string][]; sendsAs?: 'urlencoded' | 'multipart' | 'plain' } = {};
+    let formData: {
+      fields?: [string, string][];
+      sendsAs?: 'urlencoded' | 'multipart' | 'plain';
+      unshown?: [number, string][];
+    } = {};
     const scope = globalThis as unknown as {
       FormData?: new (form: unknown, submitter?: unknown) => Iterable<[string, unknown]>;
       URLSearchParams?: new (pairs: [string, string][]) => { toString(): string };
@@ -133,27 +138,66 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
     }
     if (entries && scope.URLSearchParams && scope.HTMLFormElement) {
       const formProto = scope.HTMLFormElement.prototype;
-      // A password's value is never shown nor kept (the approval's binding travels with its question): its field
-      // shows as a password, and a form holding one is let through by its address alone, as before.
+      // A password's value is never shown nor kept (the approval's binding travels with its question): a field a
+      // password goes into (by its type, or the autocomplete token a password manager fills, as secretKind below)
+      // shows as a password, and so does any other field holding one of their values (a page's hidden copy of what
+      // was typed or autofilled): the question is read by whoever can run `tabward approvals`, the agent's shell
+      // included, and the snapshot never showed that value. A form with such a copy opens no write (its post is
+      // held and asked as it goes): a value not shown cannot bind what the post may carry there.
       const controls = [
         ...((Object.getOwnPropertyDescriptor(formProto, 'elements')?.get?.call(form) ?? []) as Iterable<{
           type?: string;
           name?: string;
+          value?: unknown;
+          getAttribute?(name: string): string | null;
         }>),
       ];
+      // Copied from any password field of the document, the form's or not.
+      const documentInputs = [
+        ...((
+          el.ownerDocument as unknown as { querySelectorAll?(selector: string): Iterable<unknown> }
+        ).querySelectorAll?.('input') ?? []),
+      ] as typeof controls;
+      // No named function (see above): each control's secrecy is worked out once, in place.
+      const judged = [...controls, ...documentInputs].map((control) => {
+        const tokens = String(control.getAttribute?.('autocomplete') ?? '')
+          .toLowerCase()
+          .split(/\s+/);
+        const isSecret =
+          control.type === 'password' ||
+          tokens.includes('current-password') ||
+          tokens.includes('new-password') ||
+          tokens.includes('one-time-code');
+        return { control, isSecret };
+      });
       const secret = new Set(
-        controls.filter((control) => control.type === 'password').map((control) => control.name),
+        judged
+          .slice(0, controls.length)
+          .filter((entry) => entry.isSecret)
+          .map((entry) => entry.control.name),
       );
-      const fields = entries.map(([field, entry]): [string, string] =>
-        secret.has(field)
-          ? [field, '(a password, not shown)'] // core/formBodies.ts passwordNotShown
-          : typeof entry === 'string'
-            ? [field, entry]
-            : [
-                field,
-                `(a file: ${(entry as { name?: string }).name ?? ''}, ${(entry as { size?: number }).size ?? 0} bytes)`,
-              ],
-      );
+      const secretValues = judged
+        .filter((entry) => entry.isSecret)
+        .map((entry) => (typeof entry.control.value === 'string' ? entry.control.value : ''))
+        .filter((value) => value.length >= 3);
+      // What is not shown leaves this world only to be sealed at once (sealedFacts) and bound by its seal.
+      const unshown: [number, string][] = [];
+      const fields = entries.map(([field, entry], index): [string, string] => {
+        const value = typeof entry === 'string' ? entry : undefined;
+        if (
+          value !== undefined &&
+          (secret.has(field) || secretValues.some((password) => value.includes(password)))
+        ) {
+          unshown.push([index, value]);
+          return [field, '(a password, not shown)']; // core/formBodies.ts passwordNotShown
+        }
+        if (value !== undefined) return [field, value];
+        if (secret.has(field)) return [field, '(a password, not shown)'];
+        return [
+          field,
+          `(a file: ${(entry as { name?: string }).name ?? ''}, ${(entry as { size?: number }).size ?? 0} bytes)`,
+        ];
+      });
       const submitterProto = (el.tagName === 'BUTTON' ? scope.HTMLButtonElement : scope.HTMLInputElement)
         ?.prototype;
       const [method, enctype] = [
@@ -169,7 +213,11 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       const sendsAs =
         enctype === 'multipart/form-data' ? 'multipart' : enctype === 'text/plain' ? 'plain' : 'urlencoded';
       // Every post is bound to what it shows: a password's value (not shown) may be any, its name and place not.
-      formData = { fields, ...(method === 'post' ? { sendsAs } : {}) };
+      formData = {
+        fields,
+        ...(method === 'post' ? { sendsAs } : {}),
+        ...(unshown.length > 0 ? { unshown } : {}),
+      };
     }
     out.push({ url: action, submitsForm: true, ...formData });
   }
@@ -252,7 +300,12 @@ export async function resolveRef(
       locatorAndFrame(tracked, info.target, ref, timeoutMs),
       callOnElement<[LiveFacts, ElementHooks]>(info.target, readsWorld, factsOnElement, [keyPress], ref),
     ]);
-    return { locator, frames: withDocumentOrigin(frameChain(frame), live.origin), live, hooks };
+    return {
+      locator,
+      frames: withDocumentOrigin(frameChain(frame), live.origin),
+      live: sealedFacts(live),
+      hooks,
+    };
   };
   // A reload or navigation while the ref is looked up makes it stale at once: answer so, not after the timeout.
   const navigated = tracked.nextDocument(
@@ -376,6 +429,23 @@ function originOfUrl(url: string): string | undefined {
   }
 }
 
+/**
+ * The facts as tabward keeps them: each value a form's question does not show (a password's, or a field's holding
+ * one) replaced by its seal (core/formBodies.ts), by which the approval's pass binds what the post may carry there.
+ * Run on every read of liveFactsOf as it arrives, so that no such value is kept, shown or logged.
+ */
+export function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): T {
+  if (!live.effects.some((effect) => 'unshown' in effect)) return live;
+  const effects = live.effects.map((effect) => {
+    const { unshown, ...rest } = effect as Effect & { unshown?: [number, string][] };
+    if (!unshown) return effect;
+    const sealed: (string | undefined)[] = (rest.fields ?? []).map(() => undefined);
+    for (const [index, value] of unshown) if (index < sealed.length) sealed[index] = passwordSeal(value);
+    return { ...rest, sealed };
+  });
+  return { ...live, effects };
+}
+
 function fingerprintOf(frames: readonly FrameFact[], live: LiveFacts): string {
   return JSON.stringify({ frame: frames[0]?.url ?? '', ...live });
 }
@@ -407,7 +477,8 @@ export async function describeLocator(
     const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
     void handle.dispose().catch(swallow('browser', 'elements.describeLocator: handle.dispose()'));
     const frames = frame ? frameChain(frame) : [];
-    return { frames, ...live, fingerprint: fingerprintOf(frames, live) };
+    const sealed = sealedFacts(live);
+    return { frames, ...sealed, fingerprint: fingerprintOf(frames, sealed) };
   };
   return withDeadline(work(), timeoutMs, 'finding the element');
 }

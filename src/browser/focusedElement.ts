@@ -9,7 +9,7 @@ import type { Frame, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
-import { allFrames, type FocusTarget, frameChain, liveFactsSource } from './elements.ts';
+import { allFrames, type FocusTarget, frameChain, liveFactsSource, sealedFacts } from './elements.ts';
 import type { TrackedPage } from './pages.ts';
 import { readsWorld, worldOf } from './snapshot/documentReads.ts';
 import { FrameFinder, type FrameScope, mainScope } from './snapshot/frameScopes.ts';
@@ -64,7 +64,7 @@ export async function focusOn(
           'the focused element',
         ),
       ]);
-      return { frames: frameChain(frame), ...live };
+      return { frames: frameChain(frame), ...sealedFacts(live) };
     }
     return everywhere();
   };

@@ -159,6 +159,7 @@ export class TrackedPage {
     await cdp
       .send('Page.setWebLifecycleState', { state: 'frozen' })
       .catch(swallow('browser', 'pages.retire: cdp.send("Page.setWebLifecycleState", { state: "frozen" })'));
+    retiredPages.add(this.page);
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();
   }
@@ -409,6 +410,13 @@ export class TrackedPage {
 
 /** How long a tab stays untouched before Playwright's script is prepared in its document. */
 const idleBeforePreparingMs = 50;
+/**
+ * Pages retired (TrackedPage.retire), which nothing may close: a context holding one is never closed either (in the
+ * shared isolated browser, closing a leaving client's context closed its retired tab and crashed the browser under
+ * every other client).
+ */
+export const retiredPages = new WeakSet<Page>();
+
 const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
 
 function safeFrame(request: Request): Frame | undefined {

@@ -21,6 +21,7 @@ import { makeHostCertificates } from './hostCertificates.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
 import { OwnBrowsers } from './ownBrowsers.ts';
+import { retiredPages } from './pages.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `sharedIsolatedBrowser.${why}`);
@@ -98,9 +99,11 @@ export class SharedIsolatedBrowser implements ContextSource {
     context.once('close', gone);
     let released: Promise<void> | undefined;
     const release = () => {
-      released ??= withDeadline(context.close(), 10_000, 'Closing a client context')
-        .catch(swallowing('release: context.close()'))
-        .finally(gone);
+      released ??= context.pages().some((page) => retiredPages.has(page))
+        ? leaveRetired(context).finally(() => this.contexts.delete(context))
+        : withDeadline(context.close(), 10_000, 'Closing a client context')
+            .catch(swallowing('release: context.close()'))
+            .finally(gone);
       return released;
     };
     return {
@@ -162,4 +165,22 @@ export class SharedIsolatedBrowser implements ContextSource {
     const launched = this.current?.launched;
     return launched ? { pid: launched.pid, profile: launched.userDataDir } : {};
   }
+}
+
+/**
+ * A leaving client's context that holds a retired tab (browser/pages.ts): closing it would close that tab and crash
+ * the browser every other client uses. Its other tabs are closed; the context stays, its retired tab frozen, and its
+ * proxy with it (still judged by the client's guard), until the browser closes.
+ */
+async function leaveRetired(context: BrowserContext): Promise<void> {
+  await Promise.all(
+    context
+      .pages()
+      .filter((page) => !retiredPages.has(page))
+      .map((page) =>
+        withDeadline(page.close(), 10_000, 'Closing a tab of a client that left').catch(
+          swallowing('leaveRetired: page.close()'),
+        ),
+      ),
+  );
 }

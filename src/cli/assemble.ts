@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AuditLog, processSession } from '../audit/auditLog.ts';
 import { ClientTabs } from '../browser/clientTabs.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
+import { passwordSeal } from '../browser/passwordSeals.ts';
 import { type BrowserConfig, BrowserSession } from '../browser/session.ts';
 import { SharedIsolatedBrowser } from '../browser/sharedIsolatedBrowser.ts';
 import { SharedProfileTaint } from '../browser/sharedProfileTaint.ts';
@@ -108,7 +109,8 @@ export async function assembleGuardedBrowser(
   const audit = new AuditLog(auditPath);
   const downloadsRoot = options.outputDir ?? join(ensureHome(log), 'downloads', processSession);
   const makeWorld = (sessionId: string, sharing: Partial<BrowserConfig>): ClientWorld => {
-    const network = new NetworkGuard(rules, new ActionPasses(), protectedPorts);
+    const network = new NetworkGuard(rules, new ActionPasses(Date.now, passwordSeal), protectedPorts);
+    const downloadFolder = sessionId === processSession ? downloadsRoot : join(downloadsRoot, sessionId);
     const session = new BrowserSession({
       ...browserConfig(mode, options, log),
       ...sharing,
@@ -116,7 +118,7 @@ export async function assembleGuardedBrowser(
       // What tabs log and request is recorded only when a tool can read it.
       ...(categories.includes('devtools') ? { devtools: true } : {}),
       downloads: {
-        folder: sessionId === processSession ? downloadsRoot : join(downloadsRoot, sessionId),
+        folder: downloadFolder,
         maxBytes: (options.downloadMaxMb ?? 50) * 1024 * 1024,
         maxCount: options.downloadMaxCount ?? 100,
         afterActionMs: 5_000,
@@ -131,6 +133,7 @@ export async function assembleGuardedBrowser(
         timeoutMs: options.timeout,
         // The agent's save_recipe: this client's session, from the log it writes, into the home's recipes folder.
         saveRecipe: (name) => saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), sessionId, name),
+        ownFiles: { private: [ensureHome(log), auditPath, downloadsRoot], own: downloadFolder },
       },
       network,
       rules,

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AuditLog } from '../audit/auditLog.ts';
 import { NetworkGuard } from '../browser/networkGuard.ts';
+import { passwordSeal } from '../browser/passwordSeals.ts';
 import { BrowserSession } from '../browser/session.ts';
 import { ActionPasses } from '../core/actionPasses.ts';
 import type { AuditSink } from '../core/audit.ts';
@@ -63,7 +64,7 @@ export function recipeRuntime(
     flags.ignoreBadRules === true,
   );
   // Recipes' pages are policed like the agent's: no unapproved write reaches a sensitive page.
-  const network = new NetworkGuard(rules, new ActionPasses(), new Set());
+  const network = new NetworkGuard(rules, new ActionPasses(Date.now, passwordSeal), new Set());
   const endpoints = gridEndpoints(flags, admission.concurrency);
   const mode: BrowserMode = flags.shared ? 'shared' : endpoints ? 'remote' : 'isolated';
   let session: BrowserSession | undefined;

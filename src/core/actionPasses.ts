@@ -7,7 +7,7 @@
 // one within the approved origins, while the action runs and for a short grace after (the redirect that answers a
 // post).
 
-import { carriesShownForm, type ShownForm } from './formBodies.ts';
+import { carriesShownForm, type Seal, type ShownForm } from './formBodies.ts';
 
 export interface PassSpec {
   /**
@@ -93,7 +93,11 @@ export class ActionPasses {
    */
   private readonly chains = new Map<string, Pass>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `seal`: how a form's password values were sealed (browser/passwordSeals.ts); without it none is let through. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly seal?: Seal,
+  ) {}
 
   open(spec: PassSpec, maxMs: number, openedAt = 0): PassHandle {
     const pass: Pass = {
@@ -144,7 +148,7 @@ export class ActionPasses {
         request.origin === pass.writeOrigin;
       const forms = target ? pass.writeForms?.[target] : undefined;
       const sent = request.bodyUnread ? undefined : (request.body ?? '');
-      const bodyShown = forms === undefined || forms.some((form) => carriesShownForm(form, sent));
+      const bodyShown = forms === undefined || forms.some((form) => carriesShownForm(form, sent, this.seal));
       const write =
         pass.ended || !ownNavigation || !target || !bodyShown ? -1 : pass.writesLeft.indexOf(target);
       if (kind === 'write' && write >= 0) {

@@ -77,7 +77,11 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
     if (target && effect.sendsAs !== undefined)
       writeForms[target] = [
         ...(writeForms[target] ?? []),
-        { sendsAs: effect.sendsAs, fields: effect.fields ?? [] },
+        {
+          sendsAs: effect.sendsAs,
+          fields: effect.fields ?? [],
+          ...(effect.sealed ? { sealed: effect.sealed } : {}),
+        },
       ];
   }
   // A form's address is no navigation of the pass: its POST is the write above, and a page answering it with a

@@ -1,9 +1,10 @@
 // The audit trail of the call path (docs/architecture.md "Audit records"): a start record when a call begins
 // (before anything can fail or hang), what the call was judged on as it goes, one end record with the same call id,
-// events outside a call, and the end of every call still open at shutdown. No record holds a secret's value: all
-// page and agent text in it has passed the redactor.
+// events outside a call, and the end of every call still open at shutdown. No record holds a secret's value: every
+// record passes the redactor whole as it is written (`write`), whatever field a page's or the agent's text reached
+// (an element's name and a guard's reason quote the page: a label made of a typed password was written in clear).
 
-import type { AuditEntry, AuditSink } from './audit.ts';
+import type { AuditEntry, AuditSink, AuditStart } from './audit.ts';
 import type { UntiedStop } from './backstop.ts';
 import type { ActionLook, GuardedAction } from './callTypes.ts';
 import { asTabwardError, TabwardError } from './errors.ts';
@@ -41,7 +42,7 @@ export class CallTrail {
       frontEnd,
       ...(action.subject ? { subject: { ...action.subject } } : {}),
     };
-    this.audit.record({
+    this.write({
       time: new Date(started).toISOString(),
       call,
       frontEnd,
@@ -106,7 +107,13 @@ export class CallTrail {
 
   /** Records something decided outside a call (the login-wall switch, a revoked grant) in the same log. */
   event(entry: Omit<AuditEntry, 'time'>): void {
-    this.audit.record({ time: new Date().toISOString(), ...entry });
+    this.write({ time: new Date().toISOString(), ...entry });
+  }
+
+  /** Every record goes out here, each of its strings redacted (its time and call id are tabward's own). */
+  private write(entry: AuditEntry | AuditStart): void {
+    const { time, call } = entry;
+    this.audit.record({ ...this.redactor().value(entry), time, ...(call !== undefined ? { call } : {}) });
   }
 
   /**
@@ -133,7 +140,7 @@ export class CallTrail {
   }
 
   private record(trail: Trail, end: Pick<AuditEntry, 'outcome' | 'durationMs'> & { error?: string }): void {
-    this.audit.record({
+    this.write({
       time: new Date().toISOString(),
       ...(trail.call ? { call: trail.call } : {}),
       frontEnd: trail.frontEnd ?? '?',

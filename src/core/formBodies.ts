@@ -11,10 +11,22 @@ export type FormEncoding = 'urlencoded' | 'multipart' | 'plain';
 export interface ShownForm {
   readonly sendsAs: FormEncoding;
   readonly fields: readonly (readonly [string, string])[];
+  /** The seal of each value shown as `passwordNotShown`, by the field's index (Effect.sealed). */
+  readonly sealed?: readonly (string | undefined)[];
 }
 
-/** What a form's question shows for a password field's value (browser/elements.ts): never read out. */
+/**
+ * What a form's question shows for a password's value (browser/elements.ts), and for a field holding one: never
+ * shown, since whoever can run `tabward approvals` reads the question. It is bound all the same, by its seal.
+ */
 export const passwordNotShown = '(a password, not shown)';
+
+/**
+ * A value's seal (browser/passwordSeals.ts: an HMAC under a key of the process's), by which a password's value binds
+ * an approval without being kept: a page that put an SSH key in a password field, shown as a password, cannot swap
+ * another in once the human said yes.
+ */
+export type Seal = (value: string) => string;
 
 /** Line breaks as the browser sends them in a form (CR LF) and as a page holds them (LF): one and the same. */
 const lines = (text: string) => text.replace(/\r\n?/g, '\n');
@@ -52,15 +64,20 @@ function sentFields(sendsAs: FormEncoding, body: string): [string, string][] | u
 }
 
 /** Whether `body` carries exactly the fields `shown`, in order (a file by its name). */
-export function carriesShownForm(shown: ShownForm, body: string | undefined): boolean {
+export function carriesShownForm(shown: ShownForm, body: string | undefined, seal?: Seal): boolean {
   if (body === undefined) return false;
   const sent = sentFields(shown.sendsAs, body);
   if (!sent || sent.length !== shown.fields.length) return false;
   return shown.fields.every(([name, value], index) => {
     const [sentName, sentValue] = sent[index] ?? ['', ''];
     if (lines(sentName) !== lines(name)) return false;
-    // A password is shown as one, its value unread: any value of that field is the one the human approved.
-    if (value === passwordNotShown) return true;
+    // A password is shown as one, its value bound by its seal (none to check it with: not carried); one whose
+    // value could not be read (a file in a password's place) is bound by its name alone.
+    if (value === passwordNotShown) {
+      const sealed = shown.sealed?.[index];
+      if (sealed === undefined) return true;
+      return seal !== undefined && sealed === seal(lines(sentValue));
+    }
     // A file is shown by name and size; its bytes (read by the hook as text) are matched by name.
     if (shown.sendsAs === 'multipart' && value.startsWith('(a file: ') && sentValue.startsWith('(a file: '))
       return value.startsWith(`${sentValue}, `);

@@ -89,6 +89,8 @@ export interface Effect {
    * `fields` as shown (core/formBodies.ts).
    */
   readonly sendsAs?: FormEncoding;
+  /** For each field shown as a password (`passwordNotShown`), the seal of its value (sealPassword), where read. */
+  readonly sealed?: readonly (string | undefined)[];
 }
 
 export type Decision =

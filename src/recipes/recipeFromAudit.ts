@@ -49,12 +49,17 @@ export function browsingSessions(entries: readonly AuditEntry[]): SessionSummary
 /** The recipe of one session (default: the latest that browsed). */
 export function recipeFromAudit(
   entries: readonly AuditEntry[],
-  options: { readonly session?: string | undefined; readonly name?: string | undefined } = {},
+  options: {
+    readonly session?: string | undefined;
+    readonly name?: string | undefined;
+    /** The agent's own session only (save_recipe): an error names no other session, another agent's included. */
+    readonly ownOnly?: boolean;
+  } = {},
 ): RecipeFromAudit {
   const sessions = browsingSessions(entries);
   const session = options.session ?? sessions.at(-1)?.session;
   const summary = sessions.find((each) => each.session === session);
-  if (!session || !summary) throw noSession(options.session, sessions);
+  if (!session || !summary) throw noSession(options.session, options.ownOnly ? [] : sessions);
   const calls = entries.filter(
     (entry) => entry.session === session && entry.call && browsingFrontEnds.has(entry.frontEnd),
   );

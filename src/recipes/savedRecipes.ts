@@ -12,7 +12,7 @@ import { writeSteps } from './writeGate.ts';
 
 export function recipeFromLog(
   auditPath: string,
-  options: { readonly session?: string | undefined; readonly name?: string | undefined } = {},
+  options: Parameters<typeof recipeFromAudit>[1] = {},
 ): RecipeFromAudit {
   return recipeFromAudit(readAuditLog(auditPath).entries, options);
 }
@@ -44,7 +44,7 @@ export function saveSessionRecipe(
       `"${base}" is not a recipe name tabward saves under.`,
       'Use letters, digits, - and _ (at most 64), starting with a letter or digit.',
     );
-  const saved = recipeFromLog(auditPath, { session, name: base });
+  const saved = recipeFromLog(auditPath, { session, name: base, ownOnly: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = writeNew(dir, base, recipeText(saved));
   return {

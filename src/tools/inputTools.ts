@@ -1,7 +1,7 @@
 // Input tools: click, hover, drag, fill, fill_form, press_key and upload_file, each on a snapshot ref.
 
 import { realpathSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
 import { focusedTarget } from '../browser/focusedElement.ts';
@@ -287,7 +287,10 @@ export const uploadFile = defineTool({
   schema: () => z.object({ ref, paths: z.array(localFile).min(1), pageId }),
   carriesData: () => true,
   exportsLocalFiles: true,
-  target: (args, context) => elementTarget(context, args.pageId, args.ref),
+  target: (args, context) => {
+    for (const path of args.paths) refuseTabwardsOwn(path, context);
+    return elementTarget(context, args.pageId, args.ref);
+  },
   handle: async (args, { timeoutMs }, target) => {
     const tab = requireTab(target);
     const { locator } = await resolveJudged(tab, args.ref, target, timeoutMs);
@@ -298,6 +301,33 @@ export const uploadFile = defineTool({
     return { content: [text(`Set ${args.paths.length} file(s) on ${describe(target)}: ${names}. ${line}`)] };
   },
 });
+
+/**
+ * A file of tabward's own is never handed to a page, whatever was approved: another agent's download from a
+ * sensitive page, the audit log of every agent's calls, passkeys. An "approve all" given for this agent's own file
+ * must not cover them (found: one agent uploaded another's security log and the audit log under one).
+ */
+function refuseTabwardsOwn(path: string, context: ToolContext): void {
+  const files = context.ownFiles;
+  if (!files) return;
+  const real = (where: string) => {
+    try {
+      return realpathSync(where);
+    } catch {
+      return resolve(where);
+    }
+  };
+  const inside = (root: string) => {
+    const at = real(root);
+    return path === at || path.startsWith(at.endsWith(sep) ? at : `${at}${sep}`);
+  };
+  if (inside(files.own) || !files.private.some(inside)) return;
+  throw new TabwardError(
+    'not_allowed',
+    `upload_file refused: ${JSON.stringify(path)} is one of tabward's own files (its home, the audit log, other agents' downloads), which no page is given.`,
+    `Files this agent downloaded (in ${files.own}) and files outside tabward's folder can be uploaded.`,
+  );
+}
 
 function resolveValue(
   args: { value?: string | undefined; secret?: string | undefined },
@@ -350,6 +380,15 @@ async function fillOne(
   });
   // A field that saves as it is typed into (or a select that submits its form) writes when replayed.
   targets[elementRef] = withIssued(found, tab, mark);
+  // Judged again where the value landed: a page can make a field a password field as it takes the focus or the
+  // text (a login form's common guard against autofill), and the literal typed there is a password from then on.
+  if (!isSecret && !secretNamed && !isSelect) {
+    const landed = (await focusedTarget(tab, timeoutMs)).secretKind;
+    if (landed) {
+      context.secrets.redactAlso(value);
+      targets[elementRef] = { ...(targets[elementRef] ?? found), secret: secretFieldPlaceholder(landed) };
+    }
+  }
   return line;
 }
 

@@ -19,6 +19,12 @@ export interface ToolContext {
   readonly timeoutMs: number;
   /** Saves this session's successful steps as a recipe file (save_recipe); absent where no audit log is kept. */
   readonly saveRecipe?: (name: string | undefined) => SavedRecipe;
+  /**
+   * tabward's own files, which no page is handed (upload_file): its home (the audit log, other agents' downloads,
+   * passkeys, tokens), the audit log wherever it is; `own` is the folder this agent's downloads land in, which is
+   * its to hand on.
+   */
+  readonly ownFiles?: { readonly private: readonly string[]; readonly own: string };
 }
 
 export interface SavedRecipe {

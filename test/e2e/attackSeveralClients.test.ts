@@ -374,6 +374,23 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
           res.end('id,total\n1,9.99\n');
         },
         '/collect': (_req, _body, res) => html(res, '<title>Collected</title><p>ok</p>'),
+        '/upload': (_req, _body, res) =>
+          html(
+            res,
+            '<title>Upload</title><form method="post" action="/collect" enctype="multipart/form-data"><label>File <input type="file" name="f" multiple></label><button>Send</button></form>',
+          ),
+        // A cross-site frame's alert, the frame then removed by its page: the tab is retired (closing it would crash
+        // Chromium).
+        '/host': (req, _body, res) =>
+          html(
+            res,
+            `<title>Host</title><h1>Host</h1><iframe src="https://other.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/alerting"></iframe><script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 500));</script>`,
+          ),
+        '/alerting': (_req, _body, res) =>
+          html(
+            res,
+            "<p>frame</p><script>parent.postMessage('alerting', '*'); setTimeout(() => alert('from a frame'), 50);</script>",
+          ),
       },
       // github.com is on Chromium's HSTS preload list: its pages come over TLS.
       { tls: true },
@@ -564,8 +581,47 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
     assert.match((await call(a.client, 'list_downloads')).text, /orders-of-a\.csv/);
     const listedB = await call(b.client, 'list_downloads');
     assert.doesNotMatch(listedB.text, /orders-of-a/, listedB.text);
+    // Nor to upload: A's download and the audit log of every client are tabward's own files, refused before anyone
+    // is asked (an "approve all" B's human gave for B's own file once covered them).
+    const aFile = readdirSync(join(home, 'downloads'), { recursive: true, withFileTypes: true }).find(
+      (entry) => entry.name.includes('orders-of-a'),
+    );
+    assert.ok(aFile, "A's download is on disk");
+    await call(b.client, 'new_page', { url: site.url('upload.example', '/upload') });
+    const form = (await call(b.client, 'take_snapshot')).text;
+    for (const path of [join(aFile.parentPath, aFile.name), join(home, 'audit.jsonl')]) {
+      const uploaded = await call(b.client, 'upload_file', { ref: refOf(form, 'File'), paths: [path] });
+      assert.equal(uploaded.isError, true, uploaded.text);
+      assert.match(
+        uploaded.text,
+        /not_allowed: upload_file refused: .* is one of tabward's own files/,
+        uploaded.text,
+      );
+    }
     await leave(a);
     await leave(b);
+  });
+
+  test("a client whose page retired its tab leaves without taking the one browser (and every other client's tabs) down", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(a.client, 'new_page', { url: site.url('plain.example', '/plain?stays') });
+    const pid = () => call(a.client, 'browser_status').then((status) => /pid (\d+)/.exec(status.text)?.[1]);
+    const before = await pid();
+    assert.ok(before, 'the browser has a pid');
+    const opened = await call(b.client, 'new_page', { url: site.url('evil.example', '/host') });
+    const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? 'p1';
+    await waitFor(
+      "B's tab retired",
+      async () => /retired/.test((await call(b.client, 'take_snapshot', { pageId: tab })).text),
+      { timeoutMs: 20_000, intervalMs: 300 },
+    );
+    await leave(b);
+    await new Promise((done) => setTimeout(done, 2_000));
+    const still = await call(a.client, 'take_snapshot');
+    assert.match(still.text, /plain page/, `A's tab is still there: ${still.text}`);
+    assert.equal(await pid(), before, 'the same browser');
+    await leave(a);
   });
 
   test('sessions: a racing crowd of initializes stays within --max-sessions; an ended id is never served again; a call outlives --session-idle', async () => {

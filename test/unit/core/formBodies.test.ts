@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { carriesShownForm, type ShownForm } from '../../../src/core/formBodies.ts';
+import { passwordSeal } from '../../../src/browser/passwordSeals.ts';
+import { carriesShownForm, passwordNotShown, type ShownForm } from '../../../src/core/formBodies.ts';
 
 const fields = [
   ['title', 'laptop'],
@@ -49,4 +50,23 @@ test('multipart: text parts by value, a file by its name', () => {
   assert.equal(carriesShownForm(empty, '------B--\r\n'), true);
   assert.equal(carriesShownForm({ sendsAs: 'urlencoded', fields: [] }, ''), true);
   assert.equal(carriesShownForm({ sendsAs: 'urlencoded', fields: [] }, 'key=evil'), false);
+});
+
+test('a value shown as a password is bound by its seal: another value, or no seal to check with, does not pass', () => {
+  const shown: ShownForm = {
+    sendsAs: 'urlencoded',
+    fields: [
+      ['title', 'laptop'],
+      ['key', passwordNotShown],
+    ],
+    sealed: [undefined, passwordSeal('hunter2-secret')],
+  };
+  assert.equal(carriesShownForm(shown, 'title=laptop&key=hunter2-secret', passwordSeal), true);
+  assert.equal(carriesShownForm(shown, 'title=laptop&key=ssh-ed25519+AAAA+attacker', passwordSeal), false);
+  // Without the process's seal nothing sealed is let through (fail closed).
+  assert.equal(carriesShownForm(shown, 'title=laptop&key=hunter2-secret'), false);
+  // A password field whose value could not be read (none sealed) is bound by its name alone, as before.
+  const unread: ShownForm = { sendsAs: 'urlencoded', fields: [['pw', passwordNotShown]] };
+  assert.equal(carriesShownForm(unread, 'pw=anything', passwordSeal), true);
+  assert.equal(carriesShownForm(unread, 'other=anything', passwordSeal), false);
 });
