@@ -65,21 +65,31 @@ export async function runMcp(flags: McpFlags): Promise<void> {
   // Over HTTP each session is a client with a world of its own (context, tabs, taint, grants), closed with its
   // session; --share-context gives every session the process's one world instead.
   const perClient = flags.http !== undefined && !flags.shareContext;
-  const makeServer = () => {
-    if (!perClient) return serverFor(browser.runner, warmUp);
-    const world = browser.openClient();
-    // The shared browser warms up with the first client (warmUp); each client's context opens with its first call.
-    const server = serverFor(world.runner, warmUp, world.sessionId);
+  /** A session's questions go with it: one left waiting for the same call again took a yes nothing would act on. */
+  const withdrawOnClose = (server: ReturnType<typeof serverFor>, session: string, then?: () => void) => {
     server.onclose = () => {
-      // Its questions go with it: one left waiting for the same call again took a human's yes that nothing would
-      // ever act on (an attack review).
       browser.consent?.inbox.withdrawWhere(
-        (request) => askedInSession(request, world.sessionId),
+        (request) => askedInSession(request, session),
         'its client ended its session',
       );
-      void world.close();
+      then?.();
     };
     return server;
+  };
+  let sharingSessions = 0;
+  const makeServer = () => {
+    if (flags.http === undefined) return serverFor(browser.runner, warmUp);
+    if (!perClient) {
+      // --share-context: one world for every session, but each session's questions still say which one asks (a
+      // client cannot name itself into another's) and go with it (an attack review found neither).
+      const session = `${browser.sessionId}-shared-${++sharingSessions}`;
+      return withdrawOnClose(serverFor(browser.runner, warmUp, session), session);
+    }
+    const world = browser.openClient();
+    // The shared browser warms up with the first client (warmUp); each client's context opens with its first call.
+    return withdrawOnClose(serverFor(world.runner, warmUp, world.sessionId), world.sessionId, () => {
+      void world.close();
+    });
   };
   // A bug must not take the agent's browser down with it: say so, and keep serving.
   process.on('unhandledRejection', (error) =>

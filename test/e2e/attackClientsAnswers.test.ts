@@ -274,6 +274,66 @@ describe("a human's answers across clients of one isolated browser", { timeout: 
   });
 });
 
+describe('questions of clients sharing one world (--share-context)', { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let tabward: RunningTabward;
+  let home = '';
+  const open: Connected[] = [];
+  const { connect, call, leave } = clientsOf(() => tabward, open);
+
+  before(async () => {
+    site = await startFixture(
+      { '/settings/profile': (_req, _body, res) => html(res, '<title>Profile</title><p>profile</p>') },
+      { tls: true },
+    );
+    home = mkdtempSync(join(tmpdir(), 'tabward-answers-shared-'));
+    tabward = await startMcpHttp(
+      ['--mode', 'isolated', '--approval', 'inbox', '--approval-wait', '3', '--no-notify', '--share-context'],
+      home,
+    );
+  });
+  after(async () => {
+    await stopAll(tabward, open);
+    await site?.close();
+    rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  test('each question still says which session asks, and goes when that session ends', async () => {
+    const human = inboxOf(home);
+    const a = await connect('agent-A');
+    const b = await connect('agent-B');
+    const url = site.url('github.com', '/settings/profile');
+    const pendingA = await call(a.client, 'new_page', { url });
+    const pendingB = await call(b.client, 'new_page', { url });
+    const ids = [pendingA, pendingB].map((pending) => /question ([a-z2-9]{4})/.exec(pending.text)?.[1] ?? '');
+    assert.notEqual(ids[0], ids[1], 'the same call of two sessions is two questions');
+    const open = await human.questions();
+    const askedBy = ids.map(
+      (id) => /Asked by: session (\S+),/.exec(open.find((q) => q.id === id)?.question ?? '')?.[1],
+    );
+    assert.ok(
+      askedBy[0] && askedBy[1] && askedBy[0] !== askedBy[1],
+      `each names its own session: ${askedBy}`,
+    );
+    await leave(b);
+    await waitFor(
+      "B's question withdrawn",
+      async () => !(await human.questions()).some((q) => q.id === ids[1]) || undefined,
+    );
+    assert.ok(
+      (await human.questions()).some((q) => q.id === ids[0]),
+      "A's question stays",
+    );
+    assert.equal(await human.answer(ids[1] ?? '', 'approve'), 404, "a late yes to B's question is refused");
+    await human.answer(ids[0] ?? '', 'reject');
+    assert.equal(
+      site.seen.filter((seen) => seen.path === '/settings/profile').length,
+      0,
+      'nothing was opened',
+    );
+  });
+});
+
 describe('login walls of several clients in auto mode', { timeout: 180_000 }, () => {
   let site: Fixture;
   let chrome: UserChrome;
