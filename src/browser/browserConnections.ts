@@ -347,6 +347,12 @@ async function closeTabs(tabs: readonly TrackedPage[]): Promise<void> {
  *   multicast DNS, past the host resolver's rules: a query (for the mapped name) left the machine at the moment
  *   the page chose, a signal to anyone on the network (an attack review). The browser gathers no host candidate
  *   to hide anyway: WebRTC may use only proxied TCP there (egressProxy.ts).
+ * And one it runs with, merged into any --enable-features given the same way:
+ * - SuppressDifferentOriginSubframeJSDialogs: a frame of another origin opens no alert, confirm or prompt (measured
+ *   on 156: none reaches Playwright or CDP). A cross-site frame's dialog whose frame its page then removed crashes
+ *   the whole browser when answered or when its tab closes (browser/orphanDialogs.ts): one page of one run, or of
+ *   one client, took every other run's and client's tabs down with it (an attack review). An agent has no use for
+ *   a third party's dialog.
  */
 export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
   const features = [
@@ -357,7 +363,16 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
     'NetworkTimeServiceQuerying',
     'WebRtcHideLocalIpsWithMdns',
   ].join(',');
-  const given = args.findLastIndex((arg) => arg.startsWith('--disable-features='));
-  if (given < 0) return [...args, `--disable-features=${features}`];
+  return mergedFeatures(
+    mergedFeatures(args, '--disable-features=', features),
+    '--enable-features=',
+    'SuppressDifferentOriginSubframeJSDialogs',
+  );
+}
+
+/** `features` added to the last `switchName` given (the one Chromium reads), or as a switch of their own. */
+function mergedFeatures(args: readonly string[], switchName: string, features: string): string[] {
+  const given = args.findLastIndex((arg) => arg.startsWith(switchName));
+  if (given < 0) return [...args, `${switchName}${features}`];
   return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
 }

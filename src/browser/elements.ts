@@ -5,6 +5,7 @@ import type { Frame, Locator, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
+import { passwordNotShown } from '../core/formBodies.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
@@ -14,6 +15,7 @@ import { passwordSeal } from './passwordSeals.ts';
 import { readsWorld } from './snapshot/documentReads.ts';
 import type { ElementAddress } from './snapshot/frameScopes.ts';
 import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
+import { passwordsSeen } from './snapshot/snapshot.ts';
 
 export interface ResolvedElement {
   readonly locator: Locator;
@@ -122,6 +124,8 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       fields?: [string, string][];
       sendsAs?: 'urlencoded' | 'multipart' | 'plain';
       unshown?: [number, string][];
+      holdsPassword?: string[];
+      charset?: string;
     } = {};
     const scope = globalThis as unknown as {
       FormData?: new (form: unknown, submitter?: unknown) => Iterable<[string, unknown]>;
@@ -163,11 +167,17 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
         const tokens = String(control.getAttribute?.('autocomplete') ?? '')
           .toLowerCase()
           .split(/\s+/);
+        // An autocomplete token counts on a field one types text into only (a file input marked as a password
+        // showed its file as one, unbound: an attack review).
+        const typesText = ['text', 'email', 'tel', 'number', 'search', 'url', ''].includes(
+          control.type ?? '',
+        );
         const isSecret =
           control.type === 'password' ||
-          tokens.includes('current-password') ||
-          tokens.includes('new-password') ||
-          tokens.includes('one-time-code');
+          (typesText &&
+            (tokens.includes('current-password') ||
+              tokens.includes('new-password') ||
+              tokens.includes('one-time-code')));
         return { control, isSecret };
       });
       const secret = new Set(
@@ -178,21 +188,25 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       );
       const secretValues = judged
         .filter((entry) => entry.isSecret)
-        .map((entry) => (typeof entry.control.value === 'string' ? entry.control.value : ''))
+        .map((entry) => (typeof entry.control.value === 'string' ? entry.control.value.toLowerCase() : ''))
         .filter((value) => value.length >= 3);
-      // What is not shown leaves this world only to be sealed at once (sealedFacts) and bound by its seal.
+      // What is not shown leaves this world only to be sealed at once (sealedFacts) and bound by its seal. A field
+      // of another kind holding a password's value (in any letter case) is named, never shown: the question cannot
+      // show it, and must not hide it either (a page's password field holding the text of the form's other fields
+      // hid them all from the human), so tabward asks nothing about such a form (core/approvalRounds.ts).
       const unshown: [number, string][] = [];
+      const holdsPassword: string[] = [];
       const fields = entries.map(([field, entry], index): [string, string] => {
         const value = typeof entry === 'string' ? entry : undefined;
-        if (
-          value !== undefined &&
-          (secret.has(field) || secretValues.some((password) => value.includes(password)))
-        ) {
+        if (value !== undefined && secret.has(field)) {
           unshown.push([index, value]);
           return [field, '(a password, not shown)']; // core/formBodies.ts passwordNotShown
         }
+        if (value !== undefined && secretValues.some((password) => value.toLowerCase().includes(password))) {
+          holdsPassword.push(field);
+          return [field, '(holds a password, not shown)'];
+        }
         if (value !== undefined) return [field, value];
-        if (secret.has(field)) return [field, '(a password, not shown)'];
         return [
           field,
           `(a file: ${(entry as { name?: string }).name ?? ''}, ${(entry as { size?: number }).size ?? 0} bytes)`,
@@ -212,11 +226,21 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       );
       const sendsAs =
         enctype === 'multipart/form-data' ? 'multipart' : enctype === 'text/plain' ? 'plain' : 'urlencoded';
+      // The charset the browser encodes the form in: its accept-charset's first, else the document's (a page in
+      // windows-1252 posts a password's "ä" as %E4).
+      const accepted = String((form as unknown as DomElement).getAttribute('accept-charset') ?? '')
+        .trim()
+        .split(/[\s,]+/)[0];
+      const charset = (
+        accepted || String((el.ownerDocument as unknown as { characterSet?: string }).characterSet ?? 'utf-8')
+      ).toLowerCase();
       // Every post is bound to what it shows: a password's value (not shown) may be any, its name and place not.
       formData = {
         fields,
         ...(method === 'post' ? { sendsAs } : {}),
         ...(unshown.length > 0 ? { unshown } : {}),
+        ...(holdsPassword.length > 0 ? { holdsPassword } : {}),
+        ...(charset !== 'utf-8' ? { charset } : {}),
       };
     }
     out.push({ url: action, submitsForm: true, ...formData });
@@ -303,7 +327,7 @@ export async function resolveRef(
     return {
       locator,
       frames: withDocumentOrigin(frameChain(frame), live.origin),
-      live: sealedFacts(live),
+      live: copiesNamed(sealedFacts(live), passwordsSeen(tracked)),
       hooks,
     };
   };
@@ -442,6 +466,27 @@ export function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): 
     const sealed: (string | undefined)[] = (rest.fields ?? []).map(() => undefined);
     for (const [index, value] of unshown) if (index < sealed.length) sealed[index] = passwordSeal(value);
     return { ...rest, sealed };
+  });
+  return { ...live, effects };
+}
+
+/**
+ * A form field holding a password its tab's snapshots read anywhere (another frame, a shadow root, where the read in
+ * the element's document does not reach) is named in `holdsPassword`, its value not shown, as liveFactsOf does for
+ * the document's own password fields.
+ */
+function copiesNamed<T extends { readonly effects: Effect[] }>(live: T, passwords: readonly string[]): T {
+  const needles = passwords.map((password) => password.toLowerCase()).filter((value) => value.length >= 3);
+  if (needles.length === 0) return live;
+  const effects = live.effects.map((effect) => {
+    const holds = new Set(effect.holdsPassword);
+    const fields = effect.fields?.map(([name, value]): [string, string] => {
+      if (value === passwordNotShown || !needles.some((needle) => value.toLowerCase().includes(needle)))
+        return [name, value];
+      holds.add(name);
+      return [name, '(holds a password, not shown)'];
+    });
+    return holds.size === 0 ? effect : { ...effect, fields, holdsPassword: [...holds] };
   });
   return { ...live, effects };
 }

@@ -11,6 +11,7 @@ import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
+import { type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
 import { PageActivity } from './pageActivity.ts';
 import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
@@ -59,13 +60,14 @@ export class TrackedPage {
   readonly announcements: RendererAnnouncements;
   /** tabward's own Playwright CDP session of the tab: dialogs' frames, the renderer's announcements (events). */
   private readonly ownSession: Promise<CDPSession | undefined>;
+  /** What tells whether the open dialog may be answered (watchDialogs). */
+  private dialogWatch: Promise<DialogWatch> | undefined;
   /** The session reads go over (cdpSession), once asked. */
   private readSession: Promise<PipeReadSession | undefined> | undefined;
   private readonly isolatedReads: IsolatedReads;
   private interruptReject: ((error: TabwardError) => void) | undefined;
   private readonly navigations = new Set<Request>();
   /** The frame (CDP id) of the dialog open now, as Chromium reported it. */
-  private dialogFrameId: string | undefined;
   interrupted: Promise<never>;
 
   constructor(
@@ -123,43 +125,34 @@ export class TrackedPage {
     void this.watchDialogs().catch(swallow('browser', 'pages.constructor: this.watchDialogs()'));
   }
 
-  /**
-   * Chromium (measured on 156) keeps a dialog whose frame was removed: a cross-site iframe calls alert() and
-   * its parent removes it. Answering that dialog, closing the tab, or any navigation of it (the page's own
-   * included) then crashes the whole browser. Playwright does not say which frame a dialog came from; CDP does.
-   * Such a tab is retired: its scripts are stopped and the page frozen (it cannot navigate itself, and stays so
-   * once tabward's connection ends) and tabward never touches it again; it goes when the browser closes.
-   */
+  /** A dialog whose frame the page removed retires the tab (browser/orphanDialogs.ts). */
   private async watchDialogs(): Promise<void> {
     const cdp = await this.ownSession;
     if (!cdp) return;
-    cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string }) => {
-      this.dialogFrameId = event.frameId;
-    });
-    cdp.on('Page.frameDetached', (event: { frameId: string; reason?: string }) => {
-      if (event.reason === 'remove' && event.frameId === this.dialogFrameId) void this.retire(cdp);
-    });
-    await cdp.send('Page.enable');
+    this.dialogWatch = watchOrphanDialogs(this.page, cdp, () => void this.retire(cdp));
+    await this.dialogWatch;
+  }
+
+  /**
+   * Whether the open dialog may be answered: never one of a frame outside the tab's own frame tree, nor of a tab
+   * retired (answering would crash the browser); such a tab is retired (if it was not) and the call told why.
+   */
+  async assertDialogAnswerable(): Promise<void> {
+    const watch = await this.dialogWatch?.catch(() => undefined);
+    if (watch && watch.answerable() === false)
+      throw new TabwardError(
+        'page_closed',
+        this.retired ?? `Tab ${this.id}'s dialog cannot be answered.`,
+        retiredHint,
+      );
   }
 
   private async retire(cdp: CDPSession): Promise<void> {
-    this.dialogFrameId = undefined;
     const what = this.dialog
       ? `the ${this.dialog.type()} dialog ${quotedForDisplay(this.dialog.message(), 100)}`
       : 'a dialog';
-    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
-    await cdp
-      .send('Emulation.setScriptExecutionDisabled', { value: true })
-      .catch(
-        swallow('browser', 'pages.retire: cdp.send("Emulation.setScriptExecutionDisabled", { value: true })'),
-      );
-    // Disabled scripts come back when this session ends (a client leaving, tabward exiting), and the tab stays
-    // (closing it would crash the browser). A frozen page stays frozen without any session: its frames, in every
-    // process, and its dedicated workers run no task until it is shown again (measured on 156).
-    await cdp
-      .send('Page.setWebLifecycleState', { state: 'frozen' })
-      .catch(swallow('browser', 'pages.retire: cdp.send("Page.setWebLifecycleState", { state: "frozen" })'));
-    retiredPages.add(this.page);
+    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed, or by one inside another site's frame (which can remove it unseen). Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
+    await retireTab(this.page, cdp);
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();
   }
@@ -410,13 +403,6 @@ export class TrackedPage {
 
 /** How long a tab stays untouched before Playwright's script is prepared in its document. */
 const idleBeforePreparingMs = 50;
-/**
- * Pages retired (TrackedPage.retire), which nothing may close: a context holding one is never closed either (in the
- * shared isolated browser, closing a leaving client's context closed its retired tab and crashed the browser under
- * every other client).
- */
-export const retiredPages = new WeakSet<Page>();
-
 const retiredHint = 'Open the page again with new_page; your other tabs are unaffected.';
 
 function safeFrame(request: Request): Frame | undefined {

@@ -13,6 +13,7 @@ import { describeLocator, type FocusTarget, frameChain } from './elements.ts';
 import { type Extracted, extractInPage, type FieldsSpec } from './extractFields.ts';
 import { focusOn } from './focusedElement.ts';
 import type { NetworkGuard } from './networkGuard.ts';
+import { retiredPages, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
 import { silencePage } from './tabSilence.ts';
 
 export class RecipePage {
@@ -42,6 +43,9 @@ export class RecipePage {
     tab.on('popup', (popup) => {
       this.popups.add(popup);
       this.follow(popup);
+      void withDeadline(dismissingDialogs(popup), this.timeoutMs, 'Watching a window the run opened').catch(
+        swallow('browser', 'recipePage.follow: a popup gone before its dialogs were watched'),
+      );
     });
   }
 
@@ -55,20 +59,22 @@ export class RecipePage {
 
   static async open(context: BrowserContext, ownContext: boolean, timeoutMs: number): Promise<RecipePage> {
     const page = await withDeadline(context.newPage(), timeoutMs, 'Opening a tab');
-    // A dialog would block every later step; recipes cannot answer one, so it is dismissed.
-    page.on(
-      'dialog',
-      (dialog) =>
-        void dialog
-          .dismiss()
-          .catch(swallow('browser', 'recipePage.open: dismissing a dialog of a run’s tab')),
-    );
+    // A dialog would block every later step; recipes cannot answer one, so it is dismissed, unless its frame is
+    // gone: answering that one, or closing the tab, would crash the browser other runs share (an attack review:
+    // a page's frames alerting and removed in waves took a concurrent job of `serve` down). Such a tab is retired
+    // (browser/orphanDialogs.ts); the run fails at its next step, and the tab and its context stay.
+    const session = await withDeadline(dismissingDialogs(page), timeoutMs, 'Opening a tab');
     const close = ownContext ? () => context.close() : () => page.close();
-    return new RecipePage(
+    const recipePage = new RecipePage(
       page,
-      async () => void (await close().catch(swallow('browser', 'recipePage.open: closing a run’s tab'))),
+      async () => {
+        if (retiredPages.has(page)) return;
+        await close().catch(swallow('browser', 'recipePage.open: closing a run’s tab'));
+      },
       timeoutMs,
     );
+    recipePage.session = Promise.resolve(session);
+    return recipePage;
   }
 
   url(): string {
@@ -89,11 +95,14 @@ export class RecipePage {
       silenced.add(page);
       return silencePage(page, timeoutMs, () => page.isClosed());
     };
-    await Promise.all([silence(this.page), ...[...this.popups].map(silence)]);
+    // A retired tab (and a retired popup) is left as it is, frozen: closing it would crash the browser. The windows
+    // it opened still go: a tab retired on purpose must not keep them past the run, and the run's taint with them.
+    const live = (page: Page) => !retiredPages.has(page);
+    await Promise.all([this.page, ...this.popups].filter(live).map(silence));
     await this.closeTab();
     // The popups (a window opened while the others were silenced too, and the windows it opened).
     for (let round = 0; round < 3; round++) {
-      const open = [...this.popups].filter((popup) => !popup.isClosed());
+      const open = [...this.popups].filter((popup) => !popup.isClosed() && live(popup));
       if (open.length === 0) break;
       await Promise.all(open.filter((popup) => !silenced.has(popup)).map(silence));
       await Promise.all(
@@ -286,6 +295,12 @@ export class RecipePage {
   }
 
   private async step<T>(what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+    if (retiredPages.has(this.page))
+      throw new TabwardError(
+        'page_closed',
+        `${what} was not done: a dialog of the run's tab was opened by a frame the page then removed, so the tab was retired (answering it or closing the tab would crash the browser); it stays frozen until the browser closes.`,
+        'A page that does this cannot be run as a recipe.',
+      );
     try {
       return await withDeadline(work(), timeoutMs, what);
     } catch (error) {
@@ -293,6 +308,26 @@ export class RecipePage {
       throw translateBrowserError(error, what);
     }
   }
+}
+
+/**
+ * Dismisses each dialog of the tab, except one whose frame is gone, which retires the tab instead (see open);
+ * resolves with the CDP session that watches it.
+ */
+async function dismissingDialogs(page: Page): Promise<CDPSession> {
+  const session = await page.context().newCDPSession(page);
+  const dialogs = await watchOrphanDialogs(page, session, () => void retireTab(page, session));
+  page.on('dialog', (dialog) => {
+    // Playwright's session may be told of the dialog before tabward's is: asked again a few times meanwhile.
+    const decide = (triesLeft: number) => {
+      const answerable = dialogs.answerable();
+      if (answerable)
+        void dialog.dismiss().catch(swallow('browser', 'recipePage: dismissing a dialog of a run’s tab'));
+      else if (answerable === undefined && triesLeft > 0) setTimeout(() => decide(triesLeft - 1), 20);
+    };
+    decide(50);
+  });
+  return session;
 }
 
 /** A tab for one recipe run in `connection`: in a context of its own, except in the user's Chrome, where logins live. */

@@ -17,6 +17,7 @@ import { answerReadable, parses, portOf, safeMethods } from './requestFacts.ts';
 import type { SentRequest } from './requestLog.ts';
 import { RequestTags } from './requestTags.ts';
 import { TaintTracker } from './requestTaint.ts';
+import { passwordsSeenOn } from './snapshot/snapshot.ts';
 import { StopsTold, siteOf } from './stopsTold.ts';
 
 export type { BlockedRequest, SentRequest } from './requestLog.ts';
@@ -153,7 +154,13 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     // The question shows the page that sent it: a popup's request is asked about in its opener's action, and shown
     // as the opener's page it read as the honest page that tab was then on (an attack review).
     const sender = facts.frameUrl ?? safeUrl(page);
-    const sent = sender ? { ...facts, sentFrom: sender } : facts;
+    // The page's passwords its snapshots read: its question shows the body, and never one of them.
+    const unshown = passwordsSeenOn(page);
+    const sent = {
+      ...facts,
+      ...(sender ? { sentFrom: sender } : {}),
+      ...(unshown.length > 0 ? { unshown } : {}),
+    };
     if (ruled) return asker ? this.hold(asker, sent, ruled.reason, false) : `${ruled.reason}${nobody}`;
     // After a sensitive read (or while a page holds a typed secret) every request of the agent's pages to a host
     // outside the allowed set is judged, whoever caused it: a page that watched the agent read may send what it saw.

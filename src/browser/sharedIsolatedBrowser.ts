@@ -6,7 +6,7 @@
 // browser's own profile serves no client: what it sends (the browser's own background requests) reaches a proxy
 // that refuses everything, so nothing leaves unjudged and no client's taint is spent on the browser's traffic.
 
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import {
   type BrowserConfig,
@@ -20,8 +20,8 @@ import type { EgressPolicy } from './egressProxy.ts';
 import { makeHostCertificates } from './hostCertificates.ts';
 import type { IsolatedBrowser } from './launchIsolated.ts';
 import type { NetworkGuard } from './networkGuard.ts';
+import { pagesWithDialogs, retiredPages } from './orphanDialogs.ts';
 import { OwnBrowsers } from './ownBrowsers.ts';
-import { retiredPages } from './pages.ts';
 
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `sharedIsolatedBrowser.${why}`);
@@ -99,7 +99,7 @@ export class SharedIsolatedBrowser implements ContextSource {
     context.once('close', gone);
     let released: Promise<void> | undefined;
     const release = () => {
-      released ??= context.pages().some((page) => retiredPages.has(page))
+      released ??= context.pages().some(unclosable)
         ? leaveRetired(context).finally(() => this.contexts.delete(context))
         : withDeadline(context.close(), 10_000, 'Closing a client context')
             .catch(swallowing('release: context.close()'))
@@ -167,8 +167,11 @@ export class SharedIsolatedBrowser implements ContextSource {
   }
 }
 
+/** A tab retired, or with a dialog open (its frame may go any moment): closing it may crash the browser. */
+const unclosable = (page: Page) => retiredPages.has(page) || pagesWithDialogs.has(page);
+
 /**
- * A leaving client's context that holds a retired tab (browser/pages.ts): closing it would close that tab and crash
+ * A leaving client's context that holds a retired tab (or one with a dialog open) (browser/pages.ts): closing it would close that tab and crash
  * the browser every other client uses. Its other tabs are closed; the context stays, its retired tab frozen, and its
  * proxy with it (still judged by the client's guard), until the browser closes.
  */
@@ -176,7 +179,7 @@ async function leaveRetired(context: BrowserContext): Promise<void> {
   await Promise.all(
     context
       .pages()
-      .filter((page) => !retiredPages.has(page))
+      .filter((page) => !unclosable(page))
       .map((page) =>
         withDeadline(page.close(), 10_000, 'Closing a tab of a client that left').catch(
           swallowing('leaveRetired: page.close()'),

@@ -133,7 +133,10 @@ export async function assembleGuardedBrowser(
         timeoutMs: options.timeout,
         // The agent's save_recipe: this client's session, from the log it writes, into the home's recipes folder.
         saveRecipe: (name) => saveSessionRecipe(auditPath, join(ensureHome(log), 'recipes'), sessionId, name),
-        ownFiles: { private: [ensureHome(log), auditPath, downloadsRoot], own: downloadFolder },
+        ownFiles: {
+          private: [ensureHome(log), auditPath, downloadsRoot, ...(options.secrets ? [options.secrets] : [])],
+          own: downloadFolder,
+        },
       },
       network,
       rules,

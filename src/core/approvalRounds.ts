@@ -173,6 +173,23 @@ export class ApprovalRounds {
     caller: Caller,
   ): Promise<ApprovalChoice> {
     const url = look.url ?? '';
+    // A form that would send a password the page holds in a field of another kind cannot be shown (the question
+    // reaches whoever runs `tabward approvals`, the agent's shell included) and must not be shown with the field
+    // hidden (a page could hide any field so): nobody is asked.
+    const copied = (look.facts.effects ?? []).filter((effect) => effect.holdsPassword?.length);
+    if (copied.length > 0) {
+      const where = copied
+        .map(
+          (effect) =>
+            `${(effect.holdsPassword ?? []).map((name) => JSON.stringify(name)).join(', ')} (to ${effect.url})`,
+        )
+        .join('; ');
+      throw new TabwardError(
+        'not_allowed',
+        `${action.name} was not asked about: its form would send a password the page holds in a field that is not a password field: ${where}. tabward shows no password in a question, and asks nothing it cannot show.`,
+        'A page that copies a password into other fields cannot be acted on here; do this step yourself in the browser.',
+      );
+    }
     const siteGrantOrigin = this.siteGrantOffer(look, decision);
     const { state } = this.deps;
     const inForce = state.siteGrantList().map((grant) => state.describeSiteGrant(grant));

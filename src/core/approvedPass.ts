@@ -81,6 +81,7 @@ export function passFor(facts: ActionFacts, decision: Decision): PassSpec | unde
           sendsAs: effect.sendsAs,
           fields: effect.fields ?? [],
           ...(effect.sealed ? { sealed: effect.sealed } : {}),
+          ...(effect.charset ? { charset: effect.charset } : {}),
         },
       ];
   }

@@ -13,6 +13,8 @@ export interface ShownForm {
   readonly fields: readonly (readonly [string, string])[];
   /** The seal of each value shown as `passwordNotShown`, by the field's index (Effect.sealed). */
   readonly sealed?: readonly (string | undefined)[];
+  /** The charset a URL-encoded body is in, where not UTF-8 (Effect.charset). */
+  readonly charset?: string;
 }
 
 /**
@@ -32,8 +34,12 @@ export type Seal = (value: string) => string;
 const lines = (text: string) => text.replace(/\r\n?/g, '\n');
 
 /** The fields a body carries, in order, or undefined when it cannot be read as that encoding. */
-function sentFields(sendsAs: FormEncoding, body: string): [string, string][] | undefined {
-  if (sendsAs === 'urlencoded') return [...new URLSearchParams(body)];
+function sentFields(
+  sendsAs: FormEncoding,
+  body: string,
+  charset: string | undefined,
+): [string, string][] | undefined {
+  if (sendsAs === 'urlencoded') return charset ? decodedIn(body, charset) : [...new URLSearchParams(body)];
   if (sendsAs === 'plain')
     return body
       .split('\r\n')
@@ -63,10 +69,37 @@ function sentFields(sendsAs: FormEncoding, body: string): [string, string][] | u
   return fields;
 }
 
+/** A URL-encoded body in another charset than UTF-8, its bytes read in it; undefined for a charset unknown here. */
+function decodedIn(body: string, charset: string): [string, string][] | undefined {
+  let decoder: { decode(input: Uint8Array): string };
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    return undefined;
+  }
+  const decode = (text: string) => {
+    const bytes: number[] = [];
+    const plain = text.replace(/\+/g, ' ');
+    for (let at = 0; at < plain.length; at++) {
+      const hex = plain[at] === '%' ? plain.slice(at + 1, at + 3) : '';
+      if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+        bytes.push(Number.parseInt(hex, 16));
+        at += 2;
+      } else bytes.push(plain.charCodeAt(at) & 0xff);
+    }
+    return decoder.decode(new Uint8Array(bytes));
+  };
+  if (body === '') return [];
+  return body.split('&').map((pair) => {
+    const at = pair.indexOf('=');
+    return at < 0 ? [decode(pair), ''] : [decode(pair.slice(0, at)), decode(pair.slice(at + 1))];
+  });
+}
+
 /** Whether `body` carries exactly the fields `shown`, in order (a file by its name). */
 export function carriesShownForm(shown: ShownForm, body: string | undefined, seal?: Seal): boolean {
   if (body === undefined) return false;
-  const sent = sentFields(shown.sendsAs, body);
+  const sent = sentFields(shown.sendsAs, body, shown.charset);
   if (!sent || sent.length !== shown.fields.length) return false;
   return shown.fields.every(([name, value], index) => {
     const [sentName, sentValue] = sent[index] ?? ['', ''];

@@ -91,6 +91,10 @@ export interface Effect {
   readonly sendsAs?: FormEncoding;
   /** For each field shown as a password (`passwordNotShown`), the seal of its value (sealPassword), where read. */
   readonly sealed?: readonly (string | undefined)[];
+  /** Fields of another kind holding a password's value: such a form cannot be shown, so it is not asked about. */
+  readonly holdsPassword?: readonly string[];
+  /** The charset the form is sent in, where not UTF-8 (its URL-encoded body is read in it). */
+  readonly charset?: string;
 }
 
 export type Decision =

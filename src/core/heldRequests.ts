@@ -177,9 +177,28 @@ export class HeldRequests {
 function heldArgs(request: RequestFacts): Record<string, unknown> {
   return {
     method: request.method,
-    url: request.url,
-    ...(request.body !== undefined && request.body !== '' ? { body: request.body } : {}),
+    url: withoutPasswords(request.url, request.unshown),
+    ...(request.body !== undefined && request.body !== ''
+      ? { body: withoutPasswords(request.body, request.unshown) }
+      : {}),
   };
+}
+
+/** The page's passwords out of what a question shows, in any letter case and as a form or a URL encodes them. */
+function withoutPasswords(text: string, passwords: readonly string[] | undefined): string {
+  let shown = text;
+  for (const password of passwords ?? []) {
+    if (password.length < 3) continue;
+    for (const form of new Set([
+      password,
+      encodeURIComponent(password),
+      new URLSearchParams([['', password]]).toString().slice(1),
+    ])) {
+      const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      shown = shown.replace(new RegExp(escaped, 'gi'), '(a password, not shown)');
+    }
+  }
+  return shown;
 }
 
 /** Held requests one action may put to the human; the rest are refused unasked (and the audit says so). */

@@ -6,6 +6,8 @@
 
 /** A request as the backstop sees it when it is paused. */
 export interface RequestFacts {
+  /** Values its question must never show (the sending page's passwords; browser/requestJudge.ts). */
+  readonly unshown?: readonly string[];
   readonly method: string;
   readonly url: string;
   /** A document request: a navigation of the tab or of one of its frames. */

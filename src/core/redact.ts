@@ -64,7 +64,24 @@ export class Redactor {
  */
 function percentEncodings(value: string): string[] {
   const form = new URLSearchParams([['', value]]).toString().slice(1).replace(/\+/g, '%20');
-  return [encodeURIComponent(value), form, encodeURI(value)];
+  return [encodeURIComponent(value), form, encodeURI(value), ...latin1Form(value)];
+}
+
+/**
+ * A form's encoding in a page of a legacy charset (windows-1252, latin1): each letter past ASCII one byte (%E4 for
+ * "ä"), where UTF-8 takes two. Such a page's held post showed a typed password so (an attack review).
+ */
+function latin1Form(value: string): string[] {
+  if (
+    ![...value].some((char) => char.charCodeAt(0) > 0x7e) ||
+    [...value].some((char) => char.charCodeAt(0) > 0xff)
+  )
+    return [];
+  const unreserved = /[A-Za-z0-9*\-._]/;
+  const bytes = [...value].map((char) =>
+    unreserved.test(char) ? char : `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+  return [bytes.join('')];
 }
 
 /** The value as a page may show the same text: normal forms, full-width, upper and lower case. */

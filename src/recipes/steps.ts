@@ -237,7 +237,19 @@ async function perform(page: RecipePage, step: RecipeStep, context: StepContext)
     }
     case 'type': {
       const secret = secretNameOf(step, context.index);
-      await page.fill(step.selector, secret !== undefined ? context.secrets.get(secret) : (step.text ?? ''));
+      if (secret !== undefined) {
+        await page.fill(step.selector, context.secrets.get(secret));
+        return;
+      }
+      // A literal typed into a password field (as it is before, or once typed: a page can make it one as it takes
+      // the focus) is masked from every record, as the agent's is (tools/common.ts literalIntoSecretField): a page
+      // that wrote it into a button's label put it in the audit and the run's output.
+      const text = step.text ?? '';
+      const secretField = async () =>
+        (await page.element(step.selector, false).catch(() => undefined))?.secretKind !== '';
+      if (await secretField()) context.secrets.redactAlso(text);
+      await page.fill(step.selector, text);
+      if (await secretField()) context.secrets.redactAlso(text);
       return;
     }
     case 'click':

@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { durableTarget } from '../browser/durableSelector.ts';
+import { describeLocator, type ResolvedElement } from '../browser/elements.ts';
 import { focusedTarget } from '../browser/focusedElement.ts';
 import type { TrackedPage } from '../browser/pages.ts';
 import { activatingKey, pasteKey, pasteRefused } from '../core/activatingKeys.ts';
@@ -243,7 +244,7 @@ export const pressKey = defineTool({
     // Judged again where the key landed: a page can make a field a password field as it takes the focus.
     const landed =
       target.maskedArgs === undefined && typesText(args.key)
-        ? (await focusedTarget(tab, timeoutMs)).secretKind
+        ? await secretKindNow(tab, element?.locator, timeoutMs)
         : undefined;
     const reached = withIssued(found, tab, mark);
     // Without a ref there is no selector to keep, only whether the key made the page post (Enter in a form).
@@ -317,14 +318,18 @@ function refuseTabwardsOwn(path: string, context: ToolContext): void {
       return resolve(where);
     }
   };
-  const inside = (root: string) => {
-    const at = real(root);
-    return path === at || path.startsWith(at.endsWith(sep) ? at : `${at}${sep}`);
-  };
-  if (inside(files.own) || !files.private.some(inside)) return;
+  const within = (inner: string, root: string) =>
+    inner === root || inner.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+  const own = real(files.own);
+  // The agent's own folder counts only inside a private one (its downloads in tabward's home): an --output-dir of
+  // the user's home folder, which holds tabward's, must not make the audit log the agent's to hand on.
+  const refused = files.private
+    .map(real)
+    .some((root) => within(path, root) && !(within(own, root) && within(path, own)));
+  if (!refused) return;
   throw new TabwardError(
     'not_allowed',
-    `upload_file refused: ${JSON.stringify(path)} is one of tabward's own files (its home, the audit log, other agents' downloads), which no page is given.`,
+    `upload_file refused: ${JSON.stringify(path)} is one of tabward's own files (its home, the audit log, the secrets file, other agents' downloads), which no page is given.`,
     `Files this agent downloaded (in ${files.own}) and files outside tabward's folder can be uploaded.`,
   );
 }
@@ -383,13 +388,35 @@ async function fillOne(
   // Judged again where the value landed: a page can make a field a password field as it takes the focus or the
   // text (a login form's common guard against autofill), and the literal typed there is a password from then on.
   if (!isSecret && !secretNamed && !isSelect) {
-    const landed = (await focusedTarget(tab, timeoutMs)).secretKind;
+    const landed = await secretKindNow(tab, element.locator, timeoutMs);
     if (landed) {
       context.secrets.redactAlso(value);
       targets[elementRef] = { ...(targets[elementRef] ?? found), secret: secretFieldPlaceholder(landed) };
     }
   }
   return line;
+}
+
+/**
+ * Whether a field typed into is a secret one now: the field itself (when known) and whatever has the focus (a page
+ * that moved the focus away after making the field a password field fooled a read of the focus alone). A field that
+ * can no longer be read counts as one: masking a literal that was not a password costs nothing.
+ */
+async function secretKindNow(
+  tab: TrackedPage,
+  field: ResolvedElement['locator'] | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const [onField, onFocus] = await Promise.all([
+    field
+      ? describeLocator(field, false, Math.min(timeoutMs, 2_000)).then(
+          (facts) => facts.secretKind,
+          () => 'password',
+        )
+      : undefined,
+    focusedTarget(tab, timeoutMs).then((focus) => focus.secretKind),
+  ]);
+  return onField || onFocus || undefined;
 }
 
 /**

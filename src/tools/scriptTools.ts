@@ -83,6 +83,7 @@ export const handleDialog = defineTool({
     const dialog = tab.dialog;
     if (!dialog) throw new TabwardError('not_found', `Tab ${tab.id} has no open dialog.`);
     const message = dialog.message();
+    await tab.assertDialogAnswerable();
     const answer = args.action === 'accept' ? dialog.accept(args.promptText) : dialog.dismiss();
     await withDeadline(answer, timeoutMs, 'Answering the dialog');
     tab.rearm();

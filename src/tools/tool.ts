@@ -21,8 +21,8 @@ export interface ToolContext {
   readonly saveRecipe?: (name: string | undefined) => SavedRecipe;
   /**
    * tabward's own files, which no page is handed (upload_file): its home (the audit log, other agents' downloads,
-   * passkeys, tokens), the audit log wherever it is; `own` is the folder this agent's downloads land in, which is
-   * its to hand on.
+   * passkeys, tokens), the audit log and the secrets file wherever they are; `own` is the folder this agent's
+   * downloads land in, which is its to hand on where it lies inside one of them.
    */
   readonly ownFiles?: { readonly private: readonly string[]; readonly own: string };
 }

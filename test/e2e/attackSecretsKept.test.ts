@@ -9,15 +9,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { type McpUnderTest, refOf, startMcp } from '../helpers/mcpClient.ts';
+import { runCli } from '../helpers/runCli.ts';
 
 const literal = 'Lit3ralPw9911';
 const declared = 'D3claredTok5522';
 const flipped = 'FocusFlipPw4471';
 const flippedInForm = 'FormFlipPw6693';
 const autofilled = 'AutoFilledPw3321';
+const flippedAway = 'AwayFlipPw8812';
+const recipeLiteral = 'RecipeLit4471';
 
 /** A page that writes what is typed into a button's label and a link's text and address. */
 const echoing = (field: string) => `<title>Login</title>
@@ -55,40 +58,27 @@ describe('a secret or a password never lands where a page puts it', { timeout: 1
           res,
           `<title>Sign in</title><form action="/session" method=post><label>User <input name=u></label><label>Password <input name=pw onfocus="this.type='password'"></label><button>Sign in</button></form>`,
         ),
-      // A password put in as the browser's autofill would, copied by the page into a hidden field, a read-only text
-      // field and a one-time-code field of the same form.
-      '/bank-login': (_req, _body, res) =>
+      // A text field the page makes a password field once typed into, moving the focus away.
+      '/flip-away': (_req, _body, res) =>
         html(
           res,
-          `<title>Bank sign in</title><form id=f method=post action="/session">
-<label>User <input name=user value=alice></label>
-<label>Password <input id=p type=password name=password></label>
-<input type=hidden name=pw_copy>
-<label>Shown <input name=shown readonly></label>
-<label>Code <input name=otp autocomplete="one-time-code"></label>
-<button>Sign in</button></form>
-<script>p.value = ${JSON.stringify(autofilled)}; f.pw_copy.value = p.value; f.shown.value = p.value; f.otp.value = p.value;</script>`,
+          `<title>Sign in</title><label>Password <input id=pw name=pw></label><label>Other <input id=other></label>
+<script>pw.addEventListener('input', () => { if (pw.type !== 'password') { pw.type = 'password'; other.focus(); } });</script>`,
         ),
-      // A key that goes in a password field (shown as a password), swapped for the attacker's once the form submits.
-      '/bank-keys': (_req, _body, res) =>
+      // A recipe's page that writes what is typed into a button's label.
+      '/recipe-login': (_req, _body, res) =>
         html(
           res,
-          `<title>Keys</title><form id=f method=post action="/keys/add">
-<label>Title <input name=title value=laptop></label>
-<label>Key <input type=password name=key value="ssh-ed25519 AAAA-the-users-own"></label>
-<button>Add key</button></form>
-<script>f.addEventListener('submit', () => { f.key.value = 'ssh-ed25519 AAAA-ATTACKER'; });</script>`,
+          `<title>Login</title><label>Password <input id=pw type=password></label><button id=b onclick="return false">Go</button>
+<script>pw.addEventListener('input', () => { b.textContent = 'Delete ' + pw.value; });</script>`,
         ),
       '/session': (_req, _body, res) => html(res, '<title>Welcome</title><p>signed in</p>'),
-      '/keys/add': (_req, _body, res) => html(res, '<title>Added</title><p>key added</p>'),
     });
     dir = mkdtempSync(join(tmpdir(), 'tabward-secrets-kept-'));
     const secrets = join(dir, 'secrets.env');
     writeFileSync(secrets, `API_TOKEN=${declared}\n`, { mode: 0o600 });
-    const rules = join(dir, 'rules.txt');
-    writeFileSync(rules, '*://bank.example/*\n');
     mcp = await startMcp({
-      args: ['--mode', 'isolated', '--secrets', secrets, '--rules', rules, '--policy', 'destructive-asks'],
+      args: ['--mode', 'isolated', '--secrets', secrets, '--policy', 'destructive-asks'],
     });
   });
   after(async () => {
@@ -144,42 +134,279 @@ describe('a secret or a password never lands where a page puts it', { timeout: 1
     assert.match(recipe, /"selector": "input\[name=\\"pw\\"\]",\s*"secret": "PASSWORD"/, recipe);
   });
 
-  test('(the session tainted by the secret typed above, the bank is asked about by a fresh tabward)', async () => {
-    await mcp.close();
-    mcp = await startMcp({ args: ['--mode', 'isolated'] });
+  test('a field made a password field as it is typed into, the focus then moved away: the literal is masked', async () => {
+    await mcp.call('new_page', { url: site.url('intranet.example', '/flip-away') });
+    const snapshot = (await mcp.call('take_snapshot')).text;
+    await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: flippedAway });
+    assert.doesNotMatch(audit(), new RegExp(flippedAway));
   });
 
-  test("a form's question shows no password: not a one-time-code field's, nor a copy the page made of one", async () => {
-    // Yes to opening the sensitive page, no to the click.
-    mcp.human.will({ decision: 'approve' }, { decision: 'reject' });
-    await mcp.call('new_page', { url: site.url('bank.example', '/bank-login') });
-    const snapshot = (await mcp.call('take_snapshot')).text;
-    const asked = mcp.human.questions.length;
-    await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
-    const question = mcp.human.questions.slice(asked).join('\n');
-    assert.match(question, /Form sends:/, question);
-    assert.match(question, /pw_copy/, question);
+  test("a recipe's literal typed into a password field reaches neither the audit nor the run's output", async () => {
+    const recipe = join(dir, 'login.json');
+    writeFileSync(
+      recipe,
+      JSON.stringify({
+        url: site.url('intranet.example', '/recipe-login'),
+        steps: [
+          { action: 'type', selector: '#pw', text: recipeLiteral },
+          { action: 'click', selector: '#b' },
+        ],
+      }),
+    );
+    const recipeAudit = join(dir, 'recipe-audit.jsonl');
+    const ran = await runCli(
+      ['run', recipe, '--audit-log', recipeAudit, ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg])],
+      { TABWARD_HOME: join(dir, 'recipe-home') },
+    );
+    assert.match(ran.stdout, /"ok": true/, ran.stdout + ran.stderr);
+    assert.match(readFileSync(recipeAudit, 'utf8'), /Delete «redacted»/, 'the label is recorded, redacted');
+    for (const [where, text] of [
+      ['the output', ran.stdout + ran.stderr],
+      ['the audit', readFileSync(recipeAudit, 'utf8')],
+    ] as const)
+      assert.doesNotMatch(text, new RegExp(recipeLiteral), where);
+  });
+});
+
+describe("a form's question shows no password, and a password's value is bound to the yes", {
+  timeout: 180_000,
+}, () => {
+  let site: Fixture;
+  let mcp: McpUnderTest;
+  let dir = '';
+  const legacyPassword = 'Pässwörd1234';
+
+  before(async () => {
+    site = await startFixture({
+      // A password put in as the browser's autofill would, and a one-time-code field holding it too.
+      '/bank-login': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form id=f method=post action="/session">
+<label>User <input name=user value=alice></label>
+<label>Password <input id=p type=password name=password></label>
+<label>Code <input name=otp autocomplete="one-time-code"></label>
+<button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(autofilled)}; f.otp.value = p.value;</script>`,
+        ),
+      // Copies of it in fields of other kinds: in capitals, from a shadow root's password field, from a frame's.
+      '/bank-copies': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><div id=host></div><iframe id=fr srcdoc="<input type=password id=ip>"></iframe>
+<form id=f method=post action="/session">
+<label>Password <input id=p type=password name=password></label>
+<input type=hidden name=upper><input type=hidden name=shadowcopy><input type=hidden name=framecopy>
+<button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(autofilled)}; f.upper.value = p.value.toUpperCase();
+const root = host.attachShadow({ mode: 'open' }); root.innerHTML = '<input type=password id=sp>'; root.getElementById('sp').value = 'ShadowPw7788'; f.shadowcopy.value = 'ShadowPw7788';
+fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').value = 'FramePw5566'; }); f.framecopy.value = 'FramePw5566';</script>`,
+        ),
+      // A password field outside the form holding the text of the form's fields: it would hide them all.
+      '/bank-hide': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Pay</title><input type=password hidden value="IBAN">
+<form method=post action="/transfer"><input type=hidden name=to value="IBAN-ATTACKER-999"><input type=hidden name=amount value="IBAN 5000"><button>Continue</button></form>`,
+        ),
+      // The password copied into another field only as the form submits: the post is held, its body shown.
+      '/bank-late': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form id=f method=post action="/session">
+<label>Password <input id=p type=password name=password></label><input type=hidden name=enc>
+<button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(autofilled)}; f.addEventListener('submit', () => { f.enc.value = p.value.toUpperCase(); });</script>`,
+        ),
+      // A key in a password field (shown as a password), swapped for the attacker's as the form submits.
+      '/bank-keys': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Keys</title><form id=f method=post action="/keys/add">
+<label>Title <input name=title value=laptop></label>
+<label>Key <input type=password name=key value="ssh-ed25519 AAAA-the-users-own"></label>
+<button>Add key</button></form>
+<script>f.addEventListener('submit', () => { f.key.value = 'ssh-ed25519 AAAA-ATTACKER'; });</script>`,
+        ),
+      // A file input marked as a password by its autocomplete token, swapped for a text field as it submits.
+      '/bank-filekey': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Keys</title><form id=f method=post action="/keys/add">
+<label>Title <input name=title value=laptop></label>
+<label>Key <input type=file name=key autocomplete="current-password"></label>
+<button>Add key</button></form>
+<script>f.addEventListener('submit', () => { const t = document.createElement('input'); t.name = 'key'; t.value = 'ssh-ed25519 AAAA-ATTACKER'; f.key.replaceWith(t); });</script>`,
+        ),
+      // A login page in a legacy charset: the browser posts "ä" as %E4.
+      '/bank-legacy': (_req, _body, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' });
+        res.end(
+          Buffer.from(
+            '<title>Bank sign in</title><form method=post action="/session"><label>User <input name=user value=alice></label><label>Password <input type=password name=password></label><button>Sign in</button></form>',
+            'latin1',
+          ),
+        );
+      },
+      '/session': (_req, _body, res) => html(res, '<title>Welcome</title><p>signed in</p>'),
+      '/transfer': (_req, _body, res) => html(res, '<title>Sent</title><p>sent</p>'),
+      '/keys/add': (_req, _body, res) => html(res, '<title>Added</title><p>key added</p>'),
+    });
+    dir = mkdtempSync(join(tmpdir(), 'tabward-form-passwords-'));
+    const rules = join(dir, 'rules.txt');
+    writeFileSync(rules, '*://bank.example/*\n');
+    mcp = await startMcp({ args: ['--mode', 'isolated', '--rules', rules] });
+  });
+  after(async () => {
+    await mcp?.close();
+    await site?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    mcp.human.forget();
+    mcp.human.policy = undefined;
+  });
+
+  /** Opens a page of the bank (asked: a sensitive page) and returns its snapshot. */
+  const open = async (path: string) => {
+    mcp.human.will({ decision: 'approve' });
+    await mcp.call('new_page', { url: site.url('bank.example', path) });
+    return (await mcp.call('take_snapshot')).text;
+  };
+  const posted = (path: string) => site.writes().filter((request) => request.path.startsWith(path));
+  /** The questions asked while `work` ran. */
+  const askedDuring = async (work: () => Promise<unknown>) => {
+    const from = mcp.human.questions.length;
+    await work();
+    return mcp.human.questions.slice(from);
+  };
+
+  test("a password's value, and a one-time-code field's, show as passwords", async () => {
+    const snapshot = await open('/bank-login');
+    mcp.human.will({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
+    assert.match(
+      question,
+      /Form sends: .*\["password","\(a password, not shown\)"\],\["otp","\(a password, not shown\)"\]/,
+      question,
+    );
     assert.doesNotMatch(question, new RegExp(autofilled), question);
   });
 
-  test('a value shown as a password is bound to the yes: a page that swaps it as the form submits has its post held', async () => {
-    // Yes to opening the page and to the click (its question shows the key as a password), no to anything after.
-    mcp.human.will({ decision: 'approve' });
-    await mcp.call('new_page', { url: site.url('bank.example', '/bank-keys') });
-    const snapshot = (await mcp.call('take_snapshot')).text;
-    const asked = mcp.human.questions.length;
+  test('a form sending a copy of a password in another field (any letter case, from a shadow root, from a frame) is not asked about', async () => {
+    const snapshot = await open('/bank-copies');
+    const before = posted('/session').length;
+    const questions = await askedDuring(async () => {
+      const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
+      assert.equal(clicked.isError, true, clicked.text);
+      assert.match(
+        clicked.text,
+        /not_allowed: click was not asked about: .*"upper", "shadowcopy", "framecopy"/,
+        clicked.text,
+      );
+    });
+    assert.deepEqual(questions, []);
+    assert.equal(posted('/session').length, before, 'nothing was posted');
+  });
+
+  test("a page's password field holding the text of the form's other fields hides nothing: the form is not asked about", async () => {
+    const snapshot = await open('/bank-hide');
+    const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Continue') });
+    assert.match(clicked.text, /not_allowed: click was not asked about: .*"to", "amount"/, clicked.text);
+    assert.deepEqual(posted('/transfer'), []);
+  });
+
+  test("a post held as it goes shows the page's password as one, in any letter case", async () => {
+    const snapshot = await open('/bank-late');
     mcp.human.will({ decision: 'approve' });
     mcp.human.policy = () => ({ decision: 'reject' });
-    await mcp.call('click', { ref: refOf(snapshot, 'Add key') });
-    mcp.human.policy = undefined;
-    const posted = site.writes().filter((request) => request.path.startsWith('/keys/add'));
-    assert.deepEqual(
-      posted.map((request) => request.body),
-      [],
-      'the swapped key never reached the site',
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
+    const held = questions.find((question) => /"method":"POST"/.test(question)) ?? '';
+    assert.match(
+      held,
+      /password=\(a password, not shown\)&enc=\(a password, not shown\)/,
+      questions.join('\n----\n'),
     );
-    const questions = mcp.human.questions.slice(asked);
+    assert.doesNotMatch(questions.join('\n'), new RegExp(autofilled, 'i'));
+  });
+
+  test('a value shown as a password is bound to the yes: a page that swaps it as the form submits has its post held', async () => {
+    const snapshot = await open('/bank-keys');
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'reject' });
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Add key') }));
+    assert.match(questions[0] ?? '', /\["key","\(a password, not shown\)"\]/, questions[0]);
     assert.equal(questions.length, 2, `the click, then the post as it went: ${questions.join('\n----\n')}`);
-    assert.match(questions[0] ?? '', /key.*\(a password, not shown\)/, questions[0]);
+    assert.deepEqual(posted('/keys/add'), [], 'the swapped key never reached the site');
+  });
+
+  test('a file input marked as a password shows as a file, and a post swapping it for text is held', async () => {
+    const snapshot = await open('/bank-filekey');
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'reject' });
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Add key') }));
+    assert.match(questions[0] ?? '', /\["key","\(a file: /, questions[0]);
+    assert.equal(questions.length, 2, questions.join('\n----\n'));
+    assert.match(questions[1] ?? '', /ssh-ed25519\+AAAA-ATTACKER/, 'the held post shows what it carries');
+    assert.deepEqual(posted('/keys/add'), []);
+  });
+
+  test('a login in a legacy charset goes with one yes, and its password is in no question', async () => {
+    const snapshot = await open('/bank-legacy');
+    mcp.human.will({ decision: 'approve' });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: legacyPassword });
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'reject' });
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
+    assert.equal(questions.length, 1, questions.join('\n----\n'));
+    assert.deepEqual(
+      posted('/session').map((request) => request.body),
+      ['user=alice&password=P%E4ssw%F6rd1234'],
+    );
+    assert.doesNotMatch(readFileSync(mcp.auditPath, 'utf8'), /P%E4ssw%F6rd1234|Pässwörd1234/);
+  });
+});
+
+describe("upload_file never hands a page tabward's own files", { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let mcp: McpUnderTest;
+  let dir = '';
+
+  before(async () => {
+    site = await startFixture({
+      '/upload': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Upload</title><form method="post" action="/u" enctype="multipart/form-data"><label>File <input type="file" name="f"></label><button>Send</button></form>',
+        ),
+    });
+    dir = mkdtempSync(join(tmpdir(), 'tabward-own-files-'));
+    const secrets = join(dir, 'secrets.env');
+    writeFileSync(secrets, `API_TOKEN=${declared}\n`, { mode: 0o600 });
+    writeFileSync(join(dir, 'cv.txt'), 'a file of the user\n');
+    // Downloads kept in a folder that holds tabward's home (the home is made in the system's temporary folder).
+    mcp = await startMcp({ args: ['--mode', 'isolated', '--secrets', secrets, '--output-dir', tmpdir()] });
+  });
+  after(async () => {
+    await mcp?.close();
+    await site?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('not the audit log or the secrets file, even with downloads kept in a folder that holds them', async () => {
+    mcp.human.policy = () => ({ decision: 'approve' });
+    await mcp.call('new_page', { url: site.url('upload.example', '/upload') });
+    const form = (await mcp.call('take_snapshot')).text;
+    for (const path of [mcp.auditPath, join(dir, 'secrets.env')]) {
+      const uploaded = await mcp.call('upload_file', { ref: refOf(form, 'File'), paths: [path] });
+      assert.match(
+        uploaded.text,
+        /not_allowed: upload_file refused: .* is one of tabward's own files/,
+        uploaded.text,
+      );
+    }
+    const own = await mcp.call('upload_file', { ref: refOf(form, 'File'), paths: [join(dir, 'cv.txt')] });
+    assert.match(own.text, /Set 1 file\(s\) on .*cv\.txt/, own.text);
+    mcp.human.policy = undefined;
   });
 });

@@ -379,12 +379,18 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
             res,
             '<title>Upload</title><form method="post" action="/collect" enctype="multipart/form-data"><label>File <input type="file" name="f" multiple></label><button>Send</button></form>',
           ),
-        // A cross-site frame's alert, the frame then removed by its page: the tab is retired (closing it would crash
-        // Chromium).
+        // A frame of the tab's own site alerting inside a cross-site frame (tabward's browsers open no dialog of a
+        // frame of another origin than the tab's), which then removes it: answering that dialog, or closing its
+        // tab or context, crashes the browser. The tab is retired.
         '/host': (req, _body, res) =>
           html(
             res,
-            `<title>Host</title><h1>Host</h1><iframe src="https://other.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/alerting"></iframe><script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 500));</script>`,
+            `<title>Host</title><h1>Host</h1><iframe src="https://other.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/middle"></iframe>`,
+          ),
+        '/middle': (req, _body, res) =>
+          html(
+            res,
+            `<iframe src="https://evil.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/alerting"></iframe><script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 500));</script>`,
           ),
         '/alerting': (_req, _body, res) =>
           html(

@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { DemoSite } from '../../src/demo/demoSite.ts';
+import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { jsonOf } from '../helpers/loose.ts';
 import { startPortal } from '../helpers/recipeSite.ts';
 import { runCli } from '../helpers/runCli.ts';
-import { startServe } from '../helpers/tabwardProcess.ts';
+import { type RunningServe, startServe } from '../helpers/tabwardProcess.ts';
 import { tokenFile } from '../helpers/tokenFile.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
@@ -234,5 +235,72 @@ describe('serve tokens', { timeout: 60_000 }, () => {
       assert.doesNotMatch(out.stderr, /serving recipes/);
     }
     assert.equal(statSync(home).mode & 0o777, 0o700);
+  });
+});
+
+describe("serve: one run's page cannot take another run down", { timeout: 120_000 }, () => {
+  let site: Fixture;
+  let serve: RunningServe;
+
+  before(async () => {
+    const port = (host: string | undefined) => (host ?? '').split(':')[1] ?? '';
+    site = await startFixture({
+      '/slow': (_req, _body, res) =>
+        html(
+          res,
+          "<title>Slow</title><p>working</p><script>setTimeout(() => { const d = document.createElement('p'); d.id = 'done'; d.textContent = 'done'; document.body.append(d); }, 6000);</script>",
+        ),
+      // Frames that alert as they are removed, in waves racing the run's dismissal of dialogs (a dialog whose frame
+      // is gone crashes Chromium when answered or when its tab closes): cross-site frames, and frames of the page's
+      // own site inside cross-site ones.
+      '/race': (req, _body, res) =>
+        html(
+          res,
+          `<title>Race</title><div id="box"></div><script>
+          const port = ${JSON.stringify(port(req.headers.host))};
+          const one = (src) => { const f = document.createElement('iframe'); f.src = src; f.onload = () => setTimeout(() => f.remove(), 50 + Math.floor(Math.random() * 40)); box.append(f); };
+          for (let round = 0; round < 4; round++) setTimeout(() => { for (let i = 0; i < 8; i++) one('http://o' + (round * 100 + i) + '.example:' + port + (i % 2 ? '/alerting' : '/middle')); }, round * 700);
+          setTimeout(() => { const d = document.createElement('p'); d.id = 'done'; d.textContent = 'done'; document.body.append(d); }, 3500);
+          </script>`,
+        ),
+      '/middle': (req, _body, res) =>
+        html(res, `<iframe src="http://evil.example:${port(req.headers.host)}/alerting"></iframe>`),
+      '/alerting': (_req, _body, res) =>
+        html(res, "<p>frame</p><script>setTimeout(() => alert('from a frame'), 50);</script>"),
+    });
+    serve = await startServe(
+      token,
+      ['--concurrency', '2', '--allow-private', ...testChromeArgs.flatMap((arg) => ['--chrome-arg', arg])],
+      { home: mkdtempSync(join(tmpdir(), 'tabward-serve-race-')) },
+    );
+  });
+  after(async () => {
+    serve?.child.kill('SIGTERM');
+    await site?.close();
+  });
+
+  test("a page whose frames' dialogs outlive their frames takes no other run down", async () => {
+    const run = (recipe: unknown) =>
+      fetch(`${serve.base}/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ recipe }),
+      }).then(async (response) => ({ status: response.status, body: await jsonOf(response) }));
+    const honest = run({
+      version: 1,
+      name: 'honest',
+      url: site.url('shop.example', '/slow'),
+      steps: [{ action: 'waitFor', selector: '#done', timeoutMs: 30_000 }],
+    });
+    await new Promise((done) => setTimeout(done, 1_000));
+    await run({
+      version: 1,
+      name: 'hostile',
+      url: site.url('evil.example', '/race'),
+      steps: [{ action: 'waitFor', selector: '#done', timeoutMs: 8_000 }],
+    });
+    const finished = await honest;
+    assert.equal(finished.status, 200, JSON.stringify(finished.body).slice(0, 800));
+    assert.equal(finished.body.ok, true, JSON.stringify(finished.body).slice(0, 800));
   });
 });

@@ -32,17 +32,31 @@ describe('tabward survives its pages', () => {
       // The frame says it is about to alert, then alerts; the host removes it a second later, while the alert is
       // open. (At 300 ms a loaded machine once removed it first. The message cannot go in the alert's own task:
       // Chromium delivers it to the parent only when that task ends, after the alert is answered.)
+      // tabward's browsers open no dialog of a frame of another origin than the tab's
+      // (SuppressDifferentOriginSubframeJSDialogs), so the alerting frame is of the tab's own origin, inside a
+      // cross-site frame (another process, which can remove it while the alert holds the tab's).
       '/host': (req, _body, res) =>
         html(
           res,
-          `<title>Host</title><h1>Host</h1><iframe src="http://other.test:${port(req)}/alerting"></iframe>
+          `<title>Host</title><h1>Host</h1><iframe src="http://other.test:${port(req)}/middle"></iframe>`,
+        ),
+      '/middle': (req, _body, res) =>
+        html(
+          res,
+          `<iframe src="http://site.test:${port(req)}/alerting"></iframe>
           <script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 1000));</script>`,
         ),
-      // The same cross-site frame alerting, left in place.
+      // A frame of the tab's own origin alerting, left in place, in the tab's own frame tree.
       '/host-keeps': (req, _body, res) =>
         html(
           res,
-          `<title>Keeps</title><h1>Keeps</h1><iframe src="http://other.test:${port(req)}/alerting"></iframe>`,
+          `<title>Keeps</title><h1>Keeps</h1><iframe src="http://site.test:${port(req)}/alerting"></iframe>`,
+        ),
+      // A frame of another origin alerting, alone.
+      '/host-other': (req, _body, res) =>
+        html(
+          res,
+          `<title>Other</title><h1>Other</h1><iframe src="http://other.test:${port(req)}/alerting"></iframe>`,
         ),
       '/alerting': (_req, _body, res) =>
         html(
@@ -120,7 +134,20 @@ describe('tabward survives its pages', () => {
     });
   });
 
-  test("a cross-site frame's dialog, its frame still there, is answered as any other (the tab is not retired)", async () => {
+  test("a frame of another origin than the tab's opens no dialog at all (the root of the crash above, in tabward's browsers)", async () => {
+    await inPlace([], async (mcp) => {
+      const opened = await mcp.call('new_page', { url: site.url('site.test', '/host-other') });
+      const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';
+      await waitFor('the frame loaded and ran', () => site.seen.some((seen) => seen.path === '/alerting'));
+      await new Promise((done) => setTimeout(done, 1_000));
+      const snapshot = await mcp.call('take_snapshot', { pageId: tab });
+      assert.ok(!snapshot.isError, snapshot.text);
+      assert.match(snapshot.text, /Other/);
+      assert.doesNotMatch(snapshot.text, /from a frame/);
+    });
+  });
+
+  test("a frame's dialog, its frame still there, is answered as any other (the tab is not retired)", async () => {
     await inPlace([], async (mcp) => {
       const opened = await mcp.call('new_page', { url: site.url('site.test', '/host-keeps') });
       const tab = /Tab (p\d+)/.exec(opened.text)?.[1] ?? '';

@@ -5,7 +5,7 @@
 // in every form the tree shows them, before it is rendered or its refs are remembered.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Frame } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { withDeadline } from '../deadline.ts';
@@ -168,6 +168,7 @@ const seenInDocument = new WeakMap<TrackedPage, { documentSeq: number; values: S
 const maxRemembered = 200;
 
 function rememberPasswords(tracked: TrackedPage, values: readonly string[]): string[] {
+  trackedOf.set(tracked.page, tracked);
   let seen = seenInDocument.get(tracked);
   if (seen?.documentSeq !== tracked.documentSeq) {
     seen = { documentSeq: tracked.documentSeq, values: new Set() };
@@ -183,6 +184,19 @@ function rememberPasswords(tracked: TrackedPage, values: readonly string[]): str
     seen.values.delete(oldest);
   }
   return [...seen.values];
+}
+
+/** The password values the tab's snapshots of its current document read (in every frame and shadow root). */
+export function passwordsSeen(tracked: TrackedPage): string[] {
+  const seen = seenInDocument.get(tracked);
+  return seen?.documentSeq === tracked.documentSeq ? [...seen.values] : [];
+}
+
+/** The same, by the tab's Playwright page (the network hooks know a request's page, not its TrackedPage). */
+const trackedOf = new WeakMap<Page, TrackedPage>();
+export function passwordsSeenOn(page: Page | undefined): string[] {
+  const tracked = page ? trackedOf.get(page) : undefined;
+  return tracked ? passwordsSeen(tracked) : [];
 }
 
 /**
