@@ -274,9 +274,12 @@ describe('attack: question ids across processes', { timeout: 240_000 }, () => {
           },
         )
         .catch((error: unknown) => error);
+      // Read once written whole: the fake notifier's file exists (empty) a moment before its line is in it.
       const shown = await waitFor('the notification of process A', () => {
         try {
-          return readFileSync(join(bin, 'shown'), 'utf8');
+          return /Answer: tabward approvals approve [a-z2-9]{4} /.exec(
+            readFileSync(join(bin, 'shown'), 'utf8'),
+          )?.input;
         } catch {
           return undefined;
         }
