@@ -189,7 +189,8 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
       const secretValues = judged
         .filter((entry) => entry.isSecret)
         .map((entry) => (typeof entry.control.value === 'string' ? entry.control.value.toLowerCase() : ''))
-        .filter((value) => value.length >= 3);
+        // Shorter values are in too many texts to say a field holds one (a password "test", a user "tester").
+        .filter((value) => value.length >= 6);
       // What is not shown leaves this world only to be sealed at once (sealedFacts) and bound by its seal. A field
       // of another kind holding a password's value (in any letter case) is named, never shown: the question cannot
       // show it, and must not hide it either (a page's password field holding the text of the form's other fields
@@ -476,7 +477,7 @@ export function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): 
  * the document's own password fields.
  */
 function copiesNamed<T extends { readonly effects: Effect[] }>(live: T, passwords: readonly string[]): T {
-  const needles = passwords.map((password) => password.toLowerCase()).filter((value) => value.length >= 3);
+  const needles = passwords.map((password) => password.toLowerCase()).filter((value) => value.length >= 6);
   if (needles.length === 0) return live;
   const effects = live.effects.map((effect) => {
     const holds = new Set(effect.holdsPassword);

@@ -206,8 +206,8 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
       '/bank-hide': (_req, _body, res) =>
         html(
           res,
-          `<title>Pay</title><input type=password hidden value="IBAN">
-<form method=post action="/transfer"><input type=hidden name=to value="IBAN-ATTACKER-999"><input type=hidden name=amount value="IBAN 5000"><button>Continue</button></form>`,
+          `<title>Pay</title><input type=password hidden value="IBAN-DE">
+<form method=post action="/transfer"><input type=hidden name=to value="IBAN-DE-ATTACKER-999"><input type=hidden name=amount value="5000 IBAN-DE"><button>Continue</button></form>`,
         ),
       // The password copied into another field only as the form submits: the post is held, its body shown.
       '/bank-late': (_req, _body, res) =>
