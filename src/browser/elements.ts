@@ -192,7 +192,8 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
         // Shorter values are in too many texts to say a field holds one (a password "test", a user "tester").
         .filter((value) => value.length >= 6);
       // What is not shown leaves this world only to be sealed at once (sealedFacts) and bound by its seal. A field
-      // of another kind holding a password's value (in any letter case) is named, never shown: the question cannot
+      // of another kind whose value is a password's (in any letter case; one that only contains it, an e-mail
+      // address holding a short password, is shown as it is) is named, never shown: the question cannot
       // show it, and must not hide it either (a page's password field holding the text of the form's other fields
       // hid them all from the human), so tabward asks nothing about such a form (core/approvalRounds.ts).
       const unshown: [number, string][] = [];
@@ -203,7 +204,7 @@ function liveFactsOf(node: unknown, keyPress: boolean): LiveFacts {
           unshown.push([index, value]);
           return [field, '(a password, not shown)']; // core/formBodies.ts passwordNotShown
         }
-        if (value !== undefined && secretValues.some((password) => value.toLowerCase().includes(password))) {
+        if (value !== undefined && secretValues.includes(value.trim().toLowerCase())) {
           holdsPassword.push(field);
           return [field, '(holds a password, not shown)'];
         }
@@ -482,8 +483,7 @@ function copiesNamed<T extends { readonly effects: Effect[] }>(live: T, password
   const effects = live.effects.map((effect) => {
     const holds = new Set(effect.holdsPassword);
     const fields = effect.fields?.map(([name, value]): [string, string] => {
-      if (value === passwordNotShown || !needles.some((needle) => value.toLowerCase().includes(needle)))
-        return [name, value];
+      if (value === passwordNotShown || !needles.includes(value.trim().toLowerCase())) return [name, value];
       holds.add(name);
       return [name, '(holds a password, not shown)'];
     });

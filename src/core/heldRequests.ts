@@ -94,7 +94,7 @@ export class HeldRequests {
         // A question shows what the request carries, whole (protocol/shownArgs.ts): one it cannot show is refused.
         const unshowable = request.bodyUnread
           ? 'its body could not be read to show the human'
-          : argsUnaskable(heldArgs(request));
+          : (pageHeldPassword(request, this.deps.redactor()) ?? argsUnaskable(heldArgs(request)));
         if (unshowable) {
           const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
           trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
@@ -177,28 +177,30 @@ export class HeldRequests {
 function heldArgs(request: RequestFacts): Record<string, unknown> {
   return {
     method: request.method,
-    url: withoutPasswords(request.url, request.unshown),
-    ...(request.body !== undefined && request.body !== ''
-      ? { body: withoutPasswords(request.body, request.unshown) }
-      : {}),
+    url: request.url,
+    ...(request.body !== undefined && request.body !== '' ? { body: request.body } : {}),
   };
 }
 
-/** The page's passwords out of what a question shows, in any letter case and as a form or a URL encodes them. */
-function withoutPasswords(text: string, passwords: readonly string[] | undefined): string {
-  let shown = text;
-  for (const password of passwords ?? []) {
-    if (password.length < 3) continue;
-    for (const form of new Set([
-      password,
-      encodeURIComponent(password),
-      new URLSearchParams([['', password]]).toString().slice(1),
-    ])) {
-      const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      shown = shown.replace(new RegExp(escaped, 'gi'), '(a password, not shown)');
-    }
-  }
-  return shown;
+/**
+ * Why a held request cannot be asked about when it carries a password the page holds (one its snapshots read) that
+ * the agent did not type (those the redactor masks already): a question shows what it carries whole, and a password
+ * must not be shown (whoever runs `tabward approvals` reads it). Nor may it be masked: a page's password field
+ * holding the attacker's account number masked the recipient it swapped into the post (an attack review).
+ */
+function pageHeldPassword(request: RequestFacts, redactor: Redactor): string | undefined {
+  const carried = `${request.url}\n${request.body ?? ''}`.toLowerCase();
+  const held = (request.unshown ?? []).filter(
+    (password) => password.length >= 3 && redactor.text(password) === password,
+  );
+  const carries = held.some((password) =>
+    [password, encodeURIComponent(password), new URLSearchParams([['', password]]).toString().slice(1)].some(
+      (form) => carried.includes(form.toLowerCase()),
+    ),
+  );
+  return carries
+    ? 'it carries a password the page holds, which no question shows (and none may hide: it could stand for anything the page chose)'
+    : undefined;
 }
 
 /** Held requests one action may put to the human; the rest are refused unasked (and the audit says so). */

@@ -202,12 +202,28 @@ describe("a form's question shows no password, and a password's value is bound t
 const root = host.attachShadow({ mode: 'open' }); root.innerHTML = '<input type=password id=sp>'; root.getElementById('sp').value = 'ShadowPw7788'; f.shadowcopy.value = 'ShadowPw7788';
 fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').value = 'FramePw5566'; }); f.framecopy.value = 'FramePw5566';</script>`,
         ),
-      // A password field outside the form holding the text of the form's fields: it would hide them all.
+      // A password field outside the form holding a field's value (it would hide that field), and one holding part
+      // of another's (shown as it is).
       '/bank-hide': (_req, _body, res) =>
         html(
           res,
-          `<title>Pay</title><input type=password hidden value="IBAN-DE">
-<form method=post action="/transfer"><input type=hidden name=to value="IBAN-DE-ATTACKER-999"><input type=hidden name=amount value="5000 IBAN-DE"><button>Continue</button></form>`,
+          `<title>Pay</title><input type=password hidden value="DE00ATTACKER"><input type=password hidden value="IBAN-DE">
+<form method=post action="/transfer"><input type=hidden name=to value="DE00ATTACKER"><input type=hidden name=memo value="rent IBAN-DE 11"><button>Continue</button></form>`,
+        ),
+      // The form shows an honest recipient and swaps the attacker's in as it submits, which a password field out
+      // of view holds: the held post's question may neither show it nor hide it.
+      '/bank-hide-held': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Pay</title><input type=password style="position:absolute;left:-9999px" value="DE00ATTACKER">
+<form id=f method=post action="/transfer"><input type=hidden name=to value="DE11HONEST"><input type=hidden name=amount value=1000><button>Continue</button></form>
+<script>f.addEventListener('submit', () => { f.to.value = 'DE00ATTACKER'; });</script>`,
+        ),
+      // An honest login whose e-mail address holds the password typed.
+      '/bank-email': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Bank sign in</title><form method=post action="/session"><label>Email <input name=email value="summer1@example.com"></label><label>Password <input type=password name=password></label><button>Sign in</button></form>',
         ),
       // The password copied into another field only as the form submits: the post is held, its body shown.
       '/bank-late': (_req, _body, res) =>
@@ -309,25 +325,43 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
     assert.equal(posted('/session').length, before, 'nothing was posted');
   });
 
-  test("a page's password field holding the text of the form's other fields hides nothing: the form is not asked about", async () => {
+  test("a page's password field holding a field's value hides nothing: the form is not asked about", async () => {
     const snapshot = await open('/bank-hide');
     const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Continue') });
-    assert.match(clicked.text, /not_allowed: click was not asked about: .*"to", "amount"/, clicked.text);
+    assert.match(clicked.text, /not_allowed: click was not asked about: .*: "to" \(to /, clicked.text);
     assert.deepEqual(posted('/transfer'), []);
   });
 
-  test("a post held as it goes shows the page's password as one, in any letter case", async () => {
-    const snapshot = await open('/bank-late');
+  test('a held post carrying a password the page holds is refused unasked, neither shown nor masked', async () => {
+    for (const [path, button] of [
+      ['/bank-late', 'Sign in'],
+      ['/bank-hide-held', 'Continue'],
+    ] as const) {
+      const snapshot = await open(path);
+      mcp.human.will({ decision: 'approve' });
+      mcp.human.policy = () => ({ decision: 'approve' });
+      const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, button) }));
+      mcp.human.policy = undefined;
+      assert.equal(questions.length, 1, `the click alone was asked: ${questions.join('\n----\n')}`);
+      assert.doesNotMatch(questions.join('\n'), new RegExp(`${autofilled}|DE00ATTACKER`, 'i'));
+      const record = readFileSync(mcp.auditPath, 'utf8').trim().split('\n').at(-1) ?? '';
+      assert.match(record, /refused without asking: it carries a password the page holds/, record);
+    }
+    assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
+  });
+
+  test('an honest login whose e-mail address holds the password is asked about as any other', async () => {
+    const snapshot = await open('/bank-email');
     mcp.human.will({ decision: 'approve' });
-    mcp.human.policy = () => ({ decision: 'reject' });
-    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
-    const held = questions.find((question) => /"method":"POST"/.test(question)) ?? '';
+    await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: 'summer1' });
+    mcp.human.will({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
+    // Asked, its fields shown (the redactor writes the typed password wherever it stands, the address's too).
     assert.match(
-      held,
-      /password=\(a password, not shown\)&enc=\(a password, not shown\)/,
-      questions.join('\n----\n'),
+      question,
+      /Form sends: \[\["email",".*@example\.com"\],\["password","\(a password, not shown\)"\]\]/,
+      question,
     );
-    assert.doesNotMatch(questions.join('\n'), new RegExp(autofilled, 'i'));
   });
 
   test('a value shown as a password is bound to the yes: a page that swaps it as the form submits has its post held', async () => {
