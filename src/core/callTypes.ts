@@ -30,6 +30,11 @@ export interface ActionLook {
   readonly dropOnto?: { readonly role: string; readonly name: string };
   /** For an action writing several values: which field and frame each goes to, for the human. */
   readonly fields?: readonly { readonly field: string; readonly frame: string }[];
+  /**
+   * The arguments as a question shows them: a value the action types into a password field masked where it stands
+   * (any other place a typed literal shows in the question is not asked: core/questionRedaction.ts). Default args.
+   */
+  readonly questionArgs?: Readonly<Record<string, unknown>>;
   /** The tab's document holds a secret tabward typed: it may send only to its own host unasked. */
   readonly holdsTypedSecret?: boolean;
 }

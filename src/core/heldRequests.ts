@@ -10,7 +10,7 @@ import type { ActionLook, Caller, GuardedAction } from './callTypes.ts';
 import { originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
 import { type Attendant, type RequestFacts, requestDestination, taintReason } from './networkHolds.ts';
-import { redactQuestion } from './questionRedaction.ts';
+import { redactQuestion, valuesWithin } from './questionRedaction.ts';
 import type { Redactor } from './redact.ts';
 
 export interface HeldRequestsDeps {
@@ -94,7 +94,9 @@ export class HeldRequests {
         // A question shows what the request carries, whole (protocol/shownArgs.ts): one it cannot show is refused.
         const unshowable = request.bodyUnread
           ? 'its body could not be read to show the human'
-          : (pageHeldPassword(request, this.deps.redactor()) ?? argsUnaskable(heldArgs(request)));
+          : (pageHeldPassword(request, this.deps.redactor()) ??
+            typedCarried(request, this.deps.redactor()) ??
+            argsUnaskable(heldArgs(request)));
         if (unshowable) {
           const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
           trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
@@ -200,6 +202,19 @@ function pageHeldPassword(request: RequestFacts, redactor: Redactor): string | u
   );
   return carries
     ? 'it carries a password the page holds, which no question shows (and none may hide: it could stand for anything the page chose)'
+    : undefined;
+}
+
+/**
+ * Why a held request cannot be asked about when it carries a literal the agent typed into a password field: the
+ * question would show it «redacted» as a value of its own, and a page may have chosen that text (a recipient typed into a field the
+ * page made a password field), so the yes would send what the human did not see. Declared secrets stay masked.
+ */
+function typedCarried(request: RequestFacts, redactor: Redactor): string | undefined {
+  if (!redactor.holdsTyped) return undefined;
+  const carried = [request.url, request.body ?? ''].flatMap(valuesWithin);
+  return carried.some((value) => redactor.typedWhole(value))
+    ? 'it carries text the agent typed into a password field, which a question hides (a page may have chosen it, to hide what a yes sends)'
     : undefined;
 }
 

@@ -6,11 +6,21 @@ export const redactionMark = '«redacted»';
 export class Redactor {
   private readonly needles: string[];
   private readonly patterns: RegExp[];
+  /** With typed values: the values typed alone, and the rest alone (see typedWhole). */
+  private readonly split?: { readonly typed: Redactor; readonly others: Redactor };
 
-  constructor(secretValues: Iterable<string>) {
+  /**
+   * `typedValues` are literals the agent typed into password fields: hidden like the rest, but a page may have
+   * chosen them (told the agent what to type, or made the field a password field as it was typed into), so a
+   * question must not hide them where they stand for something else (typedWhole).
+   */
+  constructor(secretValues: Iterable<string>, typedValues: Iterable<string> = []) {
+    const others = [...secretValues];
+    const typed = [...typedValues].filter((value) => !others.includes(value));
+    if (typed.length > 0) this.split = { typed: new Redactor(typed), others: new Redactor(others) };
     const forms = new Set<string>();
     const patterns: RegExp[] = [];
-    for (const value of secretValues) {
+    for (const value of [...others, ...typed]) {
       if (value.length < 3) continue; // too short to hide without mangling ordinary text
       forms.add(value);
       // The same text as a page may show it: another Unicode normal form, full-width, upper or lower case where
@@ -40,6 +50,22 @@ export class Redactor {
     for (const needle of this.needles) output = output.split(needle).join(redactionMark);
     for (const pattern of this.patterns) output = output.replace(pattern, redactionMark);
     return output;
+  }
+
+  /** Whether any literal typed into a password field is hidden (typedWhole can be true). */
+  get holdsTyped(): boolean {
+    return this.split !== undefined;
+  }
+
+  /**
+   * Whether this text, whole, is a literal the agent typed into a password field (in any form this redactor hides
+   * it in), and not a declared secret's value.
+   */
+  typedWhole(text: string): boolean {
+    if (!this.split || this.split.others.text(text) !== text) return false;
+    // Whole: nothing of it but the literal and what quotes or spaces it.
+    const masked = this.split.typed.text(text);
+    return masked !== text && !masked.split(redactionMark).some((part) => /[\p{L}\p{N}]/u.test(part));
   }
 
   /** Redacts every string inside a JSON-like value. */

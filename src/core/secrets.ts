@@ -20,6 +20,8 @@ export type SecretPlacement = 'bound-here' | 'known-origin' | 'bound-elsewhere' 
 /** What every client of one tabward hides alike: the values added at run time, and the redactor over all. */
 interface Redactions {
   readonly extra: string[];
+  /** Literals the agent (or a recipe) typed into password fields: a page may have chosen them (Redactor.typedWhole). */
+  readonly typed: string[];
   current: Redactor;
 }
 
@@ -32,7 +34,7 @@ export class Secrets {
     private readonly declared: ReadonlyMap<string, DeclaredSecret> = new Map(),
     shared?: Redactions,
   ) {
-    this.redactions = shared ?? { extra: [], current: new Redactor([]) };
+    this.redactions = shared ?? { extra: [], typed: [], current: new Redactor([]) };
     if (!shared) this.redactions.current = this.makeRedactor();
   }
 
@@ -96,6 +98,7 @@ export class Secrets {
   withMore(more: ReadonlyMap<string, DeclaredSecret>): Secrets {
     const combined = new Secrets(new Map([...this.declared, ...more]));
     for (const value of this.redactions.extra) combined.redactAlso(value);
+    for (const value of this.redactions.typed) combined.redactTyped(value);
     return combined;
   }
 
@@ -125,6 +128,16 @@ export class Secrets {
     this.redactions.current = this.makeRedactor();
   }
 
+  /**
+   * A literal typed into a password or one-time-code field: hidden from every record and result as a secret is,
+   * and never hidden in a question where it stands for something else (core/questionRedaction.ts typedTextShown).
+   */
+  redactTyped(value: string): void {
+    if (this.redactions.typed.includes(value)) return;
+    this.redactions.typed.push(value);
+    this.redactions.current = this.makeRedactor();
+  }
+
   /** A value that no longer needs hiding (a dead question's page token): the redactor stays as small as what is live. */
   forget(value: string): void {
     const at = this.redactions.extra.indexOf(value);
@@ -134,11 +147,16 @@ export class Secrets {
   }
 
   private values(): string[] {
-    return [...[...this.declared.values()].map((secret) => secret.value), ...this.redactions.extra];
+    return [
+      ...[...this.declared.values()].map((secret) => secret.value),
+      ...this.redactions.extra,
+      ...this.redactions.typed,
+    ];
   }
 
   private makeRedactor(): Redactor {
-    return new Redactor(this.values());
+    const declared = [...this.declared.values()].map((secret) => secret.value);
+    return new Redactor([...declared, ...this.redactions.extra], this.redactions.typed);
   }
 }
 

@@ -247,9 +247,9 @@ async function perform(page: RecipePage, step: RecipeStep, context: StepContext)
       const text = step.text ?? '';
       const secretField = async () =>
         (await page.element(step.selector, false).catch(() => undefined))?.secretKind !== '';
-      if (await secretField()) context.secrets.redactAlso(text);
+      if (await secretField()) context.secrets.redactTyped(text);
       await page.fill(step.selector, text);
-      if (await secretField()) context.secrets.redactAlso(text);
+      if (await secretField()) context.secrets.redactTyped(text);
       return;
     }
     case 'click':

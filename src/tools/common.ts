@@ -62,7 +62,7 @@ export function literalIntoSecretField(
   ref: string,
   value: string | undefined,
 ): void {
-  if (value !== undefined && target.secretFields?.[ref]) context.secrets.redactAlso(value);
+  if (value !== undefined && target.secretFields?.[ref]) context.secrets.redactTyped(value);
 }
 
 /** The placeholder a saved recipe types in a password field the agent filled with a literal. */

@@ -390,7 +390,7 @@ async function fillOne(
   if (!isSecret && !secretNamed && !isSelect) {
     const landed = await secretKindNow(tab, element.locator, timeoutMs);
     if (landed) {
-      context.secrets.redactAlso(value);
+      context.secrets.redactTyped(value);
       targets[elementRef] = { ...(targets[elementRef] ?? found), secret: secretFieldPlaceholder(landed) };
     }
   }

@@ -69,6 +69,7 @@ export function toolAction(
         ...(target.fields ? { fields: target.fields } : {}),
         ...(target.dropOnto ? { dropOnto: target.dropOnto } : {}),
         ...(target.tab?.holdsTypedSecret ? { holdsTypedSecret: true } : {}),
+        questionArgs: typedIntoSecretMasked(current(), target),
       };
     },
     act: async () => {
@@ -99,6 +100,33 @@ export function toolAction(
         if (use.placement === 'new-origin') secrets.approveOrigin(use.name, use.origin);
     },
   };
+}
+
+/**
+ * The arguments as a question shows them: each value the call types into a password field (a `{ref, value}` whose
+ * ref is one: fill, fill_form) masked where it stands, and the arguments the target masks (a key pressed into one).
+ * Anywhere else a typed literal shows in the question, it is not asked (core/questionRedaction.ts typedTextShown).
+ */
+function typedIntoSecretMasked(args: Args, target: ToolTarget): Args {
+  const secretFields = target.secretFields ?? {};
+  const masked = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(masked);
+    if (value === null || typeof value !== 'object') return value;
+    const entry = value as Args;
+    const intoSecret =
+      typeof entry.ref === 'string' &&
+      typeof entry.value === 'string' &&
+      secretFields[entry.ref] !== undefined;
+    return Object.fromEntries(
+      Object.entries(entry).map(([key, inner]) => [
+        key,
+        intoSecret && key === 'value' ? redactionMark : masked(inner),
+      ]),
+    );
+  };
+  const shown = masked(args) as Args;
+  for (const name of target.maskedArgs ?? []) if (name in shown) shown[name] = redactionMark;
+  return shown;
 }
 
 /**

@@ -92,14 +92,25 @@ describe('a secret or a password never lands where a page puts it', { timeout: 1
   test("a label the page makes of what was typed reaches no audit field (the element's name, the guard's reason)", async () => {
     mcp.human.policy = () => ({ decision: 'approve' });
     for (const [path, field, typed] of [
-      ['/pw', 'Password', { value: literal }],
-      ['/key', 'API key', { secret: 'API_TOKEN' }],
+      ['/pw', 'Password', { value: literal, secret: undefined }],
+      ['/key', 'API key', { value: undefined, secret: 'API_TOKEN' }],
     ] as const) {
       await mcp.call('new_page', { url: site.url('intranet.example', path) });
       const snapshot = (await mcp.call('take_snapshot')).text;
-      await mcp.call('fill', { ref: refOf(snapshot, field), ...typed });
+      await mcp.call('fill', {
+        ref: refOf(snapshot, field),
+        ...(typed.value ? { value: typed.value } : { secret: typed.secret }),
+      });
       const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Go') });
-      assert.match(clicked.text, /Delete «redacted»/, clicked.text);
+      // A declared secret is masked in the question; a literal typed into a password field may be the page's
+      // choice, so a question holding it as a word of its own is not asked (questionRedaction.ts typedTextShown).
+      assert.match(
+        clicked.text,
+        typed.value
+          ? /not_allowed: click was not asked about: the element would show text the agent typed/
+          : /Delete «redacted»/,
+        clicked.text,
+      );
       await mcp.call('click', { ref: refOf(snapshot, 'Next') });
     }
     mcp.human.policy = undefined;
@@ -264,6 +275,29 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
           ),
         );
       },
+      // A recipient's field the page makes a password field while it is typed into (text again once left): the
+      // agent, told what to type there, makes the recipient a literal the redactor hides.
+      '/bank-flip-pay': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Pay</title><form method=post action="/transfer">
+<label>Recipient <input name=to oninput="this.type='password'" onblur="this.type='text'"></label>
+<label>Memo <input name=memo></label><input type=hidden name=amount value=1000><button>Send</button></form>`,
+        ),
+      // A confirmation code's password field whose value the submit handler swaps in for the recipient shown.
+      '/bank-swap-typed': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Pay</title><label>Confirmation code <input type=password id=pw></label>
+<form id=f method=post action="/transfer"><input type=hidden name=to value=DE11HONEST><input type=hidden name=amount value=1000><button>Send</button></form>
+<script>f.addEventListener('submit', () => { f.to.value = pw.value; });</script>`,
+        ),
+      // A PIN's password field and a recipient's text field, filled in one call.
+      '/bank-pin': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Pay</title><form method=post action="/transfer"><label>PIN <input type=password name=pin></label><label>Recipient <input name=to></label><button>Send</button></form>',
+        ),
       '/session': (_req, _body, res) => html(res, '<title>Welcome</title><p>signed in</p>'),
       '/transfer': (_req, _body, res) => html(res, '<title>Sent</title><p>sent</p>'),
       '/keys/add': (_req, _body, res) => html(res, '<title>Added</title><p>key added</p>'),
@@ -383,6 +417,68 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
     assert.equal(questions.length, 2, questions.join('\n----\n'));
     assert.match(questions[1] ?? '', /ssh-ed25519\+AAAA-ATTACKER/, 'the held post shows what it carries');
     assert.deepEqual(posted('/keys/add'), []);
+  });
+
+  // What the agent typed into a password field is masked in every question; a page that chose it (told the agent
+  // what to type) must not get a recipient masked so: a question holding it as a value of its own is not asked.
+  const attackerIban = 'DE00ATTACK7731';
+
+  test('a recipient typed into a field the page made a password field is not masked in the form question: not asked', async () => {
+    const snapshot = await open('/bank-flip-pay');
+    mcp.human.policy = () => ({ decision: 'approve' });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Recipient'), value: attackerIban });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Memo'), value: 'rent' });
+    const questions = await askedDuring(async () => {
+      const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Send') });
+      assert.match(
+        clicked.text,
+        /not_allowed: click was not asked about: the form data it sends would show text the agent typed into a password field/,
+        clicked.text,
+      );
+    });
+    assert.deepEqual(questions, [], 'nobody was asked');
+    assert.deepEqual(posted('/transfer'), []);
+  });
+
+  test('a held post carrying what the agent typed into a password field, as a value of its own, is refused unasked', async () => {
+    const snapshot = await open('/bank-swap-typed');
+    mcp.human.policy = () => ({ decision: 'approve' });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Confirmation code'), value: attackerIban });
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Send') }));
+    assert.equal(questions.length, 1, `the click alone was asked: ${questions.join('\n----\n')}`);
+    assert.match(questions[0] ?? '', /DE11HONEST/, 'the click showed the recipient the form holds');
+    const record = readFileSync(mcp.auditPath, 'utf8').trim().split('\n').at(-1) ?? '';
+    assert.match(
+      record,
+      /refused without asking: it carries text the agent typed into a password field/,
+      record,
+    );
+    assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
+  });
+
+  test('fill_form typing the same literal into a password field and a recipient field is not asked', async () => {
+    const snapshot = await open('/bank-pin');
+    mcp.human.policy = () => ({ decision: 'approve' });
+    const questions = await askedDuring(async () => {
+      const filled = await mcp.call('fill_form', {
+        fields: [
+          { ref: refOf(snapshot, 'PIN'), value: attackerIban },
+          { ref: refOf(snapshot, 'Recipient'), value: attackerIban },
+        ],
+      });
+      assert.match(
+        filled.text,
+        /not_allowed: fill_form was not asked about: its arguments would show/,
+        filled.text,
+      );
+    });
+    assert.deepEqual(questions, []);
+    // The password field alone, typed as any login's: asked, its value masked where it stands.
+    const [alone = ''] = await askedDuring(() =>
+      mcp.call('fill_form', { fields: [{ ref: refOf(snapshot, 'PIN'), value: attackerIban }] }),
+    );
+    assert.match(alone, /«redacted»/, alone);
+    assert.doesNotMatch(alone, new RegExp(attackerIban), alone);
   });
 
   test('a login in a legacy charset goes with one yes, and its password is in no question', async () => {
