@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApprovalRequest } from '../../../src/core/approvals.ts';
-import { typedTextShown, valuesWithin } from '../../../src/core/questionRedaction.ts';
+import { redactQuestion, typedTextShown, valuesWithin } from '../../../src/core/questionRedaction.ts';
 import { Redactor, redactionMark } from '../../../src/core/redact.ts';
 
 const typed = 'DE00ATTACK1';
@@ -75,4 +75,12 @@ test('the values a text carries: words, lines, parameters, path segments, JSON s
   for (const value of ['b c', '1', 'two']) assert.ok(values.includes(value), value);
   assert.ok(valuesWithin('{"k":["v",{"z":"w"}]}').includes('w'));
   assert.ok(valuesWithin('a\nsecond line\nc').includes('second line'));
+});
+
+test("a question's every address is redacted, the one its document was loaded from too", () => {
+  const shown = redactQuestion(
+    question({ loadedFrom: `https://bank.example/x?t=${declared}`, url: `https://bank.example/?t=${declared}` }),
+    redactor,
+  );
+  assert.doesNotMatch(JSON.stringify(shown), new RegExp(declared));
 });
