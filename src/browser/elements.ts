@@ -7,6 +7,7 @@ import type { ElementHooks } from '../core/durableSelectors.ts';
 import { TabwardError } from '../core/errors.ts';
 import { passwordNotShown } from '../core/formBodies.ts';
 import type { Effect, FrameFact } from '../core/guard.ts';
+import { Redactor } from '../core/redact.ts';
 import { translateBrowserError, withDeadline } from './deadline.ts';
 import { hooksOf } from './elementHooks.ts';
 import { loadedUrlOf } from './loadedUrls.ts';
@@ -301,6 +302,8 @@ export async function resolveRef(
   ref: string,
   timeoutMs: number,
   keyPress = false,
+  /** Whether the redactor hides a value already (PasswordCopies.hidden). */
+  hidden?: (value: string) => boolean,
 ): Promise<ResolvedElement> {
   tracked.assertUsable();
   if (tracked.refsDocumentSeq !== tracked.documentSeq) {
@@ -329,7 +332,7 @@ export async function resolveRef(
     return {
       locator,
       frames: withDocumentOrigin(frameChain(frame), live.origin),
-      live: copiesNamed(sealedFacts(live), passwordsSeen(tracked)),
+      live: keptFacts(live, { seen: passwordsSeen(tracked), ...(hidden ? { hidden } : {}) }),
       hooks,
     };
   };
@@ -455,12 +458,32 @@ function originOfUrl(url: string): string | undefined {
   }
 }
 
+/** Passwords a copy of which in a form's other field makes the form unaskable (see keptFacts). */
+export interface PasswordCopies {
+  /** Passwords the tab's snapshots read anywhere (another frame, a shadow root). */
+  readonly seen: readonly string[];
+  /** Whether the redactor hides a value already (a literal the agent typed, a declared secret): its copies are masked. */
+  readonly hidden?: (value: string) => boolean;
+}
+
 /**
- * The facts as tabward keeps them: each value a form's question does not show (a password's, or a field's holding
- * one) replaced by its seal (core/formBodies.ts), by which the approval's pass binds what the post may carry there.
- * Run on every read of liveFactsOf as it arrives, so that no such value is kept, shown or logged.
+ * The facts as tabward keeps them: each value a form's question does not show (a password's) replaced by its seal
+ * (core/formBodies.ts), by which the approval's pass binds what the post may carry there, and each field holding a
+ * password the page has (its own password fields', or one its snapshots read) named in `holdsPassword`, its value
+ * not shown. Run on every read of liveFactsOf as it arrives, so that no such value is kept, shown or logged.
  */
-export function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): T {
+export function keptFacts<T extends { readonly effects: Effect[] }>(
+  live: T,
+  copies: PasswordCopies = { seen: [] },
+): T {
+  const own = live.effects.flatMap(
+    (effect) =>
+      (effect as Effect & { unshown?: [number, string][] }).unshown?.map(([, value]) => value) ?? [],
+  );
+  return copiesNamed(sealedFacts(live), [...own, ...copies.seen], copies.hidden ?? (() => false));
+}
+
+function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): T {
   if (!live.effects.some((effect) => 'unshown' in effect)) return live;
   const effects = live.effects.map((effect) => {
     const { unshown, ...rest } = effect as Effect & { unshown?: [number, string][] };
@@ -473,17 +496,30 @@ export function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): 
 }
 
 /**
- * A form field holding a password its tab's snapshots read anywhere (another frame, a shadow root, where the read in
- * the element's document does not reach) is named in `holdsPassword`, its value not shown, as liveFactsOf does for
- * the document's own password fields.
+ * A form field holding a password of the page is named in `holdsPassword`, its value not shown: its whole value in
+ * any letter case (liveFactsOf does so for the document's own password fields), or, for a password the agent was
+ * never given (autofilled, the user's), inside a longer value or in a form the redactor knows (reversed, spaced
+ * out, base64, hex, percent-encoded): the question goes to whoever runs `tabward approvals`, the agent's shell
+ * included, and a copy shown there handed the user's password to the agent (an attack review). A password the
+ * redactor hides already is masked where a copy stands; whole, it still makes the form unaskable. Passwords shorter
+ * than six characters are in too many texts to say a field holds one.
  */
-function copiesNamed<T extends { readonly effects: Effect[] }>(live: T, passwords: readonly string[]): T {
-  const needles = passwords.map((password) => password.toLowerCase()).filter((value) => value.length >= 6);
-  if (needles.length === 0) return live;
+function copiesNamed<T extends { readonly effects: Effect[] }>(
+  live: T,
+  passwords: readonly string[],
+  hidden: (value: string) => boolean,
+): T {
+  const long = [...new Set(passwords.filter((value) => value.length >= 6))];
+  if (long.length === 0) return live;
+  const needles = long.map((password) => password.toLowerCase());
+  const unknownToAgent = long.filter((password) => !hidden(password));
+  const spelled = unknownToAgent.length > 0 ? new Redactor(unknownToAgent) : undefined;
+  const holdsOne = (value: string) =>
+    needles.includes(value.trim().toLowerCase()) || (spelled !== undefined && spelled.text(value) !== value);
   const effects = live.effects.map((effect) => {
     const holds = new Set(effect.holdsPassword);
     const fields = effect.fields?.map(([name, value]): [string, string] => {
-      if (value === passwordNotShown || !needles.includes(value.trim().toLowerCase())) return [name, value];
+      if (value === passwordNotShown || holds.has(name) || !holdsOne(value)) return [name, value];
       holds.add(name);
       return [name, '(holds a password, not shown)'];
     });
@@ -523,7 +559,7 @@ export async function describeLocator(
     const [frame, live] = await Promise.all([handle.ownerFrame(), handle.evaluate(liveFactsOf, keyPress)]);
     void handle.dispose().catch(swallow('browser', 'elements.describeLocator: handle.dispose()'));
     const frames = frame ? frameChain(frame) : [];
-    const sealed = sealedFacts(live);
+    const sealed = keptFacts(live);
     return { frames, ...sealed, fingerprint: fingerprintOf(frames, sealed) };
   };
   return withDeadline(work(), timeoutMs, 'finding the element');

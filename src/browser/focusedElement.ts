@@ -9,18 +9,32 @@ import type { Frame, Page } from 'playwright-core';
 import { swallow } from '../core/debug.ts';
 import { TabwardError } from '../core/errors.ts';
 import { withDeadline } from './deadline.ts';
-import { allFrames, type FocusTarget, frameChain, liveFactsSource, sealedFacts } from './elements.ts';
+import {
+  allFrames,
+  type FocusTarget,
+  frameChain,
+  keptFacts,
+  liveFactsSource,
+  type PasswordCopies,
+} from './elements.ts';
 import type { TrackedPage } from './pages.ts';
 import { readsWorld, worldOf } from './snapshot/documentReads.ts';
 import { FrameFinder, type FrameScope, mainScope } from './snapshot/frameScopes.ts';
 import type { ReadSession } from './snapshot/readSessions.ts';
 import { callOnElement, locatorFor } from './snapshot/refLocators.ts';
+import { passwordsSeen } from './snapshot/snapshot.ts';
 
 /** Frames and closed shadow roots followed at most (an iframe focused inside an iframe ...). */
 const maxDepth = 12;
 
-export async function focusedTarget(tracked: TrackedPage, timeoutMs: number): Promise<FocusTarget> {
-  return focusOn(tracked.page, await tracked.cdpSession(), timeoutMs, tracked.interrupted);
+export async function focusedTarget(
+  tracked: TrackedPage,
+  timeoutMs: number,
+  /** Whether the redactor hides a value already (elements.ts PasswordCopies). */
+  hidden?: (value: string) => boolean,
+): Promise<FocusTarget> {
+  const copies = { seen: passwordsSeen(tracked), ...(hidden ? { hidden } : {}) };
+  return focusOn(tracked.page, await tracked.cdpSession(), timeoutMs, tracked.interrupted, copies);
 }
 
 /**
@@ -32,6 +46,7 @@ export async function focusOn(
   session: ReadSession,
   timeoutMs: number,
   interrupted?: Promise<never>,
+  copies?: PasswordCopies,
 ): Promise<FocusTarget> {
   const everywhere = (): FocusTarget => ({ frames: allFrames(page), effects: [], name: '', tag: '' });
   const boundMs = Math.max(1_000, Math.floor(timeoutMs / 3));
@@ -64,7 +79,7 @@ export async function focusOn(
           'the focused element',
         ),
       ]);
-      return { frames: frameChain(frame), ...sealedFacts(live) };
+      return { frames: frameChain(frame), ...keptFacts(live, copies) };
     }
     return everywhere();
   };

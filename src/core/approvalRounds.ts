@@ -4,14 +4,14 @@
 
 import { argsUnaskable, argsUnaskableHint } from '../protocol/shownArgs.ts';
 import type { PassSpec } from './actionPasses.ts';
-import type { ApprovalChoice, ApprovalRequest } from './approvals.ts';
+import type { ApprovalChoice } from './approvals.ts';
 import { noStops, passFor } from './approvedPass.ts';
 import type { CallTrail, Trail } from './callTrail.ts';
 import type { ActionLook, Caller, CallOutcome, CallPathOptions, GuardedAction } from './callTypes.ts';
 import { TabwardError } from './errors.ts';
 import { coveredBySiteGrant, type Decision, decide, originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
-import { redactQuestion, typedTextRefusal, typedTextShown } from './questionRedaction.ts';
+import { redactQuestion } from './questionRedaction.ts';
 import { destinationOf, formDataOf } from './shownPlaces.ts';
 import { type SiteGrant, siteGrantChoice, siteGrantOrigin } from './siteGrants.ts';
 
@@ -193,38 +193,32 @@ export class ApprovalRounds {
     const siteGrantOrigin = this.siteGrantOffer(look, decision);
     const { state } = this.deps;
     const inForce = state.siteGrantList().map((grant) => state.describeSiteGrant(grant));
-    const asked: ApprovalRequest = {
-      id: this.deps.nextId(),
-      tool: action.name,
-      kind: look.facts.kind,
-      reason: decision.reason,
-      rule: decision.rule,
-      sensitive: decision.sensitive,
-      approveAllAllowed: decision.approveAllAllowed,
-      url,
-      ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
-      origin: url ? originOf(url) : '',
-      ...destinationOf(look.facts),
-      ...formDataOf(look.facts),
-      ...(look.fields ? { fields: look.fields } : {}),
-      ...(look.element ? { element: look.element } : {}),
-      ...(look.dropOnto ? { dropOnto: look.dropOnto } : {}),
-      args: look.questionArgs ?? action.args,
-      frontEnd: caller.frontEnd,
-      ...(caller.client ? { client: caller.client } : {}),
-      ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
-      ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
-      bindsTo: look.binding,
-    };
-    const redactor = this.deps.options.redactor();
-    const hiding = typedTextShown(asked, redactor);
-    if (hiding)
-      throw new TabwardError(
-        'not_allowed',
-        `${action.name} was not asked about: ${typedTextRefusal(hiding)}. tabward asks nothing it cannot show.`,
-        'Type a password from a secret the user declared (--secrets, --secret-env) rather than as a literal, and type it nowhere but its password field; or do this step yourself in the browser.',
-      );
-    const question = redactQuestion(asked, redactor);
+    const question = redactQuestion(
+      {
+        id: this.deps.nextId(),
+        tool: action.name,
+        kind: look.facts.kind,
+        reason: decision.reason,
+        rule: decision.rule,
+        sensitive: decision.sensitive,
+        approveAllAllowed: decision.approveAllAllowed,
+        url,
+        ...(look.loadedFrom ? { loadedFrom: look.loadedFrom } : {}),
+        origin: url ? originOf(url) : '',
+        ...destinationOf(look.facts),
+        ...formDataOf(look.facts),
+        ...(look.fields ? { fields: look.fields } : {}),
+        ...(look.element ? { element: look.element } : {}),
+        ...(look.dropOnto ? { dropOnto: look.dropOnto } : {}),
+        args: look.questionArgs ?? action.args,
+        frontEnd: caller.frontEnd,
+        ...(caller.client ? { client: caller.client } : {}),
+        ...(siteGrantOrigin ? { siteGrant: { origin: siteGrantOrigin, tool: action.name } } : {}),
+        ...(inForce.length > 0 ? { siteGrantsInForce: inForce } : {}),
+        bindsTo: look.binding,
+      },
+      this.deps.options.redactor(),
+    );
     // Every channel shows the arguments whole (protocol/shownArgs.ts): what cannot be shown is not asked.
     const tooLong = argsUnaskable(
       question.formData ? { arguments: question.args, 'form data': question.formData } : question.args,

@@ -10,8 +10,8 @@ import type { ActionLook, Caller, GuardedAction } from './callTypes.ts';
 import { originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
 import { type Attendant, type RequestFacts, requestDestination, taintReason } from './networkHolds.ts';
-import { redactQuestion, valuesWithin } from './questionRedaction.ts';
-import type { Redactor } from './redact.ts';
+import { redactQuestion } from './questionRedaction.ts';
+import { Redactor } from './redact.ts';
 
 export interface HeldRequestsDeps {
   readonly state: GuardState;
@@ -94,9 +94,7 @@ export class HeldRequests {
         // A question shows what the request carries, whole (protocol/shownArgs.ts): one it cannot show is refused.
         const unshowable = request.bodyUnread
           ? 'its body could not be read to show the human'
-          : (pageHeldPassword(request, this.deps.redactor()) ??
-            typedCarried(request, this.deps.redactor()) ??
-            argsUnaskable(heldArgs(request)));
+          : (pageHeldPassword(request, this.deps.redactor()) ?? argsUnaskable(heldArgs(request)));
         if (unshowable) {
           const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
           trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
@@ -191,30 +189,24 @@ function heldArgs(request: RequestFacts): Record<string, unknown> {
  * holding the attacker's account number masked the recipient it swapped into the post (an attack review).
  */
 function pageHeldPassword(request: RequestFacts, redactor: Redactor): string | undefined {
-  const carried = `${request.url}\n${request.body ?? ''}`.toLowerCase();
+  const carried = `${request.url}\n${request.body ?? ''}`;
   const held = (request.unshown ?? []).filter(
     (password) => password.length >= 3 && redactor.text(password) === password,
   );
-  const carries = held.some((password) =>
-    [password, encodeURIComponent(password), new URLSearchParams([['', password]]).toString().slice(1)].some(
-      (form) => carried.includes(form.toLowerCase()),
-    ),
-  );
+  // In any letter case, and in any form the redactor knows a secret in (from six characters on: reversed, spaced
+  // out, base64, hex): a page spelling it its own way showed it to the approver.
+  const lower = carried.toLowerCase();
+  const carries =
+    held.some((password) =>
+      [
+        password,
+        encodeURIComponent(password),
+        new URLSearchParams([['', password]]).toString().slice(1),
+      ].some((form) => lower.includes(form.toLowerCase())),
+    ) ||
+    (held.length > 0 && new Redactor(held).text(carried) !== carried);
   return carries
     ? 'it carries a password the page holds, which no question shows (and none may hide: it could stand for anything the page chose)'
-    : undefined;
-}
-
-/**
- * Why a held request cannot be asked about when it carries a literal the agent typed into a password field: the
- * question would show it «redacted» as a value of its own, and a page may have chosen that text (a recipient typed into a field the
- * page made a password field), so the yes would send what the human did not see. Declared secrets stay masked.
- */
-function typedCarried(request: RequestFacts, redactor: Redactor): string | undefined {
-  if (!redactor.holdsTyped) return undefined;
-  const carried = [request.url, request.body ?? ''].flatMap(valuesWithin);
-  return carried.some((value) => redactor.typedWhole(value))
-    ? 'it carries text the agent typed into a password field, which a question hides (a page may have chosen it, to hide what a yes sends)'
     : undefined;
 }
 

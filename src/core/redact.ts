@@ -6,18 +6,17 @@ export const redactionMark = '«redacted»';
 export class Redactor {
   private readonly needles: string[];
   private readonly patterns: RegExp[];
-  /** With typed values: the values typed alone, and the rest alone (see typedWhole). */
-  private readonly split?: { readonly typed: Redactor; readonly others: Redactor };
+  /** With typed values: the rest alone (see withoutTyped). */
+  private readonly split?: { readonly others: Redactor };
 
   /**
-   * `typedValues` are literals the agent typed into password fields: hidden like the rest, but a page may have
-   * chosen them (told the agent what to type, or made the field a password field as it was typed into), so a
-   * question must not hide them where they stand for something else (typedWhole).
+   * `typedValues` are literals the agent typed into password fields: hidden like the rest from results and
+   * records, but not from questions (withoutTyped), since a page may have chosen them.
    */
   constructor(secretValues: Iterable<string>, typedValues: Iterable<string> = []) {
     const others = [...secretValues];
     const typed = [...typedValues].filter((value) => !others.includes(value));
-    if (typed.length > 0) this.split = { typed: new Redactor(typed), others: new Redactor(others) };
+    if (typed.length > 0) this.split = { others: new Redactor(others) };
     const forms = new Set<string>();
     const patterns: RegExp[] = [];
     for (const value of [...others, ...typed]) {
@@ -52,20 +51,13 @@ export class Redactor {
     return output;
   }
 
-  /** Whether any literal typed into a password field is hidden (typedWhole can be true). */
-  get holdsTyped(): boolean {
-    return this.split !== undefined;
-  }
-
   /**
-   * Whether this text, whole, is a literal the agent typed into a password field (in any form this redactor hides
-   * it in), and not a declared secret's value.
+   * The same redactor without the literals the agent typed into password fields: what a question is redacted
+   * with (core/questionRedaction.ts). Masked there, a page that chose the text (told the agent what to type, made
+   * a recipient's field a password field as it was typed into) hid the recipient a yes sent.
    */
-  typedWhole(text: string): boolean {
-    if (!this.split || this.split.others.text(text) !== text) return false;
-    // Whole: nothing of it but the literal and what quotes or spaces it.
-    const masked = this.split.typed.text(text);
-    return masked !== text && !masked.split(redactionMark).some((part) => /[\p{L}\p{N}]/u.test(part));
+  withoutTyped(): Redactor {
+    return this.split?.others ?? this;
   }
 
   /** Redacts every string inside a JSON-like value. */

@@ -17,16 +17,23 @@ export interface DeclaredSecret {
 
 export type SecretPlacement = 'bound-here' | 'known-origin' | 'bound-elsewhere' | 'new-origin';
 
-/** What every client of one tabward hides alike: the values added at run time, and the redactor over all. */
+/** What every client of one tabward hides alike: the values added at run time (tokens), counted as they change. */
 interface Redactions {
   readonly extra: string[];
-  /** Literals the agent (or a recipe) typed into password fields: a page may have chosen them (Redactor.typedWhole). */
-  readonly typed: string[];
-  current: Redactor;
+  /** Literals any client typed into password fields: what the process's own records (no client's) hide. */
+  readonly typedByAny: string[];
+  changes: number;
 }
 
 export class Secrets {
   private readonly redactions: Redactions;
+  /**
+   * Literals this client's agent (or a recipe run) typed into password fields: this client's own, so that one agent
+   * cannot hide another's page text by typing it (an attack review); shown in questions (Redactor.withoutTyped).
+   */
+  private readonly typed: string[];
+  /** The redactor over all, made again when a value is added or forgotten (here or, for tokens, by any client). */
+  private made: { readonly redactor: Redactor; readonly changes: number; readonly typed: number } | undefined;
   /** Origins a human approved for an unbound secret in this session (this client's: see forClient). */
   private readonly approvedOrigins = new Map<string, Set<string>>();
 
@@ -34,18 +41,26 @@ export class Secrets {
     private readonly declared: ReadonlyMap<string, DeclaredSecret> = new Map(),
     shared?: Redactions,
   ) {
-    this.redactions = shared ?? { extra: [], typed: [], current: new Redactor([]) };
-    if (!shared) this.redactions.current = this.makeRedactor();
+    this.redactions = shared ?? { extra: [], typedByAny: [], changes: 0 };
+    // The process's own Secrets (no client's copy) hides what any client typed: its records name no client.
+    this.typed = shared ? [] : this.redactions.typedByAny;
   }
 
   get redactor(): Redactor {
-    return this.redactions.current;
+    const { changes } = this.redactions;
+    if (this.made?.changes !== changes || this.made.typed !== this.typed.length) {
+      const declared = [...this.declared.values()].map((secret) => secret.value);
+      const redactor = new Redactor([...declared, ...this.redactions.extra], this.typed);
+      this.made = { redactor, changes, typed: this.typed.length };
+    }
+    return this.made.redactor;
   }
 
   /**
    * The same secrets for one client of several (`mcp --http`): the same values, hidden alike from every client,
-   * but the origins a human approved for an unbound secret are this client's own. A yes given to one agent let
-   * another type the secret there unasked (an attack review).
+   * but the origins a human approved for an unbound secret, and the literals typed into password fields, are this
+   * client's own. A yes given to one agent let another type the secret there unasked; a literal one agent typed hid
+   * that text in every other's pages (two attack reviews).
    */
   forClient(): Secrets {
     return new Secrets(this.declared, this.redactions);
@@ -98,7 +113,7 @@ export class Secrets {
   withMore(more: ReadonlyMap<string, DeclaredSecret>): Secrets {
     const combined = new Secrets(new Map([...this.declared, ...more]));
     for (const value of this.redactions.extra) combined.redactAlso(value);
-    for (const value of this.redactions.typed) combined.redactTyped(value);
+    for (const value of this.typed) combined.redactTyped(value);
     return combined;
   }
 
@@ -125,17 +140,19 @@ export class Secrets {
   /** Another value that must never reach the agent (the approval page's token, for one). */
   redactAlso(value: string): void {
     this.redactions.extra.push(value);
-    this.redactions.current = this.makeRedactor();
+    this.redactions.changes++;
   }
 
   /**
-   * A literal typed into a password or one-time-code field: hidden from every record and result as a secret is,
-   * and never hidden in a question where it stands for something else (core/questionRedaction.ts typedTextShown).
+   * A literal typed into a password or one-time-code field: hidden from this client's records and results as a
+   * secret is, shown in its questions (core/questionRedaction.ts).
    */
   redactTyped(value: string): void {
-    if (this.redactions.typed.includes(value)) return;
-    this.redactions.typed.push(value);
-    this.redactions.current = this.makeRedactor();
+    if (!this.typed.includes(value)) this.typed.push(value);
+    if (!this.redactions.typedByAny.includes(value)) {
+      this.redactions.typedByAny.push(value);
+      this.redactions.changes++;
+    }
   }
 
   /** A value that no longer needs hiding (a dead question's page token): the redactor stays as small as what is live. */
@@ -143,20 +160,15 @@ export class Secrets {
     const at = this.redactions.extra.indexOf(value);
     if (at < 0) return;
     this.redactions.extra.splice(at, 1);
-    this.redactions.current = this.makeRedactor();
+    this.redactions.changes++;
   }
 
   private values(): string[] {
     return [
       ...[...this.declared.values()].map((secret) => secret.value),
       ...this.redactions.extra,
-      ...this.redactions.typed,
+      ...this.typed,
     ];
-  }
-
-  private makeRedactor(): Redactor {
-    const declared = [...this.declared.values()].map((secret) => secret.value);
-    return new Redactor([...declared, ...this.redactions.extra], this.redactions.typed);
   }
 }
 

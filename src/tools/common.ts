@@ -39,9 +39,11 @@ export async function elementTarget(
   keyPress = false,
 ): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
-  const element = await resolveRef(tab, ref, context.timeoutMs, keyPress);
+  const passwordsHidden = hiddenBy(context);
+  const element = await resolveRef(tab, ref, context.timeoutMs, keyPress, passwordsHidden);
   return {
     tab,
+    passwordsHidden,
     frames: element.frames,
     // The name the page shows now: the human judges what will be clicked, not what the snapshot said.
     element: { role: element.info.role, name: element.liveName },
@@ -50,6 +52,11 @@ export async function elementTarget(
     ...(element.frames[0] ? { refFrames: { [ref]: element.frames[0] } } : {}),
     ...(element.secretKind ? { secretFields: { [ref]: element.secretKind } } : {}),
   };
+}
+
+/** Whether the client's redactor hides a value already: a copy of such a password is masked, not the agent's news. */
+export function hiddenBy(context: ToolContext): (value: string) => boolean {
+  return (value) => context.secrets.redactor.text(value) !== value;
 }
 
 /**
@@ -99,7 +106,7 @@ export async function resolveJudged(
   const judged = target.fingerprints?.[ref];
   const looked = takeLookup(tab, ref, judged, keyPress);
   if (looked) return looked;
-  const element = await resolveRef(tab, ref, timeoutMs, keyPress);
+  const element = await resolveRef(tab, ref, timeoutMs, keyPress, target.passwordsHidden);
   if (judged !== undefined && judged !== element.fingerprint) {
     throw new TabwardError(
       'rejected',

@@ -51,6 +51,11 @@ export interface ToolTarget {
   readonly fingerprints?: Readonly<Record<string, string>>;
   /** The frame each ref lives in: a secret is judged by the frame of the field it is typed into. */
   readonly refFrames?: Readonly<Record<string, FrameFact>>;
+  /**
+   * Whether the redactor hides a value already (a literal the agent typed, a declared secret), as the element was
+   * judged with it (browser/elements.ts PasswordCopies): looked up again with the same, it compares alike.
+   */
+  readonly passwordsHidden?: (value: string) => boolean;
   /** Fields whose typed value is a secret by what the page says of them (password, one-time code), by ref. */
   readonly secretFields?: Readonly<Record<string, string>>;
   /**

@@ -105,7 +105,7 @@ export function toolAction(
 /**
  * The arguments as a question shows them: each value the call types into a password field (a `{ref, value}` whose
  * ref is one: fill, fill_form) masked where it stands, and the arguments the target masks (a key pressed into one).
- * Anywhere else a typed literal shows in the question, it is not asked (core/questionRedaction.ts typedTextShown).
+ * Elsewhere in the question a typed literal shows as it is (core/questionRedaction.ts): a page may have chosen it.
  */
 function typedIntoSecretMasked(args: Args, target: ToolTarget): Args {
   const secretFields = target.secretFields ?? {};

@@ -101,16 +101,12 @@ describe('a secret or a password never lands where a page puts it', { timeout: 1
         ref: refOf(snapshot, field),
         ...(typed.value ? { value: typed.value } : { secret: typed.secret }),
       });
+      const asked = mcp.human.questions.length;
       const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Go') });
-      // A declared secret is masked in the question; a literal typed into a password field may be the page's
-      // choice, so a question holding it as a word of its own is not asked (questionRedaction.ts typedTextShown).
-      assert.match(
-        clicked.text,
-        typed.value
-          ? /not_allowed: click was not asked about: the element would show text the agent typed/
-          : /Delete «redacted»/,
-        clicked.text,
-      );
+      assert.match(clicked.text, /Delete «redacted»/, clicked.text);
+      // The question masks a declared secret; a literal the agent typed it shows (the page may have chosen it).
+      const question = mcp.human.questions.slice(asked).join('\n');
+      assert.match(question, typed.value ? new RegExp(`Delete ${literal}`) : /Delete «redacted»/, question);
       await mcp.call('click', { ref: refOf(snapshot, 'Next') });
     }
     mcp.human.policy = undefined;
@@ -213,8 +209,29 @@ describe("a form's question shows no password, and a password's value is bound t
 const root = host.attachShadow({ mode: 'open' }); root.innerHTML = '<input type=password id=sp>'; root.getElementById('sp').value = 'ShadowPw7788'; f.shadowcopy.value = 'ShadowPw7788';
 fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').value = 'FramePw5566'; }); f.framecopy.value = 'FramePw5566';</script>`,
         ),
+      // Copies of an autofilled password in forms of the page's own making: reversed, base64, hex, spaced out,
+      // inside a longer value, percent-encoded.
+      '/bank-encoded': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form id=f method=post action="/session">
+<label>Password <input id=p type=password name=password></label>
+<input type=hidden name=rev><input type=hidden name=b64><input type=hidden name=hex><input type=hidden name=spaced><input type=hidden name=inside><input type=hidden name=pct>
+<button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(`${autofilled}&`)}; const v = p.value;
+f.rev.value = [...v].reverse().join(''); f.b64.value = btoa('x' + v); f.hex.value = [...new TextEncoder().encode(v)].map((b) => b.toString(16).padStart(2, '0')).join('');
+f.spaced.value = [...v].join(' '); f.inside.value = 'ref-' + v + '-end'; f.pct.value = encodeURIComponent(v);</script>`,
+        ),
+      // A form the focus is in, with a copy of a frame's password field's value: submitted by Enter on the focus.
+      '/bank-focus-copy': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><iframe id=fr srcdoc="<input type=password id=ip>"></iframe>
+<form id=f method=post action="/session"><label>User <input name=user value=alice autofocus></label><input type=hidden name=framecopy><button>Sign in</button></form>
+<script>fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').value = 'FramePw5566'; }); f.framecopy.value = 'x-FramePw5566';</script>`,
+        ),
       // A password field outside the form holding a field's value (it would hide that field), and one holding part
-      // of another's (shown as it is).
+      // of another's.
       '/bank-hide': (_req, _body, res) =>
         html(
           res,
@@ -244,6 +261,16 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
 <label>Password <input id=p type=password name=password></label><input type=hidden name=enc>
 <button>Sign in</button></form>
 <script>p.value = ${JSON.stringify(autofilled)}; f.addEventListener('submit', () => { f.enc.value = p.value.toUpperCase(); });</script>`,
+        ),
+      // A script posting the password alone, reversed and base64-encoded, as the form submits.
+      '/bank-late-encoded': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form id=f method=post action="/session">
+<label>Password <input id=p type=password name=password></label>
+<button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(autofilled)}; f.addEventListener('submit', (event) => { event.preventDefault();
+fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('') + '+' + btoa(p.value) }); });</script>`,
         ),
       // A key in a password field (shown as a password), swapped for the attacker's as the form submits.
       '/bank-keys': (_req, _body, res) =>
@@ -359,16 +386,44 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
     assert.equal(posted('/session').length, before, 'nothing was posted');
   });
 
+  test("a copy of the page's password in a form of its own making (reversed, base64, hex, spaced, inside a longer value, percent-encoded) is not asked about", async () => {
+    const snapshot = await open('/bank-encoded');
+    const questions = await askedDuring(async () => {
+      const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
+      assert.match(clicked.text, /not_allowed: click was not asked about: /, clicked.text);
+      for (const name of ['rev', 'b64', 'hex', 'spaced', 'inside', 'pct'])
+        assert.match(clicked.text, new RegExp(`"${name}"`), clicked.text);
+    });
+    assert.deepEqual(questions, []);
+    assert.deepEqual(posted('/session'), []);
+  });
+
+  test("Enter on the focus in a form holding a copy of a frame's password: not asked about", async () => {
+    const snapshot = await open('/bank-focus-copy');
+    assert.match(snapshot, /User/);
+    const questions = await askedDuring(async () => {
+      const pressed = await mcp.call('press_key', { key: 'Enter' });
+      assert.match(pressed.text, /not_allowed: press_key was not asked about: .*"framecopy"/, pressed.text);
+    });
+    assert.deepEqual(questions, []);
+    assert.deepEqual(posted('/session'), []);
+  });
+
   test("a page's password field holding a field's value hides nothing: the form is not asked about", async () => {
     const snapshot = await open('/bank-hide');
     const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Continue') });
-    assert.match(clicked.text, /not_allowed: click was not asked about: .*: "to" \(to /, clicked.text);
+    assert.match(
+      clicked.text,
+      /not_allowed: click was not asked about: .*: "to", "memo" \(to /,
+      clicked.text,
+    );
     assert.deepEqual(posted('/transfer'), []);
   });
 
   test('a held post carrying a password the page holds is refused unasked, neither shown nor masked', async () => {
     for (const [path, button] of [
       ['/bank-late', 'Sign in'],
+      ['/bank-late-encoded', 'Sign in'],
       ['/bank-hide-held', 'Continue'],
     ] as const) {
       const snapshot = await open(path);
@@ -382,6 +437,7 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
       assert.match(record, /refused without asking: it carries a password the page holds/, record);
     }
     assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
+    assert.deepEqual(posted('/collect'), [], 'nor the encoded password');
   });
 
   test('an honest login whose e-mail address holds the password is asked about as any other', async () => {
@@ -390,7 +446,7 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
     await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: 'summer1' });
     mcp.human.will({ decision: 'reject' });
     const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
-    // Asked, its fields shown (the redactor writes the typed password wherever it stands, the address's too).
+    // Asked, its fields shown: a password the agent typed is not its news, so a copy inside a longer value is no bar.
     assert.match(
       question,
       /Form sends: \[\["email",".*@example\.com"\],\["password","\(a password, not shown\)"\]\]/,
@@ -419,66 +475,49 @@ fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').valu
     assert.deepEqual(posted('/keys/add'), []);
   });
 
-  // What the agent typed into a password field is masked in every question; a page that chose it (told the agent
-  // what to type) must not get a recipient masked so: a question holding it as a value of its own is not asked.
+  // What the agent typed into a password field is masked in results and records, not in questions: a page that
+  // chose it (told the agent what to type) had the recipient masked in the question a yes sent it on.
   const attackerIban = 'DE00ATTACK7731';
 
-  test('a recipient typed into a field the page made a password field is not masked in the form question: not asked', async () => {
+  test('a recipient typed into a field the page made a password field shows in the form question', async () => {
     const snapshot = await open('/bank-flip-pay');
     mcp.human.policy = () => ({ decision: 'approve' });
-    await mcp.call('fill', { ref: refOf(snapshot, 'Recipient'), value: attackerIban });
+    const filled = await mcp.call('fill', { ref: refOf(snapshot, 'Recipient'), value: attackerIban });
+    assert.doesNotMatch(filled.text, new RegExp(attackerIban), 'masked in the result, as a password');
     await mcp.call('fill', { ref: refOf(snapshot, 'Memo'), value: 'rent' });
-    const questions = await askedDuring(async () => {
-      const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Send') });
-      assert.match(
-        clicked.text,
-        /not_allowed: click was not asked about: the form data it sends would show text the agent typed into a password field/,
-        clicked.text,
-      );
-    });
-    assert.deepEqual(questions, [], 'nobody was asked');
+    mcp.human.policy = () => ({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Send') }));
+    assert.match(question, new RegExp(`\\["to","${attackerIban}"\\]`), question);
     assert.deepEqual(posted('/transfer'), []);
+    assert.doesNotMatch(readFileSync(mcp.auditPath, 'utf8'), new RegExp(attackerIban), 'masked in the audit');
   });
 
-  test('a held post carrying what the agent typed into a password field, as a value of its own, is refused unasked', async () => {
+  test('a held post carrying what the agent typed into a password field shows it', async () => {
     const snapshot = await open('/bank-swap-typed');
     mcp.human.policy = () => ({ decision: 'approve' });
     await mcp.call('fill', { ref: refOf(snapshot, 'Confirmation code'), value: attackerIban });
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'reject' });
     const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Send') }));
-    assert.equal(questions.length, 1, `the click alone was asked: ${questions.join('\n----\n')}`);
+    assert.equal(questions.length, 2, `the click, then the post as it went: ${questions.join('\n----\n')}`);
     assert.match(questions[0] ?? '', /DE11HONEST/, 'the click showed the recipient the form holds');
-    const record = readFileSync(mcp.auditPath, 'utf8').trim().split('\n').at(-1) ?? '';
-    assert.match(
-      record,
-      /refused without asking: it carries text the agent typed into a password field/,
-      record,
-    );
+    assert.match(questions[1] ?? '', new RegExp(`to=${attackerIban}`), questions[1]);
     assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
   });
 
-  test('fill_form typing the same literal into a password field and a recipient field is not asked', async () => {
+  test("fill_form's question shows a recipient the same as the literal typed into a password field", async () => {
     const snapshot = await open('/bank-pin');
-    mcp.human.policy = () => ({ decision: 'approve' });
-    const questions = await askedDuring(async () => {
-      const filled = await mcp.call('fill_form', {
+    mcp.human.policy = () => ({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() =>
+      mcp.call('fill_form', {
         fields: [
           { ref: refOf(snapshot, 'PIN'), value: attackerIban },
           { ref: refOf(snapshot, 'Recipient'), value: attackerIban },
         ],
-      });
-      assert.match(
-        filled.text,
-        /not_allowed: fill_form was not asked about: its arguments would show/,
-        filled.text,
-      );
-    });
-    assert.deepEqual(questions, []);
-    // The password field alone, typed as any login's: asked, its value masked where it stands.
-    const [alone = ''] = await askedDuring(() =>
-      mcp.call('fill_form', { fields: [{ ref: refOf(snapshot, 'PIN'), value: attackerIban }] }),
+      }),
     );
-    assert.match(alone, /«redacted»/, alone);
-    assert.doesNotMatch(alone, new RegExp(attackerIban), alone);
+    // The value the call types into the password field is masked where it stands, the other shown.
+    assert.match(question, new RegExp(`«redacted».*${attackerIban}`, 's'), question);
   });
 
   test('a login in a legacy charset goes with one yes, and its password is in no question', async () => {

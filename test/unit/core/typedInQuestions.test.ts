@@ -1,16 +1,16 @@
-// A literal the agent typed into a password field, in a question (core/questionRedaction.ts typedTextShown): a
-// page may have chosen it, so a question holding it as a value of its own (a recipient, an amount, a held post's
-// parameter) is not asked; inside a longer value it is masked; a declared secret is masked wherever it stands.
+// A literal the agent typed into a password field (Secrets.redactTyped): masked in results and records, shown in
+// questions (a page may have chosen it: masked, it hid the recipient a yes sent), and this client's own: one agent's
+// literal does not hide text in another's pages, though the process's own records hide every client's.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApprovalRequest } from '../../../src/core/approvals.ts';
-import { redactQuestion, typedTextShown, valuesWithin } from '../../../src/core/questionRedaction.ts';
-import { Redactor, redactionMark } from '../../../src/core/redact.ts';
+import { redactQuestion } from '../../../src/core/questionRedaction.ts';
+import { Redactor } from '../../../src/core/redact.ts';
+import { Secrets } from '../../../src/core/secrets.ts';
 
 const typed = 'DE00ATTACK1';
 const declared = 'D3clared-Tok';
-const redactor = new Redactor([declared], [typed]);
 
 const question = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
   id: 'q1',
@@ -27,60 +27,43 @@ const question = (extra: Partial<ApprovalRequest>): ApprovalRequest => ({
   ...extra,
 });
 
-test('a typed literal as a value of its own, in any part of a question, is found', () => {
-  const cases: [Partial<ApprovalRequest>, string][] = [
-    [
-      {
-        formData: [
-          [
-            ['to', typed],
-            ['amount', '100'],
-          ],
-        ],
-      },
-      'the form data it sends',
-    ],
-    [{ formData: [[['to', typed.toLowerCase()]]] }, 'the form data it sends'],
-    [{ args: { fields: [{ ref: 'e1', value: typed }] } }, 'its arguments'],
-    [{ destination: `POST bank.example/transfer?to=${typed}&n=1` }, 'where it sends'],
-    [{ destination: `GET bank.example/pay/${encodeURIComponent(typed)}` }, 'where it sends'],
-    [{ url: `https://bank.example/pay?iban=${typed}` }, 'the page address'],
-    [{ element: { role: 'button', name: typed } }, 'the element'],
-    [{ element: { role: 'button', name: `Send to ${typed} now` } }, 'the element'],
-    [{ args: { body: JSON.stringify({ transfer: { to: typed } }) } }, 'its arguments'],
-    [{ args: { body: `to=${encodeURIComponent(typed)}&amount=5` } }, 'its arguments'],
-    [
-      { args: { body: `--b\r\nContent-Disposition: form-data; name="to"\r\n\r\n${typed}\r\n--b--` } },
-      'its arguments',
-    ],
-    [{ args: { body: Buffer.from(typed).toString('base64') } }, 'its arguments'],
-  ];
-  for (const [extra, part] of cases)
-    assert.equal(typedTextShown(question(extra), redactor), part, JSON.stringify(extra));
-});
-
-test('inside a longer word, as the value typed into its field, or as a declared secret, it is not', () => {
-  for (const extra of [
-    { formData: [[['email', `${typed}@example.com`]]] },
-    { args: { ref: 'e1', value: redactionMark } },
-    { formData: [[['token', declared]]] },
-    { formData: [[['to', 'DE11HONEST']]] },
-  ] as Partial<ApprovalRequest>[])
-    assert.equal(typedTextShown(question(extra), redactor), undefined, JSON.stringify(extra));
-  assert.equal(typedTextShown(question({ formData: [[['to', typed]]] }), new Redactor([typed])), undefined);
-});
-
-test('the values a text carries: words, lines, parameters, path segments, JSON strings', () => {
-  const values = valuesWithin('POST h.example/a/b%20c?x=1&y=two {"k":["v"]}');
-  for (const value of ['b c', '1', 'two']) assert.ok(values.includes(value), value);
-  assert.ok(valuesWithin('{"k":["v",{"z":"w"}]}').includes('w'));
-  assert.ok(valuesWithin('a\nsecond line\nc').includes('second line'));
-});
-
-test("a question's every address is redacted, the one its document was loaded from too", () => {
+test('a question shows a typed literal and masks a declared secret, in every part, the loaded-from address too', () => {
+  const redactor = new Redactor([declared], [typed]);
+  assert.equal(redactor.text(`to=${typed}`), 'to=«redacted»', 'records and results mask it');
   const shown = redactQuestion(
-    question({ loadedFrom: `https://bank.example/x?t=${declared}`, url: `https://bank.example/?t=${declared}` }),
+    question({
+      formData: [
+        [
+          ['to', typed],
+          ['token', declared],
+        ],
+      ],
+      loadedFrom: `https://bank.example/x?t=${declared}&to=${typed}`,
+      args: { body: `to=${typed}&k=${declared}` },
+    }),
     redactor,
   );
-  assert.doesNotMatch(JSON.stringify(shown), new RegExp(declared));
+  const text = JSON.stringify(shown);
+  assert.doesNotMatch(text, new RegExp(declared));
+  assert.equal(text.split(typed).length - 1, 3, text);
+});
+
+test("a client's typed literal is its own; the process's records hide every client's", () => {
+  const process = new Secrets(new Map([['TOKEN', { value: declared, origins: [], source: 'test' }]]));
+  const [first, second] = [process.forClient(), process.forClient()];
+  first.redactTyped(typed);
+  assert.equal(first.redactor.text(typed), '«redacted»');
+  assert.equal(
+    second.redactor.text(`recipient ${typed}`),
+    `recipient ${typed}`,
+    "another client's page text",
+  );
+  assert.equal(process.redactor.text(typed), '«redacted»', "the process's own records");
+  for (const each of [first, second, process]) assert.equal(each.redactor.text(declared), '«redacted»');
+  process.redactAlso('tok3n-value');
+  assert.equal(
+    second.redactor.text('tok3n-value'),
+    '«redacted»',
+    'a token is hidden from every client at once',
+  );
 });
