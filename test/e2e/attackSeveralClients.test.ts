@@ -379,6 +379,13 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
             res,
             '<title>Upload</title><form method="post" action="/collect" enctype="multipart/form-data"><label>File <input type="file" name="f" multiple></label><button>Send</button></form>',
           ),
+        // A login page that shows back what is typed into its password field, and another site's payment page.
+        '/login-echo': (_req, _body, res) =>
+          html(
+            res,
+            `<title>Login</title><label>Password <input id=pw type=password></label><p id=out></p><script>pw.addEventListener('input', () => { out.textContent = 'typed ' + pw.value; });</script>`,
+          ),
+        '/pay-to': (_req, _body, res) => html(res, '<title>Pay</title><p>Recipient DE11HONEST77</p>'),
         // A frame of the tab's own site alerting inside a cross-site frame (tabward's browsers open no dialog of a
         // frame of another origin than the tab's), which then removes it: answering that dialog, or closing its
         // tab or context, crashes the browser. The tab is retired.
@@ -453,6 +460,26 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
     assert.doesNotMatch(probed, new RegExp(secret));
     // B's only-if-cached probe never touched the network, and found nothing in A's cache.
     assert.equal(site.seen.filter((seen) => seen.path === '/cached?bit=1').length, cachedBefore);
+    await leave(a);
+    await leave(b);
+  });
+
+  test("what one client types into a password field is hidden from its own reads, not from another client's pages", async () => {
+    const a = await connect();
+    const b = await connect();
+    await call(a.client, 'new_page', { url: site.url('login.example', '/login-echo') });
+    const login = await call(a.client, 'take_snapshot');
+    const filled = await call(a.client, 'fill', {
+      ref: refOf(login.text, 'Password'),
+      value: 'DE11HONEST77',
+    });
+    assert.equal(filled.isError, false, filled.text);
+    const echoed = (await call(a.client, 'take_snapshot')).text;
+    assert.match(echoed, /typed \S/, echoed);
+    assert.doesNotMatch(echoed, /DE11HONEST77/, echoed);
+    await call(b.client, 'new_page', { url: site.url('pay.example', '/pay-to') });
+    const paying = await call(b.client, 'take_snapshot');
+    assert.match(paying.text, /Recipient DE11HONEST77/, "B reads its own page's recipient");
     await leave(a);
     await leave(b);
   });
