@@ -126,6 +126,13 @@ export async function openIsolated(config: BrowserConfig, hooks: IsolatedHooks):
       `The browser switch ${proxy} would send the browser's traffic past tabward's egress proxy, where every request is judged.`,
       'Drop the --chrome-arg proxy switch; tabward starts its browser with its own proxy.',
     );
+  const switchedOff = requiredFeatureDisabled(config.chromeArgs);
+  if (switchedOff)
+    throw new TabwardError(
+      'bad_input',
+      `The browser switch --disable-features=${switchedOff} would switch off a protection of tabward's own browsers: with it, a frame of another site opens dialogs, and one whose frame is gone crashed the browser under every client (docs/security.md).`,
+      `Drop ${switchedOff} from the --chrome-arg --disable-features list.`,
+    );
   const direct = configuredProxy([], process.env);
   if (network && direct && hooks.firstProxyNotice()) {
     config.notify(
@@ -368,6 +375,21 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
     '--enable-features=',
     'SuppressDifferentOriginSubframeJSDialogs',
   );
+}
+
+/** Features tabward's own browsers run with (withOwnBrowserFeatures) that they must not run without. */
+const requiredFeatures = ['SuppressDifferentOriginSubframeJSDialogs'];
+
+/**
+ * A required feature a --disable-features switch of the user's names (any of them: Chromium lets a disabled
+ * feature win over the same feature enabled, an attack review measured), or undefined.
+ */
+export function requiredFeatureDisabled(args: readonly string[] = []): string | undefined {
+  const disabled = args
+    .filter((arg) => arg.startsWith('--disable-features='))
+    .flatMap((arg) => arg.slice('--disable-features='.length).split(','))
+    .map((feature) => feature.trim().split('<')[0]);
+  return requiredFeatures.find((feature) => disabled.includes(feature));
 }
 
 /** `features` added to the last `switchName` given (the one Chromium reads), or as a switch of their own. */

@@ -147,6 +147,22 @@ describe('tabward survives its pages', () => {
     });
   });
 
+  test('a user switch disabling that protection is refused, before any page loads', async () => {
+    await inPlace(
+      ['--chrome-arg=--disable-features=Translate,SuppressDifferentOriginSubframeJSDialogs'],
+      async (mcp) => {
+        const before = site.seen.length;
+        const opened = await mcp.call('new_page', { url: site.url('site.test', '/host-other') });
+        assert.ok(opened.isError, opened.text);
+        assert.match(
+          opened.text,
+          /bad_input: The browser switch --disable-features=SuppressDifferentOriginSubframeJSDialogs would switch off/,
+        );
+        assert.equal(site.seen.length, before, 'no page was loaded');
+      },
+    );
+  });
+
   test("a frame's dialog, its frame still there, is answered as any other (the tab is not retired)", async () => {
     await inPlace([], async (mcp) => {
       const opened = await mcp.call('new_page', { url: site.url('site.test', '/host-keeps') });
