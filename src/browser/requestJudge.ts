@@ -180,10 +180,13 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
     if (entry.endedAt !== undefined)
       return `${reason}; it came after the action had returned, with nobody left to ask`;
     // Each request its own question: one yes lets exactly one request go.
-    const asked = entry.attendant.ask(facts, reason, taint).catch(() => false);
+    const asked = entry.attendant
+      .ask(facts, reason, taint)
+      .catch((error: unknown) => `it could not be asked about (${String(error)})`);
     entry.pending.add(asked);
     void asked.finally(() => entry.pending.delete(asked));
-    return (await asked) ? undefined : `${reason}; the human did not let it go`;
+    const why = await asked;
+    return why === undefined ? undefined : `${reason}; ${why}`;
   }
 
   /** A stop of a write into a sensitive page comes first, and no flood of other stops pushes it out of the log. */

@@ -57,7 +57,8 @@ export class HeldRequests {
             navigationOnly: false,
           })
         : undefined;
-    const refused = new Set<string>();
+    /** Why each request refused in this action was: the same again is refused for the same reason. */
+    const refused = new Map<string, string>();
     const open = new Map<string, Promise<unknown>>();
     let asked = 0;
     return {
@@ -90,7 +91,9 @@ export class HeldRequests {
         // The same request again while its question is open waits for that answer: a no answers it too (a page
         // posting every 300 ms is asked once, not once a post); a yes lets one request go, so it is asked anew.
         await open.get(again)?.catch(() => undefined);
-        if (refused.has(again) || caller.signal.aborted) return false;
+        const before = refused.get(again);
+        if (before) return before;
+        if (caller.signal.aborted) return 'its action was over';
         // A question shows what the request carries, whole (protocol/shownArgs.ts): one it cannot show is refused.
         const unshowable = request.bodyUnread
           ? 'its body could not be read to show the human'
@@ -98,14 +101,14 @@ export class HeldRequests {
         if (unshowable) {
           const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
           trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
-          refused.add(again);
-          return false;
+          refused.set(again, `refused without asking: ${unshowable}`);
+          return `refused without asking: ${unshowable}`;
         }
         // A page that keeps sending new requests cannot keep the human answering, nor its action running.
         if (++asked > maxQuestionsPerAction) {
           const line = `${destination}: held (${reason}); refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
           trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
-          return false;
+          return `refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
         }
         const asking = this.askHeld(action, look, caller, request, { reason, taint }, destination);
         open.set(again, asking);
@@ -114,9 +117,12 @@ export class HeldRequests {
         const approved = choice === 'approve' || choice === 'approve-all';
         const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
         trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
-        if (!approved) refused.add(again);
-        else if (taint) this.deps.state.allowHostOf(request.url);
-        return approved;
+        if (!approved) {
+          refused.set(again, 'the human did not let it go');
+          return 'the human did not let it go';
+        }
+        if (taint) this.deps.state.allowHostOf(request.url);
+        return undefined;
       },
     };
   }

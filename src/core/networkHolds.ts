@@ -47,8 +47,11 @@ export interface Attendant {
   readonly carriesData: boolean;
   /** False once the call path it belongs to is closed (a recipe run over, a client gone): it judges nothing more. */
   live(): boolean;
-  /** Hold the request and ask; true when the human let it go. `taint`: held by taintReason, not by a rule. */
-  ask(request: RequestFacts, reason: string, taint: boolean): Promise<boolean>;
+  /**
+   * Hold the request and ask; undefined when the human let it go, else why it was not sent (the human said no, or
+   * it could not be asked about). `taint`: held by taintReason, not by a rule.
+   */
+  ask(request: RequestFacts, reason: string, taint: boolean): Promise<string | undefined>;
 }
 
 /** What a running action's requests are weighed against for taint. */

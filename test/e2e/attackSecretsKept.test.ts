@@ -429,9 +429,15 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
       const snapshot = await open(path);
       mcp.human.will({ decision: 'approve' });
       mcp.human.policy = () => ({ decision: 'approve' });
-      const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, button) }));
+      let told = '';
+      const questions = await askedDuring(async () => {
+        told = (await mcp.call('click', { ref: refOf(snapshot, button) })).text;
+      });
       mcp.human.policy = undefined;
       assert.equal(questions.length, 1, `the click alone was asked: ${questions.join('\n----\n')}`);
+      // The agent is told what happened: nobody was asked about the post, so no human refused it.
+      assert.match(told, /refused without asking: it carries a password the page holds/, told);
+      assert.doesNotMatch(told, /did not let it go/, told);
       assert.doesNotMatch(questions.join('\n'), new RegExp(`${autofilled}|DE00ATTACKER`, 'i'));
       const record = readFileSync(mcp.auditPath, 'utf8').trim().split('\n').at(-1) ?? '';
       assert.match(record, /refused without asking: it carries a password the page holds/, record);
