@@ -380,21 +380,34 @@ export function withOwnBrowserFeatures(args: readonly string[] = []): string[] {
 /** Features tabward's own browsers run with (withOwnBrowserFeatures) that they must not run without. */
 const requiredFeatures = ['SuppressDifferentOriginSubframeJSDialogs'];
 
+/** A feature-list switch in any spelling Chromium takes (one dash or two), with its value. */
+function featureSwitch(arg: string): { readonly name: string; readonly value: string } | undefined {
+  const match = /^--?((?:enable|disable)-features)(?:=(.*))?$/s.exec(arg);
+  return match ? { name: match[1] ?? '', value: match[2] ?? '' } : undefined;
+}
+
 /**
- * A required feature a --disable-features switch of the user's names (any of them: Chromium lets a disabled
- * feature win over the same feature enabled, an attack review measured), or undefined.
+ * A required feature a --disable-features switch of the user's names, in any spelling (one dash, a `*` before it,
+ * other letter case), or undefined: Chromium lets a disabled feature win over the same feature enabled, and three
+ * spellings of the switch got past a check of the usual one (two attack reviews).
  */
 export function requiredFeatureDisabled(args: readonly string[] = []): string | undefined {
   const disabled = args
-    .filter((arg) => arg.startsWith('--disable-features='))
-    .flatMap((arg) => arg.slice('--disable-features='.length).split(','))
-    .map((feature) => feature.trim().split('<')[0]);
-  return requiredFeatures.find((feature) => disabled.includes(feature));
+    .map(featureSwitch)
+    .filter((found) => found?.name === 'disable-features')
+    .map((found) => found?.value.toLowerCase() ?? '');
+  return requiredFeatures.find((feature) => disabled.some((value) => value.includes(feature.toLowerCase())));
 }
 
-/** `features` added to the last `switchName` given (the one Chromium reads), or as a switch of their own. */
+/**
+ * `features` added to the list Chromium reads: the last switch of that name in either spelling (Chromium takes
+ * the last), every earlier one dropped, the merged one last. Added to the first of two spellings, tabward's own
+ * were never read.
+ */
 function mergedFeatures(args: readonly string[], switchName: string, features: string): string[] {
-  const given = args.findLastIndex((arg) => arg.startsWith(switchName));
-  if (given < 0) return [...args, `${switchName}${features}`];
-  return args.map((arg, index) => (index === given ? `${arg},${features}` : arg));
+  const name = switchName.replace(/^-+|=$/g, '');
+  const given = args.filter((arg) => featureSwitch(arg)?.name === name);
+  const last = given.length > 0 ? featureSwitch(given[given.length - 1] ?? '')?.value : undefined;
+  const rest = args.filter((arg) => featureSwitch(arg)?.name !== name);
+  return [...rest, `--${name}=${last ? `${last},` : ''}${features}`];
 }

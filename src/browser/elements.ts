@@ -302,8 +302,8 @@ export async function resolveRef(
   ref: string,
   timeoutMs: number,
   keyPress = false,
-  /** Whether the redactor hides a value already (PasswordCopies.hidden). */
-  hidden?: (value: string) => boolean,
+  /** What the agent knows of a value (PasswordCopies.known). */
+  known?: KnownToAgent,
 ): Promise<ResolvedElement> {
   tracked.assertUsable();
   if (tracked.refsDocumentSeq !== tracked.documentSeq) {
@@ -332,7 +332,7 @@ export async function resolveRef(
     return {
       locator,
       frames: withDocumentOrigin(frameChain(frame), live.origin),
-      live: keptFacts(live, { seen: passwordsSeen(tracked), ...(hidden ? { hidden } : {}) }),
+      live: keptFacts(live, { seen: passwordsSeen(tracked), ...(known ? { known } : {}) }),
       hooks,
     };
   };
@@ -458,29 +458,50 @@ function originOfUrl(url: string): string | undefined {
   }
 }
 
+/** What the agent already knows of a value: a literal it typed (this client), a declared secret's, or neither. */
+export type KnownToAgent = (value: string) => 'typed' | 'declared' | undefined;
+
 /** Passwords a copy of which in a form's other field makes the form unaskable (see keptFacts). */
 export interface PasswordCopies {
   /** Passwords the tab's snapshots read anywhere (another frame, a shadow root). */
   readonly seen: readonly string[];
-  /** Whether the redactor hides a value already (a literal the agent typed, a declared secret): its copies are masked. */
-  readonly hidden?: (value: string) => boolean;
+  readonly known?: KnownToAgent;
 }
 
 /**
- * The facts as tabward keeps them: each value a form's question does not show (a password's) replaced by its seal
- * (core/formBodies.ts), by which the approval's pass binds what the post may carry there, and each field holding a
- * password the page has (its own password fields', or one its snapshots read) named in `holdsPassword`, its value
- * not shown. Run on every read of liveFactsOf as it arrives, so that no such value is kept, shown or logged.
+ * The facts as tabward keeps them. Each value a form's question does not show (a password's) is replaced by its
+ * seal (core/formBodies.ts), by which the approval's pass binds what the post may carry there, unless the agent
+ * typed it: a question shows what the agent typed (core/questionRedaction.ts), or a page making a recipient's field
+ * a password field hid the recipient. Each field holding a password of the page is named in `holdsPassword`, its
+ * value not shown (copiesNamed). Run on every read of liveFactsOf as it arrives, so that no such value is kept,
+ * shown or logged.
  */
 export function keptFacts<T extends { readonly effects: Effect[] }>(
   live: T,
   copies: PasswordCopies = { seen: [] },
 ): T {
+  const known = copies.known ?? (() => undefined);
   const own = live.effects.flatMap(
     (effect) =>
       (effect as Effect & { unshown?: [number, string][] }).unshown?.map(([, value]) => value) ?? [],
   );
-  return copiesNamed(sealedFacts(live), [...own, ...copies.seen], copies.hidden ?? (() => false));
+  return copiesNamed(sealedFacts(typedShown(live, known)), [...own, ...copies.seen], known);
+}
+
+/** The password fields' values the agent typed, shown as they are (keptFacts). */
+function typedShown<T extends { readonly effects: Effect[] }>(live: T, known: KnownToAgent): T {
+  const effects = live.effects.map((effect) => {
+    const { unshown } = effect as Effect & { unshown?: [number, string][] };
+    const typed = unshown?.filter(([, value]) => known(value) === 'typed') ?? [];
+    if (typed.length === 0) return effect;
+    const fields = (effect.fields ?? []).map(([name, shown], index): [string, string] => [
+      name,
+      typed.find(([at]) => at === index)?.[1] ?? shown,
+    ]);
+    const rest = unshown?.filter(([, value]) => known(value) !== 'typed') ?? [];
+    return { ...effect, fields, unshown: rest };
+  });
+  return { ...live, effects };
 }
 
 function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): T {
@@ -490,36 +511,37 @@ function sealedFacts<T extends { readonly effects: Effect[] }>(live: T): T {
     if (!unshown) return effect;
     const sealed: (string | undefined)[] = (rest.fields ?? []).map(() => undefined);
     for (const [index, value] of unshown) if (index < sealed.length) sealed[index] = passwordSeal(value);
-    return { ...rest, sealed };
+    return unshown.length > 0 ? { ...rest, sealed } : rest;
   });
   return { ...live, effects };
 }
 
 /**
- * A form field holding a password of the page is named in `holdsPassword`, its value not shown: its whole value in
- * any letter case (liveFactsOf does so for the document's own password fields), or, for a password the agent was
- * never given (autofilled, the user's), inside a longer value or in a form the redactor knows (reversed, spaced
- * out, base64, hex, percent-encoded): the question goes to whoever runs `tabward approvals`, the agent's shell
- * included, and a copy shown there handed the user's password to the agent (an attack review). A password the
- * redactor hides already is masked where a copy stands; whole, it still makes the form unaskable. Passwords shorter
- * than six characters are in too many texts to say a field holds one.
+ * A form field holding a password of the page is named in `holdsPassword`, its value not shown. A password the
+ * agent was never given (autofilled, the user's, or one the page set): inside the field's value in any form the
+ * redactor knows (as it is, in any letter case, reversed, spaced out, base64, hex, percent-encoded), for the question
+ * goes to whoever runs `tabward approvals`, the agent's shell included, and a copy shown there handed the user's
+ * password to the agent (an attack review). A declared secret's value: as the field's whole value (the question
+ * masks it elsewhere). A literal the agent typed: never (the question shows it). Passwords shorter than six
+ * characters are in too many texts to say a field holds one.
  */
 function copiesNamed<T extends { readonly effects: Effect[] }>(
   live: T,
   passwords: readonly string[],
-  hidden: (value: string) => boolean,
+  known: KnownToAgent,
 ): T {
-  const long = [...new Set(passwords.filter((value) => value.length >= 6))];
+  const long = [...new Set(passwords.filter((value) => value.length >= 6 && known(value) !== 'typed'))];
   if (long.length === 0) return live;
   const needles = long.map((password) => password.toLowerCase());
-  const unknownToAgent = long.filter((password) => !hidden(password));
-  const spelled = unknownToAgent.length > 0 ? new Redactor(unknownToAgent) : undefined;
+  const neverGiven = long.filter((password) => known(password) === undefined);
+  const spelled = neverGiven.length > 0 ? new Redactor(neverGiven) : undefined;
   const holdsOne = (value: string) =>
     needles.includes(value.trim().toLowerCase()) || (spelled !== undefined && spelled.text(value) !== value);
   const effects = live.effects.map((effect) => {
     const holds = new Set(effect.holdsPassword);
-    const fields = effect.fields?.map(([name, value]): [string, string] => {
-      if (value === passwordNotShown || holds.has(name) || !holdsOne(value)) return [name, value];
+    const fields = effect.fields?.map(([name, value], index): [string, string] => {
+      const shownAsPassword = value === passwordNotShown && effect.sealed?.[index] !== undefined;
+      if (shownAsPassword || holds.has(name) || !holdsOne(value)) return [name, value];
       holds.add(name);
       return [name, '(holds a password, not shown)'];
     });

@@ -13,6 +13,7 @@ import {
   allFrames,
   type FocusTarget,
   frameChain,
+  type KnownToAgent,
   keptFacts,
   liveFactsSource,
   type PasswordCopies,
@@ -30,10 +31,10 @@ const maxDepth = 12;
 export async function focusedTarget(
   tracked: TrackedPage,
   timeoutMs: number,
-  /** Whether the redactor hides a value already (elements.ts PasswordCopies). */
-  hidden?: (value: string) => boolean,
+  /** What the agent knows of a value (elements.ts KnownToAgent). */
+  known?: KnownToAgent,
 ): Promise<FocusTarget> {
-  const copies = { seen: passwordsSeen(tracked), ...(hidden ? { hidden } : {}) };
+  const copies = { seen: passwordsSeen(tracked), ...(known ? { known } : {}) };
   return focusOn(tracked.page, await tracked.cdpSession(), timeoutMs, tracked.interrupted, copies);
 }
 

@@ -20,21 +20,9 @@ export class Redactor {
     const forms = new Set<string>();
     const patterns: RegExp[] = [];
     for (const value of [...others, ...typed]) {
-      if (value.length < 3) continue; // too short to hide without mangling ordinary text
-      forms.add(value);
-      // The same text as a page may show it: another Unicode normal form, full-width, upper or lower case where
-      // case is not one letter for one (ß → SS, İ → i̇).
-      for (const shown of lookAlikes(value)) forms.add(shown);
-      for (const encoded of percentEncodings(value))
-        for (const spaced of [encoded, encoded.replace(/%20/g, '+')]) {
-          forms.add(spaced);
-          forms.add(spaced.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()));
-        }
-      forms.add(JSON.stringify(value).slice(1, -1));
-      // A page that has the value can hand it back in another shape: reversed, encoded, spaced out.
-      if (value.length < 6) continue;
-      for (const form of encodedForms(value)) forms.add(form);
-      patterns.push(spacedOut(value), spacedOut([...value].reverse().join('')));
+      const spelled = spellings(value);
+      for (const form of spelled.texts) forms.add(form);
+      patterns.push(...spelled.patterns);
     }
     this.needles = [...forms].sort((a, b) => b.length - a.length);
     this.patterns = patterns;
@@ -74,6 +62,31 @@ export class Redactor {
     }
     return input;
   }
+}
+
+/**
+ * The forms a value is hidden in: texts to find as they are, and patterns. Also what a snapshot masks a page's
+ * password in (browser/snapshot/snapshot.ts): a page holding it can show it so.
+ */
+export function spellings(value: string): { readonly texts: string[]; readonly patterns: RegExp[] } {
+  if (value.length < 3) return { texts: [], patterns: [] }; // too short to hide without mangling ordinary text
+  const forms = new Set<string>([value]);
+  // The same text as a page may show it: another Unicode normal form, full-width, upper or lower case where case is
+  // not one letter for one (ß → SS, İ → i̇).
+  for (const shown of lookAlikes(value)) forms.add(shown);
+  for (const encoded of percentEncodings(value))
+    for (const spaced of [encoded, encoded.replace(/%20/g, '+')]) {
+      forms.add(spaced);
+      forms.add(spaced.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()));
+    }
+  forms.add(JSON.stringify(value).slice(1, -1));
+  // A page that has the value can hand it back in another shape: reversed, encoded, spaced out.
+  if (value.length < 6) return { texts: [...forms], patterns: [] };
+  for (const form of encodedForms(value)) forms.add(form);
+  return {
+    texts: [...forms],
+    patterns: [spacedOut(value), spacedOut([...value].reverse().join(''))],
+  };
 }
 
 /**

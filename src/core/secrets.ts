@@ -155,6 +155,11 @@ export class Secrets {
     }
   }
 
+  /** Whether this client's agent typed this very value into a password field (redactTyped). */
+  typedHere(value: string): boolean {
+    return this.typed.includes(value);
+  }
+
   /** A value that no longer needs hiding (a dead question's page token): the redactor stays as small as what is live. */
   forget(value: string): void {
     const at = this.redactions.extra.indexOf(value);

@@ -7,6 +7,7 @@ import { describeDownload } from '../browser/downloads.ts';
 import {
   forgetLookups,
   frameChain,
+  type KnownToAgent,
   type ResolvedElement,
   resolveRef,
   takeLookup,
@@ -39,11 +40,11 @@ export async function elementTarget(
   keyPress = false,
 ): Promise<ToolTarget> {
   const tab = await context.session.target(pageId);
-  const passwordsHidden = hiddenBy(context);
-  const element = await resolveRef(tab, ref, context.timeoutMs, keyPress, passwordsHidden);
+  const passwordsKnown = knownBy(context);
+  const element = await resolveRef(tab, ref, context.timeoutMs, keyPress, passwordsKnown);
   return {
     tab,
-    passwordsHidden,
+    passwordsKnown,
     frames: element.frames,
     // The name the page shows now: the human judges what will be clicked, not what the snapshot said.
     element: { role: element.info.role, name: element.liveName },
@@ -54,9 +55,10 @@ export async function elementTarget(
   };
 }
 
-/** Whether the client's redactor hides a value already: a copy of such a password is masked, not the agent's news. */
-export function hiddenBy(context: ToolContext): (value: string) => boolean {
-  return (value) => context.secrets.redactor.text(value) !== value;
+/** What the client's agent knows of a value (browser/elements.ts KnownToAgent): a literal it typed, a secret's. */
+export function knownBy(context: ToolContext): KnownToAgent {
+  return (value) =>
+    context.secrets.typedHere(value) ? 'typed' : context.secrets.nameOf(value) ? 'declared' : undefined;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function resolveJudged(
   const judged = target.fingerprints?.[ref];
   const looked = takeLookup(tab, ref, judged, keyPress);
   if (looked) return looked;
-  const element = await resolveRef(tab, ref, timeoutMs, keyPress, target.passwordsHidden);
+  const element = await resolveRef(tab, ref, timeoutMs, keyPress, target.passwordsKnown);
   if (judged !== undefined && judged !== element.fingerprint) {
     throw new TabwardError(
       'rejected',

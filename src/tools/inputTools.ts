@@ -14,8 +14,8 @@ import { TabwardError } from '../core/errors.ts';
 import { type FrameFact, originOf } from '../core/guard.ts';
 import {
   elementTarget,
-  hiddenBy,
   judgedDestructive,
+  knownBy,
   literalIntoSecretField,
   pageTarget,
   requireTab,
@@ -222,7 +222,7 @@ export const pressKey = defineTool({
     }
     // Without a ref the key goes to whatever has the focus, however deep in frames and shadow roots.
     const target = await pageTarget(context, args.pageId);
-    const focus = await focusedTarget(requireTab(target), context.timeoutMs, hiddenBy(context));
+    const focus = await focusedTarget(requireTab(target), context.timeoutMs, knownBy(context));
     const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(focus.tag);
     return masked(
       judgedDestructive(

@@ -3,6 +3,7 @@
 // call `handle` directly; they go through the ToolRunner, which runs the guard first.
 
 import type { z } from 'zod';
+import type { KnownToAgent } from '../browser/elements.ts';
 import type { RefInfo, TrackedPage } from '../browser/pages.ts';
 import type { BrowserSession } from '../browser/session.ts';
 import type { AuditTarget } from '../core/audit.ts';
@@ -52,10 +53,10 @@ export interface ToolTarget {
   /** The frame each ref lives in: a secret is judged by the frame of the field it is typed into. */
   readonly refFrames?: Readonly<Record<string, FrameFact>>;
   /**
-   * Whether the redactor hides a value already (a literal the agent typed, a declared secret), as the element was
-   * judged with it (browser/elements.ts PasswordCopies): looked up again with the same, it compares alike.
+   * What the agent knows of a value (a literal it typed, a declared secret's), as the element was judged with it
+   * (browser/elements.ts KnownToAgent): looked up again with the same, it compares alike.
    */
-  readonly passwordsHidden?: (value: string) => boolean;
+  readonly passwordsKnown?: KnownToAgent;
   /** Fields whose typed value is a secret by what the page says of them (password, one-time code), by ref. */
   readonly secretFields?: Readonly<Record<string, string>>;
   /**

@@ -230,6 +230,30 @@ f.spaced.value = [...v].join(' '); f.inside.value = 'ref-' + v + '-end'; f.pct.v
 <form id=f method=post action="/session"><label>User <input name=user value=alice autofocus></label><input type=hidden name=framecopy><button>Sign in</button></form>
 <script>fr.addEventListener('load', () => { fr.contentDocument.getElementById('ip').value = 'FramePw5566'; }); f.framecopy.value = 'x-FramePw5566';</script>`,
         ),
+      // An attacker's page with a password field, for the agent to type a piece of the bank's password into.
+      '/typer': (_req, _body, res) =>
+        html(res, '<title>Typer</title><label>Code <input type=password name=code></label>'),
+      // The autofilled password shown back in the page's text and a field, reversed, base64-encoded, spaced out.
+      '/bank-snap': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank</title><label>Password <input id=p type=password></label><p id=t></p><label>Reference <input id=r></label>
+<script>p.value = ${JSON.stringify(autofilled)}; const v = p.value; const rev = [...v].reverse().join('');
+t.textContent = 'rev ' + rev + ' b64 ' + btoa(v) + ' spaced ' + [...v].join('-'); r.value = 'ref-' + rev;</script>`,
+        ),
+      // A recipient's field marked as a one-time code (a password by its autocomplete token).
+      '/pay-otc': (_req, _body, res) =>
+        html(
+          res,
+          '<title>Pay</title><form method=post action="/transfer"><label>Recipient <input name=to autocomplete="one-time-code"></label><input type=hidden name=amount value=1000><button>Send</button></form>',
+        ),
+      // A login with a "show password" box that makes the password field a text field.
+      '/login-show': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form method=post action="/session"><label>Password <input id=pw type=password name=pw></label>
+<label><input type=checkbox onclick="pw.type = this.checked ? 'text' : 'password'"> Show password</label><button>Sign in</button></form>`,
+        ),
       // A password field outside the form holding a field's value (it would hide that field), and one holding part
       // of another's.
       '/bank-hide': (_req, _body, res) =>
@@ -452,10 +476,11 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: 'summer1' });
     mcp.human.will({ decision: 'reject' });
     const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
-    // Asked, its fields shown: a password the agent typed is not its news, so a copy inside a longer value is no bar.
+    // Asked, its fields shown: a password the agent typed is not its news (a copy inside a longer value is no bar),
+    // and the question shows it, as it shows whatever the agent typed (a page may have chosen it).
     assert.match(
       question,
-      /Form sends: \[\["email",".*@example\.com"\],\["password","\(a password, not shown\)"\]\]/,
+      /Form sends: \[\["email","summer1@example\.com"\],\["password","summer1"\]\]/,
       question,
     );
   });
@@ -526,7 +551,57 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     assert.match(question, new RegExp(`«redacted».*${attackerIban}`, 's'), question);
   });
 
-  test('a login in a legacy charset goes with one yes, and its password is in no question', async () => {
+  test("the agent typing a piece of the page's password unmasks none of its copies (a form, a held post)", async () => {
+    mcp.human.policy = () => ({ decision: 'approve' });
+    await mcp.call('new_page', { url: site.url('typer.example', '/typer') });
+    const typer = (await mcp.call('take_snapshot')).text;
+    await mcp.call('fill', { ref: refOf(typer, 'Code'), value: autofilled.slice(4, 9) });
+    mcp.human.policy = undefined;
+    const snapshot = await open('/bank-encoded');
+    const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
+    assert.match(clicked.text, /not_allowed: click was not asked about: .*"inside"/, clicked.text);
+    const late = await open('/bank-late-encoded');
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'approve' });
+    const questions = await askedDuring(() => mcp.call('click', { ref: refOf(late, 'Sign in') }));
+    mcp.human.policy = undefined;
+    assert.equal(questions.length, 1, `the click alone was asked: ${questions.join('\n----\n')}`);
+    assert.deepEqual(posted('/collect'), []);
+  });
+
+  test("a snapshot masks the page's password in the forms the redactor knows (reversed, base64, spaced out)", async () => {
+    const snapshot = await open('/bank-snap');
+    const reversed = [...autofilled].reverse().join('');
+    for (const form of [reversed, Buffer.from(autofilled).toString('base64'), [...autofilled].join('-')])
+      assert.ok(!snapshot.includes(form), `${form} in:\n${snapshot}`);
+    assert.match(snapshot, /rev •••• b64 ••••/, snapshot);
+  });
+
+  test('a recipient typed into a field marked as a one-time code shows in the form question', async () => {
+    const snapshot = await open('/pay-otc');
+    mcp.human.will({ decision: 'approve' });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Recipient'), value: attackerIban });
+    mcp.human.will({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Send') }));
+    assert.match(question, new RegExp(`\\["to","${attackerIban}"\\]`), question);
+    assert.deepEqual(posted('/transfer'), []);
+  });
+
+  test('a "show password" box ticked after a snapshot read the password: the login is asked as any other', async () => {
+    const before = posted('/session').length;
+    let snapshot = await open('/login-show');
+    mcp.human.policy = () => ({ decision: 'approve' });
+    await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: 'Correct-Horse-9' });
+    snapshot = (await mcp.call('take_snapshot')).text;
+    await mcp.call('click', { ref: refOf(snapshot, 'Show password') });
+    const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
+    mcp.human.policy = undefined;
+    assert.doesNotMatch(clicked.text, /not_allowed/, clicked.text);
+    assert.equal(posted('/session').length, before + 1, clicked.text);
+  });
+
+  test('a login in a legacy charset goes with one yes, and its password is in no record', async () => {
+    const sessions = posted('/session').length;
     const snapshot = await open('/bank-legacy');
     mcp.human.will({ decision: 'approve' });
     await mcp.call('fill', { ref: refOf(snapshot, 'Password'), value: legacyPassword });
@@ -535,7 +610,9 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     const questions = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Sign in') }));
     assert.equal(questions.length, 1, questions.join('\n----\n'));
     assert.deepEqual(
-      posted('/session').map((request) => request.body),
+      posted('/session')
+        .slice(sessions)
+        .map((request) => request.body),
       ['user=alice&password=P%E4ssw%F6rd1234'],
     );
     assert.doesNotMatch(readFileSync(mcp.auditPath, 'utf8'), /P%E4ssw%F6rd1234|Pässwörd1234/);

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frame, Page } from 'playwright-core';
 import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
+import { spellings } from '../../core/redact.ts';
 import { withDeadline } from '../deadline.ts';
 import type { TrackedPage } from '../pages.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
@@ -205,10 +206,21 @@ export function passwordsSeenOn(page: Page | undefined): string[] {
  */
 function shownForms(values: readonly string[]): RegExp[] {
   const forms = new Set<string>();
-  for (const value of values) for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
-  return [...forms]
-    .sort((a, b) => b.length - a.length)
-    .map((form) => new RegExp(form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
+  const patterns: RegExp[] = [];
+  for (const value of values) {
+    for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
+    // And as the redactor hides a secret (reversed, spaced out, base64, hex, percent-encoded): a page holding an
+    // autofilled password showed it to the agent so (an attack review).
+    const spelled = spellings(value);
+    for (const form of spelled.texts) if (form.trim()) forms.add(form);
+    patterns.push(...spelled.patterns);
+  }
+  return [
+    ...[...forms]
+      .sort((a, b) => b.length - a.length)
+      .map((form) => new RegExp(form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi')),
+    ...patterns,
+  ];
 }
 
 /** A URL's mask is ASCII: the bullets would come out percent-encoded, nine characters each. */
