@@ -170,7 +170,9 @@ export function chromeArgs(options: LaunchOptions, userDataDir: string, debuggin
  * tabward's guard watches it. Pages are opened with navigate_page or new_page.
  */
 export function refuseNonSwitches(extraArgs: readonly string[] | undefined): void {
-  const page = extraArgs?.find((arg) => !arg.startsWith('-'));
+  // A lone "--" (or "-") ends Chromium's switches: every switch after it, tabward's proxy and features among them,
+  // would be opened as pages instead (an attack review).
+  const page = extraArgs?.find((arg) => !arg.startsWith('-') || /^-{1,2}$/.test(arg));
   if (page === undefined) return;
   throw new TabwardError(
     'bad_input',

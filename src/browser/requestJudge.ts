@@ -10,6 +10,7 @@ import type { Attendance, Backstop } from '../core/callPath.ts';
 import { swallowed } from '../core/debug.ts';
 import { originOf } from '../core/guard.ts';
 import { type Attendant, type RequestFacts, webAddress } from '../core/networkHolds.ts';
+import { Redactor } from '../core/redact.ts';
 import type { RuleSet } from '../core/sensitiveRules.ts';
 import { browserOwnRequest } from './browserOwnRequests.ts';
 import { type EgressPolicy, type EgressRequest, notSent } from './egressProxy.ts';
@@ -36,6 +37,19 @@ interface AttendantEntry {
    * until its document goes (what its script scheduled still carries its data); any other for the grace.
    */
   endedAt: number | undefined;
+}
+
+/** The masker of a page's passwords, made again only when they change: a flood of stops is told one by one. */
+const maskers = new WeakMap<Page, { readonly seen: string; readonly masker: Redactor }>();
+function pagePasswordMasker(page: Page | undefined): Redactor | undefined {
+  const passwords = passwordsSeenOn(page);
+  if (!page || passwords.length === 0) return undefined;
+  const seen = passwords.join('\n');
+  const known = maskers.get(page);
+  if (known?.seen === seen) return known.masker;
+  const masker = new Redactor(passwords);
+  maskers.set(page, { seen, masker });
+  return masker;
 }
 
 export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy {
@@ -200,7 +214,17 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
    * never be acted in again (its next result would tell it). One stopped during an action is that action's.
    */
 
-  protected override record(page: Page | undefined, method: string, url: string, reason: string): void {
+  protected override record(
+    page: Page | undefined,
+    method: string,
+    shownUrl: string,
+    shownReason: string,
+  ): void {
+    // A stop is told to the agent and the audit: a page's own passwords in its address (a GET login refused after
+    // a read) are masked there as in its snapshots (an attack review).
+    const masker = pagePasswordMasker(page);
+    const url = masker ? masker.text(shownUrl) : shownUrl;
+    const reason = masker ? masker.text(shownReason) : shownReason;
     super.record(page, method, url, reason);
     const scope = page ? this.scopes.get(page) : undefined;
     if (page === undefined || this.attendantsFor(page, scope).some((entry) => entry.endedAt === undefined))

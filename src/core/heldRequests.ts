@@ -100,14 +100,14 @@ export class HeldRequests {
           : (pageHeldPassword(request, this.deps.redactor()) ?? argsUnaskable(heldArgs(request)));
         if (unshowable) {
           const line = `${destination}: held (${reason}); refused without asking: ${unshowable}`;
-          trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
+          trail.held = [...(trail.held ?? []), heldLine(line, request, this.deps.redactor())].slice(0, 10);
           refused.set(again, `refused without asking: ${unshowable}`);
           return `refused without asking: ${unshowable}`;
         }
         // A page that keeps sending new requests cannot keep the human answering, nor its action running.
         if (++asked > maxQuestionsPerAction) {
           const line = `${destination}: held (${reason}); refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
-          trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
+          trail.held = [...(trail.held ?? []), heldLine(line, request, this.deps.redactor())].slice(0, 10);
           return `refused without asking: ${maxQuestionsPerAction} requests of this action were asked about already`;
         }
         const asking = this.askHeld(action, look, caller, request, { reason, taint }, destination);
@@ -116,7 +116,7 @@ export class HeldRequests {
         if (open.get(again) === asking) open.delete(again);
         const approved = choice === 'approve' || choice === 'approve-all';
         const line = `${destination}: held (${reason}); ${approved ? 'approved' : 'refused'} through ${caller.approver.name}`;
-        trail.held = [...(trail.held ?? []), this.deps.redactor().text(line)].slice(0, 10);
+        trail.held = [...(trail.held ?? []), heldLine(line, request, this.deps.redactor())].slice(0, 10);
         if (!approved) {
           refused.set(again, 'the human did not let it go');
           return 'the human did not let it go';
@@ -177,6 +177,15 @@ export class HeldRequests {
       return 'reject';
     }
   }
+}
+
+/**
+ * A held request's line for the audit and the agent, redacted, and with the page's own passwords masked (a GET
+ * login's address carries one; refused unasked, its line put it in the audit: an attack review).
+ */
+function heldLine(line: string, request: RequestFacts, redactor: Redactor): string {
+  const passwords = request.unshown ?? [];
+  return redactor.text(passwords.length > 0 ? new Redactor(passwords).text(line) : line);
 }
 
 /** What a question about a held request shows of it: where it goes and, whole, what it carries. */

@@ -254,6 +254,13 @@ t.textContent = 'rev ' + rev + ' b64 ' + btoa(v) + ' spaced ' + [...v].join('-')
           `<title>Bank sign in</title><form method=post action="/session"><label>Password <input id=pw type=password name=pw></label>
 <label><input type=checkbox onclick="pw.type = this.checked ? 'text' : 'password'"> Show password</label><button>Sign in</button></form>`,
         ),
+      // A login by GET: the password goes in the address.
+      '/bank-get-login': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank sign in</title><form method=get action="/session"><label>User <input name=user value=alice></label><label>Password <input id=p type=password name=pw></label><button>Sign in</button></form>
+<script>p.value = ${JSON.stringify(autofilled)};</script>`,
+        ),
       // A password field outside the form holding a field's value (it would hide that field), and one holding part
       // of another's.
       '/bank-hide': (_req, _body, res) =>
@@ -468,6 +475,17 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     }
     assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
     assert.deepEqual(posted('/collect'), [], 'nor the encoded password');
+  });
+
+  test("a request stopped for carrying the page's password does not tell it (the result, the audit)", async () => {
+    const snapshot = await open('/bank-get-login');
+    mcp.human.will({ decision: 'approve' });
+    mcp.human.policy = () => ({ decision: 'approve' });
+    const clicked = await mcp.call('click', { ref: refOf(snapshot, 'Sign in') });
+    mcp.human.policy = undefined;
+    assert.match(clicked.text, /stopped/, clicked.text);
+    assert.doesNotMatch(clicked.text, new RegExp(autofilled), clicked.text);
+    assert.doesNotMatch(readFileSync(mcp.auditPath, 'utf8'), new RegExp(autofilled));
   });
 
   test('an honest login whose e-mail address holds the password is asked about as any other', async () => {

@@ -42,7 +42,7 @@ export async function captureSnapshot(tracked: TrackedPage, options: SnapshotOpt
   tracked.stopIdleWork();
   const work = async () => {
     const read = await treeWithPasswords(tracked, options.timeoutMs);
-    const forms = shownForms(rememberPasswords(tracked, read.passwords));
+    const forms = shownForms(rememberPasswords(tracked, read.passwords), read.passwords);
     const tree = maskTree(read.tree, forms, page.url());
     const title = maskText(read.title, forms);
     if (tracked.refsDocumentSeq !== tracked.documentSeq) {
@@ -167,6 +167,8 @@ async function framesLoaded(tracked: TrackedPage, session: ReadSession, timeoutM
 /** The password values seen in each tab's current document: a field the page turns to type=text keeps its mask. */
 const seenInDocument = new WeakMap<TrackedPage, { documentSeq: number; values: Set<string> }>();
 const maxRemembered = 200;
+/** Password values a snapshot masks in every form the redactor knows, not only as they are (shownForms). */
+const maxSpelledOut = 12;
 
 function rememberPasswords(tracked: TrackedPage, values: readonly string[]): string[] {
   trackedOf.set(tracked.page, tracked);
@@ -204,13 +206,16 @@ export function passwordsSeenOn(page: Page | undefined): string[] {
  * Each value as typed and as the tree shows it, longest first, in any case (a page's style can show text in capitals:
  * text-transform). A form of only whitespace is not one: it cannot be told apart from the spaces around any word.
  */
-function shownForms(values: readonly string[]): RegExp[] {
+function shownForms(values: readonly string[], readNow: readonly string[]): RegExp[] {
   const forms = new Set<string>();
   const patterns: RegExp[] = [];
-  for (const value of values) {
-    for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
-    // And as the redactor hides a secret (reversed, spaced out, base64, hex, percent-encoded): a page holding an
-    // autofilled password showed it to the agent so (an attack review).
+  for (const value of values) for (const form of [value, normalized(value)]) if (form.trim()) forms.add(form);
+  // And as the redactor hides a secret (reversed, spaced out, base64, hex, percent-encoded): a page holding an
+  // autofilled password showed it to the agent so (an attack review). Each value's forms cost a dozen passes over
+  // every string of the tree: a page of 200 password fields made a snapshot take 12 s, so only the first values of
+  // this read, then the newest remembered, are spelled out (docs/security.md).
+  const spelledOut = [...new Set([...readNow, ...[...values].reverse()])].slice(0, maxSpelledOut);
+  for (const value of spelledOut) {
     const spelled = spellings(value);
     for (const form of spelled.texts) if (form.trim()) forms.add(form);
     patterns.push(...spelled.patterns);

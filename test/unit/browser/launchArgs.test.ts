@@ -13,7 +13,15 @@ const refused = (error: unknown) =>
   error.message.includes('is not a Chromium switch') &&
   (error.hint ?? '').includes('navigate_page');
 
-for (const page of ['https://github.com/settings', 'github.com', 'about:blank', 'file:///etc/passwd']) {
+// A lone "--" ends the switches: every switch after it (tabward's proxy among them) would be opened as a page.
+for (const page of [
+  'https://github.com/settings',
+  'github.com',
+  'about:blank',
+  'file:///etc/passwd',
+  '--',
+  '-',
+]) {
   test(`a page among the extra arguments is refused: ${page}`, async () => {
     // A path that cannot start anything: the refusal comes before any spawn.
     const options = {
