@@ -11,7 +11,7 @@ import { originOf } from './guard.ts';
 import type { GuardState } from './guardState.ts';
 import { type Attendant, type RequestFacts, requestDestination, taintReason } from './networkHolds.ts';
 import { redactQuestion } from './questionRedaction.ts';
-import { Redactor, redactionMark } from './redact.ts';
+import { Redactor } from './redact.ts';
 
 export interface HeldRequestsDeps {
   readonly state: GuardState;
@@ -208,7 +208,7 @@ function pageHeldPassword(request: RequestFacts, redactor: Redactor): string | u
   // One the agent knows whole (it typed it, or a declared secret's) is not: the question shows or masks it. Not
   // one that merely holds a piece of such a value: the agent typing "202" unmasked "Hunter2024" (an attack review).
   const held = (request.unshown ?? []).filter(
-    (password) => password.length >= 3 && redactor.text(password) !== redactionMark,
+    (password) => password.length >= 3 && !redactor.knowsWhole(password),
   );
   // In any letter case, and in any form the redactor knows a secret in (from six characters on: reversed, spaced
   // out, base64, hex): a page spelling it its own way showed it to the approver.

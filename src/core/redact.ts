@@ -6,20 +6,31 @@ export const redactionMark = '«redacted»';
 export class Redactor {
   private readonly needles: string[];
   private readonly patterns: RegExp[];
-  /** With typed values: the rest alone (see withoutTyped). */
-  private readonly split?: { readonly others: Redactor };
+  /** With typed or page values: all but the typed (withoutTyped), and all but the page's (knowsWhole). */
+  private readonly split?: { readonly others: Redactor; readonly known: Redactor };
 
   /**
    * `typedValues` are literals the agent typed into password fields: hidden like the rest from results and
-   * records, but not from questions (withoutTyped), since a page may have chosen them.
+   * records, but not from questions (withoutTyped), since a page may have chosen them. `pageValues` are passwords
+   * a page holds (its password fields' values, as snapshots read them): hidden everywhere, but not known to the
+   * agent (knowsWhole).
    */
-  constructor(secretValues: Iterable<string>, typedValues: Iterable<string> = []) {
-    const others = [...secretValues];
-    const typed = [...typedValues].filter((value) => !others.includes(value));
-    if (typed.length > 0) this.split = { others: new Redactor(others) };
+  constructor(
+    secretValues: Iterable<string>,
+    typedValues: Iterable<string> = [],
+    pageValues: Iterable<string> = [],
+  ) {
+    const declared = [...secretValues];
+    const typed = [...typedValues].filter((value) => !declared.includes(value));
+    const page = [...pageValues].filter((value) => !declared.includes(value) && !typed.includes(value));
+    if (typed.length > 0 || page.length > 0)
+      this.split = {
+        others: new Redactor([...declared, ...page]),
+        known: new Redactor([...declared, ...typed]),
+      };
     const forms = new Set<string>();
     const patterns: RegExp[] = [];
-    for (const value of [...others, ...typed]) {
+    for (const value of [...declared, ...typed, ...page]) {
       const spelled = spellings(value);
       for (const form of spelled.texts) forms.add(form);
       patterns.push(...spelled.patterns);
@@ -46,6 +57,11 @@ export class Redactor {
    */
   withoutTyped(): Redactor {
     return this.split?.others ?? this;
+  }
+
+  /** Whether the agent knows this value whole: a declared secret's, a token's, or a literal it typed. */
+  knowsWhole(value: string): boolean {
+    return (this.split?.known ?? this).text(value) === redactionMark;
   }
 
   /** Redacts every string inside a JSON-like value. */

@@ -32,8 +32,15 @@ export class Secrets {
    * cannot hide another's page text by typing it (an attack review); shown in questions (Redactor.withoutTyped).
    */
   private readonly typed: string[];
+  /**
+   * Passwords this client's pages hold, as its snapshots read them (the newest few): masked in every result and
+   * record, as in the snapshot; a page's title, console, dialog or request body showed them (an attack review).
+   */
+  private page: readonly string[] = [];
   /** The redactor over all, made again when a value is added or forgotten (here or, for tokens, by any client). */
-  private made: { readonly redactor: Redactor; readonly changes: number; readonly typed: number } | undefined;
+  private made:
+    | { readonly redactor: Redactor; readonly changes: number; readonly typed: number; readonly page: string }
+    | undefined;
   /** Origins a human approved for an unbound secret in this session (this client's: see forClient). */
   private readonly approvedOrigins = new Map<string, Set<string>>();
 
@@ -48,10 +55,11 @@ export class Secrets {
 
   get redactor(): Redactor {
     const { changes } = this.redactions;
-    if (this.made?.changes !== changes || this.made.typed !== this.typed.length) {
+    const page = this.page.join('\n');
+    if (this.made?.changes !== changes || this.made.typed !== this.typed.length || this.made.page !== page) {
       const declared = [...this.declared.values()].map((secret) => secret.value);
-      const redactor = new Redactor([...declared, ...this.redactions.extra], this.typed);
-      this.made = { redactor, changes, typed: this.typed.length };
+      const redactor = new Redactor([...declared, ...this.redactions.extra], this.typed, this.page);
+      this.made = { redactor, changes, typed: this.typed.length, page };
     }
     return this.made.redactor;
   }
@@ -155,6 +163,16 @@ export class Secrets {
     }
   }
 
+  /**
+   * Passwords a page of this client's holds (a snapshot read them): the newest few of six characters or more, so
+   * that every result stays quick to redact; a literal the agent typed among them stays its own.
+   */
+  redactPage(values: readonly string[]): void {
+    const fresh = values.filter((value) => value.length >= 6 && !this.typed.includes(value));
+    const page = [...new Set([...fresh.slice(-maxPagePasswords), ...this.page])].slice(0, maxPagePasswords);
+    if (page.join('\n') !== this.page.join('\n')) this.page = page;
+  }
+
   /** Whether this client's agent typed this very value into a password field (redactTyped). */
   typedHere(value: string): boolean {
     return this.typed.includes(value);
@@ -173,9 +191,13 @@ export class Secrets {
       ...[...this.declared.values()].map((secret) => secret.value),
       ...this.redactions.extra,
       ...this.typed,
+      ...this.page,
     ];
   }
 }
+
+/** Page passwords a client's redactor hides besides its snapshots' own masking (Secrets.redactPage). */
+const maxPagePasswords = 12;
 
 function lettersAndDigits(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');

@@ -1,7 +1,7 @@
 // Reading tools: the compact accessibility snapshot, screenshots (password fields masked) and waiting for text.
 
 import { z } from 'zod';
-import { captureSnapshot } from '../browser/snapshot/snapshot.ts';
+import { captureSnapshot, passwordsSeen } from '../browser/snapshot/snapshot.ts';
 import { TabwardError } from '../core/errors.ts';
 import { untrusted } from '../core/redact.ts';
 import type { Secrets } from '../core/secrets.ts';
@@ -40,6 +40,9 @@ export const takeSnapshot = defineTool({
       ...(args.allRefs ? { allRefs: true } : {}),
       redact: (text) => secrets.redactor.text(text),
     });
+    // What the page's password fields hold is masked in every later result and record too (its title, console,
+    // dialogs, requests), not only in snapshots.
+    secrets.redactPage(passwordsSeen(tab));
     // A tab is the agent's unless marked: a snapshot's header is read on every turn, the mark only matters on the user's.
     const owner = tab.ownedByAgent ? '' : ' [user]';
     const header = `Tab ${tab.id}${owner} ${tab.page.url()} ${shownTitle(title)}`;

@@ -254,6 +254,13 @@ t.textContent = 'rev ' + rev + ' b64 ' + btoa(v) + ' spaced ' + [...v].join('-')
           `<title>Bank sign in</title><form method=post action="/session"><label>Password <input id=pw type=password name=pw></label>
 <label><input type=checkbox onclick="pw.type = this.checked ? 'text' : 'password'"> Show password</label><button>Sign in</button></form>`,
         ),
+      // A page that shows its autofilled password in every other read: its title (reversed), its console, a dialog.
+      '/bank-echo': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Bank</title><label>Password <input id=p type=password></label><button onclick="alert('Saved: ' + p.value)">Save</button>
+<script>p.value = ${JSON.stringify(autofilled)}; setTimeout(() => { console.log('debug ' + p.value); document.title = 'Bank ' + [...p.value].reverse().join(''); }, 300);</script>`,
+        ),
       // A login by GET: the password goes in the address.
       '/bank-get-login': (_req, _body, res) =>
         html(
@@ -363,7 +370,7 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     dir = mkdtempSync(join(tmpdir(), 'tabward-form-passwords-'));
     const rules = join(dir, 'rules.txt');
     writeFileSync(rules, '*://bank.example/*\n');
-    mcp = await startMcp({ args: ['--mode', 'isolated', '--rules', rules] });
+    mcp = await startMcp({ args: ['--mode', 'isolated', '--rules', rules, '--tools', 'core,devtools'] });
   });
   after(async () => {
     await mcp?.close();
@@ -475,6 +482,28 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     }
     assert.deepEqual(posted('/transfer'), [], 'the swapped recipient never reached the bank');
     assert.deepEqual(posted('/collect'), [], 'nor the encoded password');
+  });
+
+  test("once a snapshot read a page's password, no other read tells it (title, console, dialog, a search)", async () => {
+    const snapshot = await open('/bank-echo');
+    const reversed = [...autofilled].reverse().join('');
+    await new Promise((done) => setTimeout(done, 600));
+    const told: string[] = [];
+    told.push((await mcp.call('list_pages')).text);
+    told.push((await mcp.call('list_console_messages')).text);
+    assert.match(told.join('\n'), /debug/, told.join('\n'));
+    const probe = await mcp.call('wait_for', { text: autofilled.slice(0, 5), timeoutMs: 500 });
+    assert.match(probe.text, /not_allowed/, probe.text);
+    mcp.human.will({ decision: 'approve' });
+    told.push((await mcp.call('click', { ref: refOf(snapshot, 'Save') })).text);
+    told.push((await mcp.call('take_snapshot')).text);
+    await mcp.call('handle_dialog', { accept: true });
+    for (const text of told) {
+      assert.doesNotMatch(text, new RegExp(autofilled, 'i'), text);
+      assert.ok(!text.includes(reversed), text);
+    }
+    const audit = readFileSync(mcp.auditPath, 'utf8');
+    assert.ok(!audit.includes(autofilled) && !audit.includes(reversed), 'the audit holds none of it');
   });
 
   test("a request stopped for carrying the page's password does not tell it (the result, the audit)", async () => {
