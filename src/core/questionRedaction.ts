@@ -8,12 +8,12 @@ import type { Redactor } from './redact.ts';
 /**
  * A question as it may leave tabward: a URL the page put a secret into, an element named after it, the arguments,
  * all redacted. Only `bindsTo` (never shown) stays as it is. A literal the agent typed into a password field is
- * shown (`Redactor.withoutTyped`), but where the action types it (ActionLook's questionArgs): the agent typed it and
+ * shown (`Redactor.forQuestions`), but where the action types it (ActionLook's questionArgs): the agent typed it and
  * the human is asked, and a page may have chosen it (told the agent what to type, or made a recipient's field a
  * password field as it was typed into), so masked it hid what a yes sent.
  */
 export function redactQuestion(request: ApprovalRequest, redactor: Redactor): ApprovalRequest {
-  const redact = redactor.withoutTyped();
+  const redact = redactor.forQuestions();
   return {
     ...request,
     reason: redact.text(request.reason),

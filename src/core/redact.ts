@@ -6,14 +6,15 @@ export const redactionMark = '«redacted»';
 export class Redactor {
   private readonly needles: string[];
   private readonly patterns: RegExp[];
-  /** With typed or page values: all but the typed (withoutTyped), and all but the page's (knowsWhole). */
+  /** With typed or page values: the declared and tokens alone (forQuestions), and all but the page's (knowsWhole). */
   private readonly split?: { readonly others: Redactor; readonly known: Redactor };
 
   /**
    * `typedValues` are literals the agent typed into password fields: hidden like the rest from results and
-   * records, but not from questions (withoutTyped), since a page may have chosen them. `pageValues` are passwords
-   * a page holds (its password fields' values, as snapshots read them): hidden everywhere, but not known to the
-   * agent (knowsWhole).
+   * records, but not from questions (forQuestions), since a page may have chosen them. `pageValues` are passwords
+   * a page holds (its password fields' values, as snapshots read them): hidden from results and records, not known
+   * to the agent (knowsWhole), and not hidden from questions either: a page may have set them too (a password field
+   * holding an attacker's account number masked that recipient in another tab's question).
    */
   constructor(
     secretValues: Iterable<string>,
@@ -25,7 +26,7 @@ export class Redactor {
     const page = [...pageValues].filter((value) => !declared.includes(value) && !typed.includes(value));
     if (typed.length > 0 || page.length > 0)
       this.split = {
-        others: new Redactor([...declared, ...page]),
+        others: new Redactor(declared),
         known: new Redactor([...declared, ...typed]),
       };
     const forms = new Set<string>();
@@ -51,11 +52,12 @@ export class Redactor {
   }
 
   /**
-   * The same redactor without the literals the agent typed into password fields: what a question is redacted
-   * with (core/questionRedaction.ts). Masked there, a page that chose the text (told the agent what to type, made
-   * a recipient's field a password field as it was typed into) hid the recipient a yes sent.
+   * The same redactor without the literals the agent typed into password fields and the pages' passwords: what a
+   * question is redacted with (core/questionRedaction.ts). Masked there, a page that chose the text (told the agent
+   * what to type, made a recipient's field a password field as it was typed into, set a password field to it) hid
+   * the recipient a yes sent.
    */
-  withoutTyped(): Redactor {
+  forQuestions(): Redactor {
     return this.split?.others ?? this;
   }
 

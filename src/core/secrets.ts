@@ -29,7 +29,7 @@ export class Secrets {
   private readonly redactions: Redactions;
   /**
    * Literals this client's agent (or a recipe run) typed into password fields: this client's own, so that one agent
-   * cannot hide another's page text by typing it (an attack review); shown in questions (Redactor.withoutTyped).
+   * cannot hide another's page text by typing it (an attack review); shown in questions (Redactor.forQuestions).
    */
   private readonly typed: string[];
   /**

@@ -21,6 +21,7 @@ const flippedInForm = 'FormFlipPw6693';
 const autofilled = 'AutoFilledPw3321';
 const flippedAway = 'AwayFlipPw8812';
 const recipeLiteral = 'RecipeLit4471';
+const attackerIbanHeld = 'DE00HELDIBAN5511';
 
 /** A page that writes what is typed into a button's label and a link's text and address. */
 const echoing = (field: string) => `<title>Login</title>
@@ -260,6 +261,14 @@ t.textContent = 'rev ' + rev + ' b64 ' + btoa(v) + ' spaced ' + [...v].join('-')
           res,
           `<title>Bank</title><label>Password <input id=p type=password></label><button onclick="alert('Saved: ' + p.value)">Save</button>
 <script>p.value = ${JSON.stringify(autofilled)}; setTimeout(() => { console.log('debug ' + p.value); document.title = 'Bank ' + [...p.value].reverse().join(''); }, 300);</script>`,
+        ),
+      // Another site's page whose password field holds the attacker's account number, and a bank form sending to it.
+      '/holds-iban': (_req, _body, res) =>
+        html(res, `<title>Other</title><label>PIN <input type=password value="${attackerIbanHeld}"></label>`),
+      '/pay-held-iban': (_req, _body, res) =>
+        html(
+          res,
+          `<title>Pay</title><form method=post action="/transfer"><input type=hidden name=to value="${attackerIbanHeld}"><input type=hidden name=amount value=1000><button>Send</button></form>`,
         ),
       // A login by GET: the password goes in the address.
       '/bank-get-login': (_req, _body, res) =>
@@ -504,6 +513,17 @@ fetch('/collect', { method: 'POST', body: 'enc=' + [...p.value].reverse().join('
     }
     const audit = readFileSync(mcp.auditPath, 'utf8');
     assert.ok(!audit.includes(autofilled) && !audit.includes(reversed), 'the audit holds none of it');
+  });
+
+  test("another tab's password field holding a recipient masks nothing in a question", async () => {
+    await mcp.call('new_page', { url: site.url('other.example', '/holds-iban') });
+    const read = (await mcp.call('take_snapshot')).text;
+    assert.ok(!read.includes(attackerIbanHeld), 'masked in that tab, as a password');
+    const snapshot = await open('/pay-held-iban');
+    mcp.human.will({ decision: 'reject' });
+    const [question = ''] = await askedDuring(() => mcp.call('click', { ref: refOf(snapshot, 'Send') }));
+    assert.match(question, new RegExp(`\\["to","${attackerIbanHeld}"\\]`), question);
+    assert.deepEqual(posted('/transfer'), []);
   });
 
   test("a request stopped for carrying the page's password does not tell it (the result, the audit)", async () => {
