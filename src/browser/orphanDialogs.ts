@@ -19,6 +19,11 @@ export const pagesWithDialogs = new WeakSet<Page>();
 export interface DialogWatch {
   /** Whether the open dialog may be answered; undefined while this session has not been told of one. */
   answerable(): boolean | undefined;
+  /**
+   * Playwright reported a dialog open: once this session has caught up, a dialog it was not told of (opened before
+   * it listened) has no known frame, so the tab is orphaned (fail closed: its frame may be removed unseen).
+   */
+  reported(): Promise<void>;
 }
 
 interface FrameTree {
@@ -77,7 +82,16 @@ export async function watchOrphanDialogs(
     "Reading the tab's frames",
   ).catch(() => ({ frameTree: undefined }))) as { frameTree: FrameTree | undefined };
   if (frameTree) for (const id of idsIn(frameTree)) ownTree.add(id);
-  return { answerable };
+  const reported = async () => {
+    // A round trip the browser answers (a renderer held by the dialog cannot): an opening told to this session
+    // before it is delivered before its answer.
+    const caughtUp = await withDeadline(cdp.send('Target.getTargetInfo'), 2_000, 'Reading the tab').then(
+      () => true,
+      () => false,
+    );
+    if (caughtUp && !dialog && !retiredPages.has(page)) orphan();
+  };
+  return { answerable, reported };
 }
 
 /** Stops the tab for good (see above) and marks it retired. */

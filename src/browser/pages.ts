@@ -8,7 +8,7 @@ import type { CDPSession, Dialog, Frame, Locator, Page, Request } from 'playwrig
 import { swallow } from '../core/debug.ts';
 import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
-import { withDeadline } from './deadline.ts';
+import { settledWithin, withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
 import { type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
@@ -60,8 +60,10 @@ export class TrackedPage {
   readonly announcements: RendererAnnouncements;
   /** tabward's own Playwright CDP session of the tab: dialogs' frames, the renderer's announcements (events). */
   private readonly ownSession: Promise<CDPSession | undefined>;
-  /** What tells whether the open dialog may be answered (watchDialogs). */
-  private dialogWatch: Promise<DialogWatch> | undefined;
+  /** What tells whether the open dialog may be answered; undefined where the tab could not be watched. */
+  private readonly dialogWatch: Promise<DialogWatch | undefined>;
+  /** The check that tabward's own session was told of the dialog open now (checkDialogSeen). */
+  private dialogReported: Promise<void> | undefined;
   /** The session reads go over (cdpSession), once asked. */
   private readSession: Promise<PipeReadSession | undefined> | undefined;
   private readonly isolatedReads: IsolatedReads;
@@ -109,6 +111,7 @@ export class TrackedPage {
     page.on('dialog', (dialog) => {
       this.dialog = dialog;
       this.interrupt(new TabwardError('dialog_open', dialogText(dialog), 'Answer it with handle_dialog.'));
+      this.dialogReported = this.checkDialogSeen(dialog);
     });
     page.on('crash', () => {
       this.crashed = true;
@@ -122,15 +125,21 @@ export class TrackedPage {
         new TabwardError('page_closed', `Tab ${id} was closed.`, 'Use list_pages to see open tabs.'),
       );
     });
-    void this.watchDialogs().catch(swallow('browser', 'pages.constructor: this.watchDialogs()'));
+    // A dialog whose frame the page removed retires the tab (browser/orphanDialogs.ts).
+    this.dialogWatch = this.ownSession
+      .then((cdp) => cdp && watchOrphanDialogs(page, cdp, () => void this.retire(cdp)))
+      .catch(swallow('browser', 'pages.constructor: watching the tab’s dialogs'));
   }
 
-  /** A dialog whose frame the page removed retires the tab (browser/orphanDialogs.ts). */
-  private async watchDialogs(): Promise<void> {
-    const cdp = await this.ownSession;
-    if (!cdp) return;
-    this.dialogWatch = watchOrphanDialogs(this.page, cdp, () => void this.retire(cdp));
-    await this.dialogWatch;
+  /** Resolves once the tab's dialogs are watched (bounded): before the tab is handed out, so none is missed. */
+  async dialogsWatched(): Promise<void> {
+    await settledWithin(this.dialogWatch, 5_000);
+  }
+
+  /** A dialog Playwright reports that tabward's own session missed has no known frame: the tab is retired. */
+  private async checkDialogSeen(dialog: Dialog): Promise<void> {
+    const watch = await this.dialogWatch;
+    if (watch && this.dialog === dialog) await watch.reported();
   }
 
   /**
@@ -138,7 +147,8 @@ export class TrackedPage {
    * retired (answering would crash the browser); such a tab is retired (if it was not) and the call told why.
    */
   async assertDialogAnswerable(): Promise<void> {
-    const watch = await this.dialogWatch?.catch(() => undefined);
+    await this.dialogReported;
+    const watch = await this.dialogWatch;
     if (watch && watch.answerable() === false)
       throw new TabwardError(
         'page_closed',

@@ -318,14 +318,12 @@ async function dismissingDialogs(page: Page): Promise<CDPSession> {
   const session = await page.context().newCDPSession(page);
   const dialogs = await watchOrphanDialogs(page, session, () => void retireTab(page, session));
   page.on('dialog', (dialog) => {
-    // Playwright's session may be told of the dialog before tabward's is: asked again a few times meanwhile.
-    const decide = (triesLeft: number) => {
-      const answerable = dialogs.answerable();
-      if (answerable)
+    // Playwright's session may be told of the dialog before tabward's is: decided once tabward's has caught up
+    // (one it was never told of retires the tab).
+    void dialogs.reported().then(() => {
+      if (dialogs.answerable())
         void dialog.dismiss().catch(swallow('browser', 'recipePage: dismissing a dialog of a run’s tab'));
-      else if (answerable === undefined && triesLeft > 0) setTimeout(() => decide(triesLeft - 1), 20);
-    };
-    decide(50);
+    });
   });
   return session;
 }

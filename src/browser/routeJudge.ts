@@ -18,6 +18,9 @@ import { SocketJudge } from './socketJudge.ts';
 /** Swallows an error on purpose, telling the debug channel (core/debug.ts) where and why. */
 const swallowing = (why: string) => swallow('browser', `routeJudge.${why}`);
 
+/** How long a held popup's empty page is waited for to commit before its real load (it is answered at once). */
+const emptyPageMs = 2_000;
+
 export abstract class RouteJudge extends SocketJudge {
   protected readonly handler = (route: Route, request: Request) => this.handle(route, request);
   /** First addresses of popups answered with an empty page until they are watched. */
@@ -141,7 +144,17 @@ export abstract class RouteJudge extends SocketJudge {
    * replace to the same address and a fragment would only scroll), else a replace to it.
    */
   private async loadForReal(page: Page, url: string): Promise<void> {
-    const there = withoutFragment(page.url()) === url;
+    // The empty page is answered, but may not have committed yet (a blank popup navigated at once is still on its
+    // about:blank): a replace run there is lost when the empty page commits over it, and the popup stays on
+    // "Opening…" (seen under load in CI). So it is waited for first, briefly; a popup gone elsewhere is replaced.
+    const committed = () =>
+      page
+        .waitForURL((at) => withoutFragment(at.href) === url, { waitUntil: 'commit', timeout: emptyPageMs })
+        .then(
+          () => true,
+          () => false,
+        );
+    const there = await committed();
     await page
       .evaluate(there ? 'location.reload()' : `location.replace(${JSON.stringify(url)})`)
       .catch(swallowing('loadForReal: the popup went away'));

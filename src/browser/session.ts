@@ -252,6 +252,8 @@ export class BrowserSession {
           throw new TabwardError('page_closed', 'Opening a tab failed: the browser was replaced meanwhile.');
         const tracked = this.pages.track(page, true);
         tracked.ownedByAgent = true;
+        // Its dialogs watched before anything loads in it: one opened before would have no known frame.
+        await tracked.dialogsWatched();
         this.pages.selected = tracked;
         // Known as this client's before it is handed out: other clients in the same Chrome do not list it.
         if (this.others.joined) await this.pages.targetIdOf(tracked);

@@ -142,7 +142,7 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         '/forger': (_req, _body, res) =>
           html(
             res,
-            `<title>Forger</title><iframe id="f" src="https://github.com:${site.port}/forged-frame"></iframe><script>addEventListener('message', (event) => { if (event.data === 'sent') document.getElementById('f').remove(); })</script>`,
+            `<title>Forger</title><script>addEventListener('message', (event) => { if (event.data === 'sent') document.getElementById('f').remove(); })</script><iframe id="f" src="https://github.com:${site.port}/forged-frame"></iframe>`,
           ),
         '/forged-frame': (_req, _body, res) =>
           html(
@@ -174,7 +174,9 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
                 : '';
           html(
             res,
-            `<title>Retiring</title><iframe id="alerting" src="https://c.example:${site.port}/alerting"></iframe>${extra}<script>addEventListener('message', (event) => { if (event.data === 'alerting') setTimeout(() => document.querySelector('#alerting').remove(), 1000); }); ${posts}</script>`,
+            // The listener comes before the frame: a frame loaded before the page's script ran (seen under load) would
+            // alert with nobody left to remove it.
+            `<title>Retiring</title><script>addEventListener('message', (event) => { if (event.data === 'alerting') setTimeout(() => document.querySelector('#alerting').remove(), 1000); });</script><iframe id="alerting" src="https://c.example:${site.port}/alerting"></iframe>${extra}<script>${posts}</script>`,
           );
         },
         '/retire-poster': (req, _body, res) =>

@@ -397,7 +397,7 @@ describe('attacks across clients of one isolated browser', { timeout: 300_000 },
         '/middle': (req, _body, res) =>
           html(
             res,
-            `<iframe src="https://evil.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/alerting"></iframe><script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 500));</script>`,
+            `<script>addEventListener('message', () => setTimeout(() => document.querySelector('iframe').remove(), 500));</script><iframe src="https://evil.example:${(req.headers.host ?? '').split(':')[1] ?? ''}/alerting"></iframe>`,
           ),
         '/alerting': (_req, _body, res) =>
           html(

@@ -88,7 +88,7 @@ describe('reports set up by response headers outside the top document carry noth
             res,
             notePage(
               `(v) => frames[0].postMessage(v, '*')`,
-              `<iframe src="${src}"></iframe><script>addEventListener('message', (e) => { if (e.data === 'ready') fetch('/nb/frame-ready?${kind}') })</script>`,
+              `<script>addEventListener('message', (e) => { if (e.data === 'ready') fetch('/nb/frame-ready?${kind}') })</script><iframe src="${src}"></iframe>`,
             ),
           );
         },
