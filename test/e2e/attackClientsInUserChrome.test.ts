@@ -496,7 +496,9 @@ describe("attacks across clients in the user's Chrome, second review", { timeout
         async () => {
           const snapshot = await call(a.client, 'take_snapshot', { pageId: tab });
           if (snapshot.isError && /retired/.test(snapshot.text)) return snapshot.text;
-          throw new Error(`take_snapshot said: ${snapshot.text.slice(0, 300)}`);
+          throw new Error(
+            `take_snapshot said: ${snapshot.text.slice(0, 300)}; new_page said: ${opened.text.slice(0, 300)}`,
+          );
         },
         { timeoutMs: 15_000, intervalMs: 200 },
       );
