@@ -16,9 +16,6 @@ export const retiredPages = new WeakSet<Page>();
 /** Pages with a dialog open: nothing closes them either while it is (a frame may be removed under it any moment). */
 export const pagesWithDialogs = new WeakSet<Page>();
 
-/** Why a dialog can no longer be answered: its frame was removed (or is another process's), or it was never seen. */
-export type OrphanedBy = 'frame' | 'unseen';
-
 export interface DialogWatch {
   /** Whether the open dialog may be answered; undefined while this session has not been told of one. */
   answerable(): boolean | undefined;
@@ -46,17 +43,13 @@ const idsIn = (tree: FrameTree): string[] => [tree.frame.id, ...(tree.childFrame
 export async function watchOrphanDialogs(
   page: Page,
   cdp: CDPSession,
-  orphaned: (why: OrphanedBy) => void,
-  options: { ownedByAgent?: () => boolean } = {},
+  orphaned: () => void,
 ): Promise<DialogWatch> {
   const ownTree = new Set<string>();
   let dialog: { frameId: string | undefined } | undefined;
-  /** Dialogs this session was told of, and dialogs Playwright reported: fewer of the first means one was missed. */
-  let openings = 0;
-  let reports = 0;
-  const orphan = (why: OrphanedBy = 'frame') => {
+  const orphan = () => {
     dialog = undefined;
-    orphaned(why);
+    orphaned();
   };
   const answerable = () => {
     if (retiredPages.has(page)) return false;
@@ -69,7 +62,6 @@ export async function watchOrphanDialogs(
   cdp.on('Page.frameAttached', (event: { frameId: string }) => void ownTree.add(event.frameId));
   cdp.on('Page.frameNavigated', (event: { frame: { id: string } }) => void ownTree.add(event.frame.id));
   cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string }) => {
-    openings++;
     dialog = { frameId: event.frameId };
     pagesWithDialogs.add(page);
     answerable();
@@ -83,11 +75,7 @@ export async function watchOrphanDialogs(
     ownTree.delete(event.frameId);
     if (dialog && event.frameId === dialog.frameId) orphan();
   });
-  // Bounded: a renderer held by a dialog already open may not answer; the browser's side is on all the same, and
-  // that dialog, never told, is then caught by `reported`.
-  await withDeadline(cdp.send('Page.enable'), 2_000, "Watching the tab's dialogs").catch(
-    swallow('browser', 'orphanDialogs.watchOrphanDialogs: Page.enable'),
-  );
+  await cdp.send('Page.enable');
   const { frameTree } = (await withDeadline(
     cdp.send('Page.getFrameTree'),
     2_000,
@@ -95,17 +83,13 @@ export async function watchOrphanDialogs(
   ).catch(() => ({ frameTree: undefined }))) as { frameTree: FrameTree | undefined };
   if (frameTree) for (const id of idsIn(frameTree)) ownTree.add(id);
   const reported = async () => {
-    reports++;
-    const expected = reports;
     // A round trip the browser answers (a renderer held by the dialog cannot): an opening told to this session
-    // before it is delivered before its answer. Told of fewer dialogs than Playwright reported, it missed one.
+    // before it is delivered before its answer.
     const caughtUp = await withDeadline(cdp.send('Target.getTargetInfo'), 2_000, 'Reading the tab').then(
       () => true,
       () => false,
     );
-    // The user's own tabs in their Chrome are never answered by tabward: nothing to retire them for.
-    if (options.ownedByAgent && !options.ownedByAgent()) return;
-    if (caughtUp && openings < expected && !retiredPages.has(page)) orphan('unseen');
+    if (caughtUp && !dialog && !retiredPages.has(page)) orphan();
   };
   return { answerable, reported };
 }

@@ -11,7 +11,7 @@ import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl } from './loadedUrls.ts';
-import { type DialogWatch, type OrphanedBy, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
+import { type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
 import { PageActivity } from './pageActivity.ts';
 import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
@@ -111,7 +111,7 @@ export class TrackedPage {
     page.on('dialog', (dialog) => {
       this.dialog = dialog;
       this.interrupt(new TabwardError('dialog_open', dialogText(dialog), 'Answer it with handle_dialog.'));
-      this.dialogReported = this.checkDialogSeen();
+      this.dialogReported = this.checkDialogSeen(dialog);
     });
     page.on('crash', () => {
       this.crashed = true;
@@ -127,13 +127,7 @@ export class TrackedPage {
     });
     // A dialog whose frame the page removed retires the tab (browser/orphanDialogs.ts).
     this.dialogWatch = this.ownSession
-      .then(
-        (cdp) =>
-          cdp &&
-          watchOrphanDialogs(page, cdp, (why) => void this.retire(cdp, why), {
-            ownedByAgent: () => this.ownedByAgent,
-          }),
-      )
+      .then((cdp) => cdp && watchOrphanDialogs(page, cdp, () => void this.retire(cdp)))
       .catch(swallow('browser', 'pages.constructor: watching the tab’s dialogs'));
   }
 
@@ -143,8 +137,9 @@ export class TrackedPage {
   }
 
   /** A dialog Playwright reports that tabward's own session missed has no known frame: the tab is retired. */
-  private async checkDialogSeen(): Promise<void> {
-    await (await this.dialogWatch)?.reported();
+  private async checkDialogSeen(dialog: Dialog): Promise<void> {
+    const watch = await this.dialogWatch;
+    if (watch && this.dialog === dialog) await watch.reported();
   }
 
   /**
@@ -154,32 +149,19 @@ export class TrackedPage {
   async assertDialogAnswerable(): Promise<void> {
     await this.dialogReported;
     const watch = await this.dialogWatch;
-    const answerable = watch?.answerable();
-    if (answerable === false)
+    if (watch && watch.answerable() === false)
       throw new TabwardError(
         'page_closed',
         this.retired ?? `Tab ${this.id}'s dialog cannot be answered.`,
         retiredHint,
       );
-    // Fail closed: a dialog whose frame is not known (tabward's session of the tab did not answer in time, or
-    // could not be opened) may be one of a removed frame, which answering would crash the browser with.
-    if (answerable !== true)
-      throw new TabwardError(
-        'timeout',
-        `tabward could not yet tell which frame opened the dialog in tab ${this.id}; answering a dialog whose frame is gone would crash the browser, so it was not answered.`,
-        'Call handle_dialog again in a moment; if this persists, the dialog can only be answered in the browser itself.',
-      );
   }
 
-  private async retire(cdp: CDPSession, why: OrphanedBy): Promise<void> {
+  private async retire(cdp: CDPSession): Promise<void> {
     const what = this.dialog
       ? `the ${this.dialog.type()} dialog ${quotedForDisplay(this.dialog.message(), 100)}`
       : 'a dialog';
-    const how =
-      why === 'unseen'
-        ? 'opened before tabward watched the tab, so which frame opened it (one the page may remove) is not known'
-        : "opened by a frame the page then removed, or by one inside another site's frame (which can remove it unseen)";
-    this.retired = `Tab ${this.id} was retired: ${what} was ${how}. Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
+    this.retired = `Tab ${this.id} was retired: ${what} was opened by a frame the page then removed, or by one inside another site's frame (which can remove it unseen). Chromium would crash the whole browser if this tab were navigated, closed or the dialog answered, so tabward stopped its scripts, froze it and leaves it alone. It was at ${this.page.url()}.`;
     await retireTab(this.page, cdp);
     this.interrupt(new TabwardError('page_closed', this.retired, retiredHint));
     this.onRetire?.();

@@ -135,14 +135,6 @@ export abstract class RouteJudge extends SocketJudge {
       await this.loadForReal(page, held.url);
       return;
     }
-    // Its empty page may not have committed yet (a blank popup navigated at once): waited for, briefly.
-    if (this.heldPopups.size > 0 && page.url() === 'about:blank')
-      await page
-        .waitForURL((at) => this.heldPopups.has(withoutFragment(at.href)), {
-          waitUntil: 'commit',
-          timeout: emptyPageMs,
-        })
-        .catch(swallowing('startPopup: a popup that stays blank'));
     const url = withoutFragment(page.url());
     if (this.heldPopups.delete(url)) await this.loadForReal(page, url);
   }

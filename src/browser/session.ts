@@ -222,8 +222,6 @@ export class BrowserSession {
     await this.connect();
     const spare = await this.takeSpareTab();
     if (spare) {
-      // Its dialogs watched before anything loads in it, as a tab opened now (openTab).
-      await spare.dialogsWatched();
       this.config.network?.treatAsNew(spare.page);
       this.pages.selected = spare;
       return spare;

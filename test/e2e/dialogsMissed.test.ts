@@ -53,16 +53,6 @@ test("a frame's dialog opened before tabward's session listened is not answerabl
   assert.ok(retiredPages.has(page));
 });
 
-test("the user's own tab with a dialog tabward missed is not retired (tabward never answers it)", async () => {
-  const { page } = await dialogBeforeWatch('/host');
-  const cdp = await page.context().newCDPSession(page);
-  let orphaned = 0;
-  const watch = await watchOrphanDialogs(page, cdp, () => orphaned++, { ownedByAgent: () => false });
-  await watch.reported();
-  assert.equal(orphaned, 0, "the user's tab was retired");
-  assert.equal(watch.answerable(), undefined, 'a dialog of no known frame was taken as answerable');
-});
-
 test('a dialog the session was told of stays answerable once reported', async () => {
   const page = await browser.newPage();
   const cdp = await page.context().newCDPSession(page);
