@@ -147,14 +147,12 @@ export abstract class RouteJudge extends SocketJudge {
     // The empty page is answered, but may not have committed yet (a blank popup navigated at once is still on its
     // about:blank): a replace run there is lost when the empty page commits over it, and the popup stays on
     // "Opening…" (seen under load in CI). So it is waited for first, briefly; a popup gone elsewhere is replaced.
-    const committed = () =>
-      page
-        .waitForURL((at) => withoutFragment(at.href) === url, { waitUntil: 'commit', timeout: emptyPageMs })
-        .then(
-          () => true,
-          () => false,
-        );
-    const there = await committed();
+    const there = await page
+      .waitForURL((at) => withoutFragment(at.href) === url, { waitUntil: 'commit', timeout: emptyPageMs })
+      .then(
+        () => true,
+        () => false,
+      );
     await page
       .evaluate(there ? 'location.reload()' : `location.replace(${JSON.stringify(url)})`)
       .catch(swallowing('loadForReal: the popup went away'));
