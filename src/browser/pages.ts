@@ -10,7 +10,7 @@ import { quotedForDisplay } from '../core/displayText.ts';
 import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
-import { noteLoadedUrl } from './loadedUrls.ts';
+import { noteLoadedUrl, noteNavigationRequested } from './loadedUrls.ts';
 import { type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
 import { PageActivity } from './pageActivity.ts';
 import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
@@ -99,7 +99,10 @@ export class TrackedPage {
       if (frame === page.mainFrame()) this.status = response.status();
     });
     page.on('request', (request) => {
-      if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+      if (!request.isNavigationRequest()) return;
+      const frame = safeFrame(request);
+      if (frame) noteNavigationRequested(frame);
+      if (frame !== page.mainFrame()) return;
       this.navigations.add(request);
       this.sent.push({ seq: ++this.navigationSeq, request });
       if (this.sent.length > 5) this.sent.shift();

@@ -10,6 +10,7 @@ import { swallow } from '../../core/debug.ts';
 import { TabwardError } from '../../core/errors.ts';
 import { spellings } from '../../core/redact.ts';
 import { withDeadline } from '../deadline.ts';
+import { loadedUrlOf, navigationRequested } from '../loadedUrls.ts';
 import type { TrackedPage } from '../pages.ts';
 import { addressOf, readTab, type TabRead } from './axRead.ts';
 import { normalized } from './axToAria.ts';
@@ -131,27 +132,42 @@ async function treeWithPasswords(tracked: TrackedPage, timeoutMs: number): Promi
   }
 }
 
-/** How long the first snapshot of a document waits for its frames still loading (one that never answers). */
-const frameLoadWaitMs = 500;
+/** How long the first snapshot of a document waits for a frame whose server has not answered (one that never does). */
+const frameAnswerWaitMs = 1000;
+/**
+ * How long it waits for a frame whose server has answered: only the browser's work is left (a renderer process to
+ * start for a cross-site frame, the commit), which a loaded machine stretches to seconds.
+ */
+const frameCommitWaitMs = 3000;
 /** The document of each tab whose frames were waited for: a frame that never loads costs the wait once. */
 const framesWaitedIn = new WeakMap<TrackedPage, number>();
 
 /**
  * Waits (bounded, once a document) for the frames of the tab that have not parsed a document yet. A snapshot taken
  * right after a navigation (which ends when the main document is parsed) otherwise reads while the frames commit
- * theirs, and each commit interrupts the read: it is read again after a pause (treeWithPasswords), which cost a page
- * with a few cross-site frames more than the read itself. A frame with no URL yet has not committed its first
- * document (its load state is its initial empty document's, already reached): it is waited for until it has one.
+ * theirs, and each commit interrupts the read: it is read again after a pause (treeWithPasswords), which failed a
+ * page of eight cross-site frames ("kept navigating") and read others empty. A frame with no URL has not committed
+ * its first document: it is waited for until it has one if it asked for one (a lazy frame out of view has not:
+ * waiting for it cost every such page 500 ms), the longer once its server has answered (a commit 60-340 ms after the
+ * response on an idle machine, 1.1 s for the eighth of eight sites: a renderer process is started for each).
  */
 async function framesLoaded(tracked: TrackedPage, session: ReadSession, timeoutMs: number): Promise<void> {
   if (framesWaitedIn.get(tracked) === tracked.documentSeq) return;
   framesWaitedIn.set(tracked, tracked.documentSeq);
   const { page } = tracked;
-  const deadline = Date.now() + Math.min(frameLoadWaitMs, timeoutMs / 3);
+  const started = Date.now();
   const children = () => page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached());
   if (children().length === 0) return;
-  while (children().some((frame) => frame.url() === '') && Date.now() < deadline) await sleep(15);
-  const left = deadline - Date.now();
+  let waitMs = 0;
+  for (;;) {
+    const loading = children().filter((frame) => frame.url() === '' && navigationRequested(frame));
+    if (loading.length === 0) break;
+    const answered = loading.some((frame) => loadedUrlOf(frame) !== undefined);
+    waitMs = Math.max(waitMs, Math.min(answered ? frameCommitWaitMs : frameAnswerWaitMs, timeoutMs / 3));
+    if (Date.now() - started >= waitMs) break;
+    await sleep(15);
+  }
+  const left = started + Math.max(waitMs, Math.min(frameAnswerWaitMs, timeoutMs / 3)) - Date.now();
   if (left <= 0) return;
   // The sessions of the out-of-process frames, which the read opens otherwise, are opened meanwhile (kept per frame).
   // A tab closed meanwhile fails it: read as no frames, as the read itself does (an unhandled failure here was
@@ -159,8 +175,10 @@ async function framesLoaded(tracked: TrackedPage, session: ReadSession, timeoutM
   void new FrameFinder(page, session)
     .outOfProcess()
     .catch(swallow('browser', 'snapshot.framesLoaded: the frames’ sessions (the tab went away)'));
+  // A frame with no document yet has no load state to wait for (a lazy frame's wait lasted until the deadline).
+  const committed = children().filter((frame) => frame.url() !== '');
   await Promise.all(
-    children().map((frame) =>
+    committed.map((frame) =>
       frame
         .waitForLoadState('domcontentloaded', { timeout: left })
         .catch(swallow('browser', 'snapshot.framesLoaded: a frame still loading when the wait ended')),
