@@ -31,9 +31,17 @@ describe('the audit of an approved write whose page floods the network', { timeo
     site = await startFixture(
       {
         '/settings/tokens': (_req, _body, res) => html(res, '<title>Tokens</title><p>ghp_floodToken77</p>'),
-        // ?slow: the site takes 3 s to answer the write, so the page's posts all leave before its answer.
+        // ?slow: the site answers the write once the page's posts have all arrived (15 s at most), so they all leave
+        // during the action (a fixed 3 s let only 180 arrive on a loaded machine).
         '/settings/profile': async (req, _body, res) => {
-          if (req.url?.includes('slow')) await new Promise((done) => setTimeout(done, 3_000));
+          if (req.url?.includes('slow'))
+            await waitFor(
+              'the page’s posts to arrive before the write is answered',
+              () => floodArrived() >= flood,
+              {
+                timeoutMs: 15_000,
+              },
+            ).catch(() => undefined);
           html(res, '<title>Saved</title><p>saved</p>');
         },
         '/x': (_req, _body, res) => {
@@ -73,9 +81,12 @@ describe('the audit of an approved write whose page floods the network', { timeo
   /** Clicks "Save profile" on the flooding page and gives the click's audit record once the flood has arrived. */
   /** How many of the page's posts had reached the site when the click returned. */
   let arrivedAtReturn = 0;
+  const arrived = () => site.seen.filter((seen) => seen.path.startsWith('/x?')).length;
+  /** The page's posts that arrived since the current click began. */
+  let floodArrived = () => 0;
   async function clickAndFlood(path: string): Promise<ClickRecord> {
-    const arrived = () => site.seen.filter((seen) => seen.path.startsWith('/x?')).length;
     const before = arrived();
+    floodArrived = () => arrived() - before;
     await mcp.call('new_page', { url: site.url('evil.example', path) });
     const clicked = await mcp.call('click', {
       ref: refOf((await mcp.call('take_snapshot')).text, 'Save profile'),
