@@ -26,6 +26,12 @@ export interface DialogWatch {
   reported(): Promise<void>;
 }
 
+/** A dialog the browser closed, as this session was told of it when it opened. */
+export interface ClosedDialog {
+  readonly message: string;
+  readonly type: string;
+}
+
 interface FrameTree {
   readonly frame: { readonly id: string };
   readonly childFrames?: readonly FrameTree[];
@@ -44,9 +50,10 @@ export async function watchOrphanDialogs(
   page: Page,
   cdp: CDPSession,
   orphaned: () => void,
+  closed: (dialog: ClosedDialog) => void = () => undefined,
 ): Promise<DialogWatch> {
   const ownTree = new Set<string>();
-  let dialog: { frameId: string | undefined } | undefined;
+  let dialog: (ClosedDialog & { frameId: string | undefined }) | undefined;
   const orphan = () => {
     dialog = undefined;
     orphaned();
@@ -61,21 +68,26 @@ export async function watchOrphanDialogs(
   };
   cdp.on('Page.frameAttached', (event: { frameId: string }) => void ownTree.add(event.frameId));
   cdp.on('Page.frameNavigated', (event: { frame: { id: string } }) => void ownTree.add(event.frame.id));
-  cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string }) => {
-    dialog = { frameId: event.frameId };
+  cdp.on('Page.javascriptDialogOpening', (event: { frameId?: string; message: string; type: string }) => {
+    dialog = { frameId: event.frameId, message: event.message, type: event.type };
     pagesWithDialogs.add(page);
     answerable();
   });
+  // Closed by anyone: tabward's answer, the user's click in their own Chrome, or the browser itself (measured on
+  // 156: a dialog of a cross-site frame is dismissed when another frame of the tab commits in a new process).
   cdp.on('Page.javascriptDialogClosed', () => {
+    const was = dialog;
     dialog = undefined;
     pagesWithDialogs.delete(page);
+    if (was) closed({ message: was.message, type: was.type });
   });
   cdp.on('Page.frameDetached', (event: { frameId: string; reason?: string }) => {
     if (event.reason !== 'remove') return;
     ownTree.delete(event.frameId);
     if (dialog && event.frameId === dialog.frameId) orphan();
   });
-  await cdp.send('Page.enable');
+  // Bounded: the caller waits for this before answering a dialog, and fails closed when it fails.
+  await withDeadline(cdp.send('Page.enable'), 5_000, "Watching the tab's dialogs");
   const { frameTree } = (await withDeadline(
     cdp.send('Page.getFrameTree'),
     2_000,

@@ -11,7 +11,7 @@ import { TabwardError } from '../core/errors.ts';
 import { settledWithin, withDeadline } from './deadline.ts';
 import type { DownloadKeeper } from './downloads.ts';
 import { noteLoadedUrl, noteNavigationRequested } from './loadedUrls.ts';
-import { type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
+import { type ClosedDialog, type DialogWatch, retireTab, watchOrphanDialogs } from './orphanDialogs.ts';
 import { PageActivity } from './pageActivity.ts';
 import { type ActionMarks, settlePage, waitForDocument, waitForPassiveLoads } from './pageSettle.ts';
 import { RendererAnnouncements } from './rendererAnnouncements.ts';
@@ -130,8 +130,29 @@ export class TrackedPage {
     });
     // A dialog whose frame the page removed retires the tab (browser/orphanDialogs.ts).
     this.dialogWatch = this.ownSession
-      .then((cdp) => cdp && watchOrphanDialogs(page, cdp, () => void this.retire(cdp)))
+      .then(
+        (cdp) =>
+          cdp &&
+          watchOrphanDialogs(
+            page,
+            cdp,
+            () => void this.retire(cdp),
+            (closed) => this.dialogClosedElsewhere(closed),
+          ),
+      )
       .catch(swallow('browser', 'pages.constructor: watching the tab’s dialogs'));
+  }
+
+  /**
+   * The browser closed the open dialog without tabward (the user answered it in their Chrome, or the browser
+   * dismissed it): Playwright still holds it, and the tab said "dialog open" to every call from then on, which no
+   * answer could end (Chromium: "No dialog is showing"). Matched by what the dialog says, as Playwright does not say
+   * which one it is; one that does not match is left as it is.
+   */
+  private dialogClosedElsewhere(closed: ClosedDialog): void {
+    if (this.dialog?.message() !== closed.message || this.dialog.type() !== closed.type) return;
+    this.dialogReported = undefined;
+    this.rearm();
   }
 
   /** Resolves once the tab's dialogs are watched (bounded): before the tab is handed out, so none is missed. */
@@ -151,12 +172,27 @@ export class TrackedPage {
    */
   async assertDialogAnswerable(): Promise<void> {
     await this.dialogReported;
-    const watch = await this.dialogWatch;
-    if (watch && watch.answerable() === false)
+    // Fail closed: a dialog is answered only when tabward's own session knows its frame is the tab's own.
+    const watch = await settledWithin(this.dialogWatch, 5_000);
+    if (!watch)
+      throw new TabwardError(
+        'blocked',
+        `tabward could not watch Tab ${this.id}'s dialogs, so it cannot tell which frame opened this one (answering a dialog whose frame is gone crashes the browser); it was left open.`,
+        'Leave this tab; open the page again with new_page.',
+      );
+    if (watch.answerable() === undefined) await watch.reported();
+    const answerable = watch.answerable();
+    if (answerable === false)
       throw new TabwardError(
         'page_closed',
         this.retired ?? `Tab ${this.id}'s dialog cannot be answered.`,
         retiredHint,
+      );
+    if (answerable === undefined)
+      throw new TabwardError(
+        'blocked',
+        `The browser did not answer in time, so tabward could not tell which frame opened Tab ${this.id}'s dialog; it was left open.`,
+        'Call handle_dialog again.',
       );
   }
 

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { type Browser, chromium, type Dialog, type Page } from 'playwright-core';
 import { findChrome } from '../../src/browser/findChrome.ts';
 import { retiredPages, retireTab, watchOrphanDialogs } from '../../src/browser/orphanDialogs.ts';
+import { TrackedPage } from '../../src/browser/pages.ts';
 import { type Fixture, html, startFixture, testChromeArgs } from '../helpers/fixtureServer.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
@@ -22,6 +23,11 @@ before(async () => {
     '/alerting': (_req, _body, res) => html(res, `<script>alert('from a frame')</script>`),
     '/own': (_req, _body, res) =>
       html(res, `<title>Own</title><script>setTimeout(() => alert('own'), 300)</script>`),
+    '/twice': (_req, _body, res) =>
+      html(
+        res,
+        `<title>Twice</title><script>setTimeout(() => { alert('first'); alert('second'); }, 300)</script>`,
+      ),
   });
   browser = await chromium.launch({ executablePath: findChrome(), args: testChromeArgs });
 });
@@ -67,5 +73,39 @@ test('a dialog the session was told of stays answerable once reported', async ()
   await open.dismiss();
   await waitFor('the dialog closed', () => watch.answerable() === undefined);
   assert.equal(retiredPages.has(page), false);
+  await page.close();
+});
+
+// A dialog closed without tabward (the user clicks OK in their own Chrome; Chromium dismisses a frame's alert when
+// another frame of the tab commits in a new process): the tab said "dialog open" to every call from then on, and
+// handle_dialog could not end it (Chromium: no dialog is showing). Another DevTools client answers it here.
+test('a dialog answered by someone else is no longer the tab’s open dialog: the tab is usable again', async () => {
+  const page = await browser.newPage();
+  const tracked = new TrackedPage('p1', page, true);
+  await tracked.dialogsWatched();
+  // The other client enables its Page domain first: Page.enable waits while a dialog holds the page (measured).
+  const user = await page.context().newCDPSession(page);
+  await user.send('Page.enable');
+  await page.goto(site.url('host.example', '/own'), { waitUntil: 'commit' });
+  await waitFor('the dialog reported', () => tracked.dialog);
+  await user.send('Page.handleJavaScriptDialog', { accept: true });
+  await waitFor('the tab to drop the dialog the user answered', () => tracked.dialog === undefined);
+  assert.equal(retiredPages.has(page), false, 'a tab whose dialog was answered was retired');
+  assert.equal(await page.title(), 'Own', 'the page goes on');
+  await page.close();
+});
+
+test('a dialog answered elsewhere leaves a newer dialog of the tab open, with other words', async () => {
+  const page = await browser.newPage();
+  const tracked = new TrackedPage('p2', page, true);
+  await tracked.dialogsWatched();
+  const user = await page.context().newCDPSession(page);
+  await user.send('Page.enable');
+  await page.goto(site.url('host.example', '/twice'), { waitUntil: 'commit' });
+  await waitFor('the first dialog reported', () => tracked.dialog?.message() === 'first');
+  await user.send('Page.handleJavaScriptDialog', { accept: true });
+  await waitFor('the second dialog reported', () => tracked.dialog?.message() === 'second');
+  await tracked.assertDialogAnswerable();
+  await tracked.dialog?.dismiss();
   await page.close();
 });
