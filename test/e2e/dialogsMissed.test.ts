@@ -79,14 +79,20 @@ test('a dialog the session was told of stays answerable once reported', async ()
 // A dialog closed without tabward (the user clicks OK in their own Chrome; Chromium dismisses a frame's alert when
 // another frame of the tab commits in a new process): the tab said "dialog open" to every call from then on, and
 // handle_dialog could not end it (Chromium: no dialog is showing). Another DevTools client answers it here.
-test('a dialog answered by someone else is no longer the tab’s open dialog: the tab is usable again', async () => {
+/** A tab tabward tracks, opened at `path`, and another DevTools client of it (the user's). */
+async function trackedWithUser(id: string, path: string) {
   const page = await browser.newPage();
-  const tracked = new TrackedPage('p1', page, true);
+  const tracked = new TrackedPage(id, page, true);
   await tracked.dialogsWatched();
   // The other client enables its Page domain first: Page.enable waits while a dialog holds the page (measured).
   const user = await page.context().newCDPSession(page);
   await user.send('Page.enable');
-  await page.goto(site.url('host.example', '/own'), { waitUntil: 'commit' });
+  await page.goto(site.url('host.example', path), { waitUntil: 'commit' });
+  return { page, tracked, user };
+}
+
+test('a dialog answered by someone else is no longer the tab’s open dialog: the tab is usable again', async () => {
+  const { page, tracked, user } = await trackedWithUser('p1', '/own');
   await waitFor('the dialog reported', () => tracked.dialog);
   await user.send('Page.handleJavaScriptDialog', { accept: true });
   await waitFor('the tab to drop the dialog the user answered', () => tracked.dialog === undefined);
@@ -96,12 +102,7 @@ test('a dialog answered by someone else is no longer the tab’s open dialog: th
 });
 
 test('a dialog answered elsewhere leaves a newer dialog of the tab open, with other words', async () => {
-  const page = await browser.newPage();
-  const tracked = new TrackedPage('p2', page, true);
-  await tracked.dialogsWatched();
-  const user = await page.context().newCDPSession(page);
-  await user.send('Page.enable');
-  await page.goto(site.url('host.example', '/twice'), { waitUntil: 'commit' });
+  const { page, tracked, user } = await trackedWithUser('p2', '/twice');
   await waitFor('the first dialog reported', () => tracked.dialog?.message() === 'first');
   await user.send('Page.handleJavaScriptDialog', { accept: true });
   await waitFor('the second dialog reported', () => tracked.dialog?.message() === 'second');
