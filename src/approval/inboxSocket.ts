@@ -3,7 +3,7 @@
 // lists and answers. No TCP port: the agent's browser, which only speaks TCP through the choke point, cannot
 // reach it, and nothing about it is printed.
 
-import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { questionLines } from '../core/approvalDisplay.ts';
@@ -69,7 +69,12 @@ export async function serveInboxSocket(
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const path = join(dir, `${socketPrefix}${process.pid}.sock`);
+  // Bound under a name `tabward approvals` does not list, then renamed once it listens: a socket file exists from
+  // bind() on but refuses connections until listen(), and a loaded machine ran a reader in between (CI: "connect
+  // ECONNREFUSED"). The name is shorter than the final one, so it fits the socket path limit whenever that does.
+  const binding = join(dir, `.a-${process.pid}.sock`);
   rmSync(path, { force: true });
+  rmSync(binding, { force: true });
   const server = createServer(async (req, res) => {
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -103,9 +108,10 @@ export async function serveInboxSocket(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => resolve());
+    server.listen(binding, () => resolve());
   });
-  chmodSync(path, 0o600);
+  chmodSync(binding, 0o600);
+  renameSync(binding, path);
   return {
     path,
     close: () => closeServer(server, path),

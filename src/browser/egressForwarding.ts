@@ -2,16 +2,12 @@
 // policy, then refused with a 403 that says why, or sent on and what came back reported; a WebSocket's handshake
 // judged the same way, then each message the page sends on it. And what it answers a request it cannot read.
 
-import {
-  type Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpAgent, IncomingMessage, ServerResponse } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { EgressProxyOptions, EgressRequest } from './egressProxy.ts';
+import { sendUpstream } from './upstreamRequest.ts';
 
 /** EgressPolicy.egressSent's status for a request whose connection failed before it was written out. */
 export const notSent = -1;
@@ -75,59 +71,63 @@ export async function forwardRequest(
   }
   const secure = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const send = secure ? httpsRequest : httpRequest;
-  const upstream = send({
-    host: options.mapHost(hostname),
-    port: url.port || (secure ? 443 : 80),
-    method: req.method,
-    path: `${url.pathname}${url.search}`,
-    headers: outgoingHeaders(req),
-    agent: secure ? agents.https : agents.http,
-    maxHeaderSize: maxResponseHead,
-    ...(secure
-      ? {
-          servername: /^[\d.]+$|:/.test(hostname) ? '' : hostname,
-          rejectUnauthorized: options.verifyUpstream,
-        }
-      : {}),
-  });
   // Told as sent once it starts going out (its connection open), whenever its body ends and its answer comes (a
   // server may take a large body slowly and answer long after the action that sent it returned: the action's audit
-  // record still names it), and told again with the answer.
+  // record still names it), and told again with the answer; sent twice, the audit says so.
   let written = false;
-  const going = () => {
-    if (written) return;
-    written = true;
-    options.policy.egressSent(egress, undefined);
-  };
-  upstream.on('socket', (socket) => {
-    if (!socket.connecting) going();
-    else socket.once(secure ? 'secureConnect' : 'connect', going);
-  });
-  upstream.on('response', (answer) => {
-    options.policy.egressSent(egress, answer.statusCode ?? 0);
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
-    answer.pipe(res);
-  });
-  // A site that cannot be reached fails in the browser as a connection would (no answer), not as an HTTP error of
-  // the proxy's: pages, recipes and the agent see what they would see without it.
-  upstream.on('error', () => {
-    options.policy.egressSent(egress, written ? 0 : notSent);
-    res.destroy();
-  });
+  let resent = false;
+  const exchange = sendUpstream(
+    req,
+    {
+      host: options.mapHost(hostname),
+      port: url.port || (secure ? 443 : 80),
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers: outgoingHeaders(req),
+      agent: secure ? agents.https : agents.http,
+      maxHeaderSize: maxResponseHead,
+      ...(secure
+        ? {
+            servername: /^[\d.]+$|:/.test(hostname) ? '' : hostname,
+            rejectUnauthorized: options.verifyUpstream,
+          }
+        : {}),
+    },
+    secure,
+    {
+      going: () => {
+        if (written) return;
+        written = true;
+        options.policy.egressSent(egress, undefined);
+      },
+      resent: () => {
+        resent = true;
+      },
+      response: (answer) => {
+        options.policy.egressSent(egress, answer.statusCode ?? 0, resent);
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+        answer.pipe(res);
+      },
+      // A site that cannot be reached fails in the browser as a connection would (no answer), not as an HTTP error
+      // of the proxy's: pages, recipes and the agent see what they would see without it.
+      failed: () => {
+        options.policy.egressSent(egress, written ? 0 : notSent, resent);
+        res.destroy();
+      },
+    },
+  );
   const key = {};
   exchanges.set(key, {
     url: egress.url,
     end: () => {
-      upstream.destroy();
+      exchange.end();
       res.destroy();
     },
   });
   res.on('close', () => {
     exchanges.delete(key);
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableFinished) exchange.end();
   });
-  req.pipe(upstream);
 }
 
 /**

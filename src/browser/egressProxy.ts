@@ -51,9 +51,10 @@ export interface EgressPolicy {
   socketMessageVerdict(request: EgressRequest): string | undefined;
   /**
    * What left: the request was written out (`status` undefined, told again once its answer came), and `status`
-   * came back (0: the connection failed after it was written; notSent: before, so nothing left).
+   * came back (0: the connection failed after it was written; notSent: before, so nothing left). `resent`: sent a
+   * second time, on a connection of its own, the site having closed the first as it went out (upstreamRequest.ts).
    */
-  egressSent(request: EgressRequest, status: number | undefined): void;
+  egressSent(request: EgressRequest, status: number | undefined, resent?: boolean): void;
   /** A WebSocket closed for a message it would have sent: reported as a stop. */
   socketStopped(request: EgressRequest, reason: string): void;
 }

@@ -306,11 +306,11 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
    * is what came back (0: the connection failed; notSent: it failed before the request was written out), undefined
    * when it was written out and no answer has come yet, or none is seen (browser/browserFetchGate.ts).
    */
-  egressSent(request: EgressRequest, status: number | undefined): void {
+  egressSent(request: EgressRequest, status: number | undefined, resent = false): void {
     // Told again (its answer came after it was written out): the same line says so.
     const told = this.sentLines.get(request);
     if (told) {
-      if (status !== undefined) told.line = sentLine(request, status);
+      if (status !== undefined) told.line = sentLine(request, status, resent);
       return;
     }
     const url = request.url.replace(/^ws/i, 'http');
@@ -329,7 +329,11 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
       tainted.length > 0 &&
       (request.method !== 'GET' || (/\?./.test(url) && !tainted.includes(originOf(url))));
     if (!write && !crossing && !carries) return;
-    const entry = { seq: ++this.seq, line: sentLine(request, status), rank: write ? 0 : crossing ? 1 : 2 };
+    const entry = {
+      seq: ++this.seq,
+      line: sentLine(request, status, resent),
+      rank: write ? 0 : crossing ? 1 : 2,
+    };
     this.sentLines.set(request, entry);
     this.sentLog.add(entry);
   }
@@ -406,15 +410,16 @@ export class RequestJudge extends TaintTracker implements Backstop, EgressPolicy
 }
 
 /** The audit's line for a request that left, by what is known of it (EgressPolicy.egressSent). */
-function sentLine(request: EgressRequest, status: number | undefined): string {
+function sentLine(request: EgressRequest, status: number | undefined, resent: boolean): string {
+  const sent = resent ? 'sent twice (the site closed the first connection as it went out)' : 'sent';
   const answer =
     status === undefined
-      ? 'sent'
+      ? sent
       : status === notSent
         ? 'not sent (the connection failed)'
         : status === 0
-          ? 'sent, no answer (the connection failed)'
-          : `sent, answered ${status}`;
+          ? `${sent}, no answer (the connection failed)`
+          : `${sent}, answered ${status}`;
   return `${request.method} ${request.url}: ${answer}`;
 }
 

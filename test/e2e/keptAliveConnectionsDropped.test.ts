@@ -1,0 +1,107 @@
+// A site that closes a kept-alive connection just as the next request goes out on it (a server's idle timeout, a
+// load balancer's) costs nothing at the choke point: the egress proxy sends the request again on a connection of
+// its own, as a browser would, and the request a hook judged under an approval still arrives. Before, the proxy
+// dropped the browser's connection, Chromium sent the request again with the hook's single-use token already spent,
+// and the approved navigation was refused as one "no hook could tie to a tab" (a CI failure of chokePoint.test.ts).
+
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
+import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
+import { refOf } from '../helpers/mcpClient.ts';
+
+const token = 'ghp_keptAliveToken271';
+
+describe('a kept-alive connection the site drops', () => {
+  let site: Fixture;
+  let browser: InProcessBrowser;
+  /** Connections that already answered a request: the dropping routes close these instead of answering. */
+  const used = new WeakSet<Socket>();
+  let dropped = 0;
+  const served = (path: string) => site.seen.filter((request) => request.path === path).length;
+  /** Answers on a fresh connection only; on one that answered before, closes it unanswered (once per path). */
+  const dropOnce = new Set<string>();
+  const droppingOnReuse =
+    (path: string, answer: () => string) =>
+    (req: { socket: Socket }, _b: string, res: Parameters<typeof html>[0]) => {
+      if (used.has(req.socket) && !dropOnce.has(path)) {
+        dropOnce.add(path);
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      used.add(req.socket);
+      html(res, answer());
+    };
+
+  before(async () => {
+    site = await startFixture(
+      {
+        '/repo': (req, _body, res) => {
+          used.add(req.socket as Socket);
+          html(
+            res,
+            `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>`,
+          );
+        },
+        '/settings/tokens': droppingOnReuse('/settings/tokens', () => `<title>Tokens</title><p>${token}</p>`),
+        'POST /settings/rename': droppingOnReuse(
+          '/settings/rename',
+          () => '<title>Renamed</title><p>renamed</p>',
+        ),
+      },
+      { tls: true },
+    );
+    browser = await startInProcess();
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  /** A client whose human approves every question. */
+  const approving = async () => {
+    const agent = await browser.connect();
+    agent.human.policy = () => ({ decision: 'approve' });
+    return agent;
+  };
+
+  test('an approved navigation into a sensitive page arrives on a connection of its own', async () => {
+    const agent = await approving();
+    const repo = await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+    assert.equal(repo.isError, false, repo.text);
+    const before = dropped;
+    const tokens = await agent.call('navigate_page', { url: site.url('github.com', '/settings/tokens') });
+    assert.equal(dropped, before + 1, 'the site closed the kept-alive connection the request went out on');
+    assert.match(tokens.text, /"Tokens" \(HTTP 200\)/, tokens.text);
+    assert.match((await agent.call('take_snapshot')).text, new RegExp(token));
+    assert.equal(served('/settings/tokens'), 2, 'once on the closed connection, once on a fresh one');
+    await agent.close();
+  });
+
+  test('an approved form post into a sensitive page arrives, its body whole, on a connection of its own', async () => {
+    const agent = await approving();
+    await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+    const snapshot = await agent.call('take_snapshot');
+    const before = dropped;
+    const clicked = await agent.call('click', { ref: refOf(snapshot.text, 'Rename') });
+    assert.equal(dropped, before + 1, 'the site closed the kept-alive connection the post went out on');
+    assert.equal(clicked.isError, false, clicked.text);
+    assert.match((await agent.call('take_snapshot')).text, /renamed/);
+    const posts = site.seen.filter((request) => request.path === '/settings/rename');
+    assert.deepEqual(
+      posts.map((post) => post.body),
+      ['name=new-name', 'name=new-name'],
+    );
+    // The audit says it went out twice (the site may have read the first before it closed the connection).
+    const sent = agent.audit().flatMap((record) => ('sent' in record ? (record.sent ?? []) : []));
+    assert.ok(
+      sent.some((line) =>
+        /rename: sent twice \(the site closed the first connection as it went out\), answered 200/.test(line),
+      ),
+      sent.join('\n'),
+    );
+    await agent.close();
+  });
+});
