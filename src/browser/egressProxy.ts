@@ -220,6 +220,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     close: () => {
       outer.close();
       inner.close();
+      // Ended first, as ends: destroying their sockets alone would look like a site's closed connection, sent again.
+      for (const exchange of exchanges.values()) exchange.end();
+      exchanges.clear();
       agents.http.destroy();
       agents.https.destroy();
       for (const socket of open) socket.destroy();

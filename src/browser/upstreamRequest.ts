@@ -37,6 +37,9 @@ export function sendUpstream(
   const kept = replayCopy(req);
   const send = secure ? httpsRequest : httpRequest;
   let current: ClientRequest;
+  // Ended by the proxy (the choke point cut it, the browser went away, the proxy closes): its error is that end, and
+  // sending it again would undo it.
+  let ended = false;
   const attempt = (body: Buffer | undefined) => {
     // The second attempt on a connection of its own: a pool's other idle connection may be just as stale.
     const upstream = send(body ? { ...options, agent: false } : options);
@@ -52,7 +55,12 @@ export function sendUpstream(
     });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       const again =
-        !body && !answered && upstream.reusedSocket && closedUnderUs.has(error.code ?? '') && kept.whole();
+        !ended &&
+        !body &&
+        !answered &&
+        upstream.reusedSocket &&
+        closedUnderUs.has(error.code ?? '') &&
+        kept.whole();
       if (!again) return events.failed();
       events.resent();
       attempt(kept.body());
@@ -61,7 +69,12 @@ export function sendUpstream(
     else req.pipe(upstream);
   };
   attempt(undefined);
-  return { end: () => current.destroy() };
+  return {
+    end: () => {
+      ended = true;
+      current.destroy();
+    },
+  };
 }
 
 /** A copy of the request's body as it streams through, while it is small enough to send again. */

@@ -3,6 +3,8 @@
 // its own, as a browser would, and the request a hook judged under an approval still arrives. Before, the proxy
 // dropped the browser's connection, Chromium sent the request again with the hook's single-use token already spent,
 // and the approved navigation was refused as one "no hook could tie to a tab" (a CI failure of chokePoint.test.ts).
+// A request the proxy itself ends (the choke point cutting it as the session is tainted, the browser gone, tabward
+// closing) is never sent again.
 
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
@@ -10,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Fixture, html, startFixture } from '../helpers/fixtureServer.ts';
 import { type InProcessBrowser, startInProcess } from '../helpers/inProcessMcp.ts';
 import { refOf } from '../helpers/mcpClient.ts';
+import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_keptAliveToken271';
 
@@ -19,6 +22,8 @@ describe('a kept-alive connection the site drops', () => {
   /** Connections that already answered a request: the dropping routes close these instead of answering. */
   const used = new WeakSet<Socket>();
   let dropped = 0;
+  /** Whether each /slow request came on a connection that answered before (the proxy's kept-alive one). */
+  const slowOnAUsedConnection: boolean[] = [];
   const served = (path: string) => site.seen.filter((request) => request.path === path).length;
   /** Answers on a fresh connection only; on one that answered before, closes it unanswered (once per path). */
   const dropOnce = new Set<string>();
@@ -44,6 +49,19 @@ describe('a kept-alive connection the site drops', () => {
             res,
             `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>`,
           );
+        },
+        // Chromium asks for it beside the first page, on a connection of its own: one that answered, too.
+        '/favicon.ico': (req, _body, res) => {
+          used.add(req.socket as Socket);
+          res.writeHead(404).end();
+        },
+        '/watcher': (req, _body, res) => {
+          used.add(req.socket as Socket);
+          html(res, `<title>Watcher</title><script>fetch('/slow?n=1', { mode: 'no-cors' })</script>`);
+        },
+        // Never answered: the request is open when the choke point cuts it.
+        '/slow': (req) => {
+          slowOnAUsedConnection.push(used.has(req.socket as Socket));
         },
         '/settings/tokens': droppingOnReuse('/settings/tokens', () => `<title>Tokens</title><p>${token}</p>`),
         'POST /settings/rename': droppingOnReuse(
@@ -102,6 +120,19 @@ describe('a kept-alive connection the site drops', () => {
       ),
       sent.join('\n'),
     );
+    await agent.close();
+  });
+
+  test('a request the choke point cut as the session was tainted is never sent again', async () => {
+    const agent = await approving();
+    await agent.call('new_page', { url: site.url('evil.example', '/watcher') });
+    await waitFor('the page asks its server', () => slowOnAUsedConnection.length > 0);
+    // Sent on the proxy's kept-alive connection: the one a resend would follow.
+    assert.deepEqual(slowOnAUsedConnection, [true]);
+    await agent.call('new_page', { url: site.url('github.com', '/settings/tokens') });
+    assert.match((await agent.call('take_snapshot')).text, new RegExp(token));
+    await new Promise((done) => setTimeout(done, 1_000));
+    assert.equal(served('/slow?n=1'), 1, 'the cut request went out again');
     await agent.close();
   });
 });
