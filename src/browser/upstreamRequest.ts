@@ -15,6 +15,11 @@ import { request as httpsRequest } from 'node:https';
 
 /** The largest body kept to be sent again; a larger one streams through and is not sent twice. */
 const replayableBody = 2 ** 20;
+/**
+ * How soon the site must have closed the connection for the request to go again: a connection its idle timeout
+ * closed fails at once, while one closed after the site has taken its time with the request may have been acted on.
+ */
+const closedAtOnceMs = 1_000;
 /** The errors of a kept-alive connection the other end closed before answering. */
 const closedUnderUs = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
@@ -43,6 +48,7 @@ export function sendUpstream(
   const attempt = (body: Buffer | undefined) => {
     // The second attempt on a connection of its own: a pool's other idle connection may be just as stale.
     const upstream = send(body ? { ...options, agent: false } : options);
+    const sentAt = Date.now();
     current = upstream;
     let answered = false;
     upstream.on('socket', (socket) => {
@@ -59,6 +65,7 @@ export function sendUpstream(
         !body &&
         !answered &&
         upstream.reusedSocket &&
+        Date.now() - sentAt < closedAtOnceMs &&
         closedUnderUs.has(error.code ?? '') &&
         kept.whole();
       if (!again) return events.failed();

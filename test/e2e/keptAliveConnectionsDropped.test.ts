@@ -24,6 +24,7 @@ describe('a kept-alive connection the site drops', () => {
   let dropped = 0;
   /** Whether each /slow request came on a connection that answered before (the proxy's kept-alive one). */
   const slowOnAUsedConnection: boolean[] = [];
+  const archiveOnAUsedConnection: boolean[] = [];
   const served = (path: string) => site.seen.filter((request) => request.path === path).length;
   /** Answers on a fresh connection only; on one that answered before, closes it unanswered (once per path). */
   const dropOnce = new Set<string>();
@@ -47,8 +48,15 @@ describe('a kept-alive connection the site drops', () => {
           used.add(req.socket as Socket);
           html(
             res,
-            `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>`,
+            `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>
+            <form method="post" action="/settings/archive"><button>Archive</button></form>`,
           );
+        },
+        // Taken, held a while, then its connection closed unanswered: the site may have acted on it.
+        'POST /settings/archive': async (req) => {
+          archiveOnAUsedConnection.push(used.has(req.socket as Socket));
+          await new Promise((done) => setTimeout(done, 1_500));
+          req.socket.destroy();
         },
         // Chromium asks for it beside the first page, on a connection of its own: one that answered, too.
         '/favicon.ico': (req, _body, res) => {
@@ -133,6 +141,17 @@ describe('a kept-alive connection the site drops', () => {
     assert.match((await agent.call('take_snapshot')).text, new RegExp(token));
     await new Promise((done) => setTimeout(done, 1_000));
     assert.equal(served('/slow?n=1'), 1, 'the cut request went out again');
+    await agent.close();
+  });
+
+  test('a request whose connection the site closed only after holding it is not sent again', async () => {
+    const agent = await approving();
+    await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+    const snapshot = await agent.call('take_snapshot');
+    await agent.call('click', { ref: refOf(snapshot.text, 'Archive') });
+    await new Promise((done) => setTimeout(done, 500));
+    // Sent once, on the kept-alive connection (a resend would have come within the wait).
+    assert.deepEqual(archiveOnAUsedConnection, [true]);
     await agent.close();
   });
 });
