@@ -25,6 +25,7 @@ describe('a kept-alive connection the site drops', () => {
   /** Whether each /slow request came on a connection that answered before (the proxy's kept-alive one). */
   const slowOnAUsedConnection: boolean[] = [];
   const archiveOnAUsedConnection: boolean[] = [];
+  const answeredOnAUsedConnection: boolean[] = [];
   const served = (path: string) => site.seen.filter((request) => request.path === path).length;
   /** Answers on a fresh connection only; on one that answered before, closes it unanswered (once per path). */
   const dropOnce = new Set<string>();
@@ -49,7 +50,9 @@ describe('a kept-alive connection the site drops', () => {
           html(
             res,
             `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>
-            <form method="post" action="/settings/archive"><button>Archive</button></form>`,
+            <form method="post" action="/settings/archive"><button>Archive</button></form>
+            <form method="post" action="/settings/hinted"><button>Hinted</button></form>
+            <form method="post" action="/settings/begun"><button>Begun</button></form>`,
           );
         },
         // Taken, held a while, then its connection closed unanswered: the site may have acted on it.
@@ -57,6 +60,17 @@ describe('a kept-alive connection the site drops', () => {
           archiveOnAUsedConnection.push(used.has(req.socket as Socket));
           await new Promise((done) => setTimeout(done, 1_500));
           req.socket.destroy();
+        },
+        // Read, an early hint or the start of a status line sent, then the connection closed at once.
+        'POST /settings/hinted': (req, _body, res) => {
+          answeredOnAUsedConnection.push(used.has(req.socket as Socket));
+          res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+          setTimeout(() => req.socket.destroy(), 50);
+        },
+        'POST /settings/begun': (req) => {
+          answeredOnAUsedConnection.push(used.has(req.socket as Socket));
+          req.socket.write('HTTP/1.1 200 O');
+          setTimeout(() => req.socket.destroy(), 50);
         },
         // Chromium asks for it beside the first page, on a connection of its own: one that answered, too.
         '/favicon.ico': (req, _body, res) => {
@@ -152,6 +166,19 @@ describe('a kept-alive connection the site drops', () => {
     await new Promise((done) => setTimeout(done, 500));
     // Sent once, on the kept-alive connection (a resend would have come within the wait).
     assert.deepEqual(archiveOnAUsedConnection, [true]);
+    await agent.close();
+  });
+
+  test('a request the site began to answer before it closed the connection is not sent again', async () => {
+    const agent = await approving();
+    for (const button of ['Hinted', 'Begun']) {
+      await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+      const snapshot = await agent.call('take_snapshot');
+      await agent.call('click', { ref: refOf(snapshot.text, button) });
+    }
+    await new Promise((done) => setTimeout(done, 500));
+    // Each sent once, on the kept-alive connection.
+    assert.deepEqual(answeredOnAUsedConnection, [true, true]);
     await agent.close();
   });
 });
