@@ -15,12 +15,17 @@ import { refOf } from '../helpers/mcpClient.ts';
 import { waitFor } from '../helpers/waitFor.ts';
 
 const token = 'ghp_keptAliveToken271';
+/** Tries of a scenario until its request went out on a kept-alive connection. */
+const attempts = 4;
 
 describe('a kept-alive connection the site drops', () => {
   let site: Fixture;
   let browser: InProcessBrowser;
   /** Connections that already answered a request: the dropping routes close these instead of answering. */
   const used = new WeakSet<Socket>();
+  /** Whether each request came on a connection that had answered one before (the proxy's kept-alive one). */
+  const onAUsedConnection = new WeakMap<object, boolean>();
+  const reused = (req: object) => onAUsedConnection.get(req) === true;
   let dropped = 0;
   /** Whether each /slow request came on a connection that answered before (the proxy's kept-alive one). */
   const slowOnAUsedConnection: boolean[] = [];
@@ -32,58 +37,48 @@ describe('a kept-alive connection the site drops', () => {
   const droppingOnReuse =
     (path: string, answer: () => string) =>
     (req: { socket: Socket }, _b: string, res: Parameters<typeof html>[0]) => {
-      if (used.has(req.socket) && !dropOnce.has(path)) {
+      if (reused(req) && !dropOnce.has(path)) {
         dropOnce.add(path);
         dropped++;
         req.socket.destroy();
         return;
       }
-      used.add(req.socket);
       html(res, answer());
     };
 
   before(async () => {
     site = await startFixture(
       {
-        '/repo': (req, _body, res) => {
-          used.add(req.socket as Socket);
+        '/repo': (_req, _body, res) =>
           html(
             res,
             `<title>Repo</title><form method="post" action="/settings/rename"><input type="hidden" name="name" value="new-name"><button>Rename</button></form>
             <form method="post" action="/settings/archive"><button>Archive</button></form>
             <form method="post" action="/settings/hinted"><button>Hinted</button></form>
             <form method="post" action="/settings/begun"><button>Begun</button></form>`,
-          );
-        },
+          ),
         // Taken, held a while, then its connection closed unanswered: the site may have acted on it.
         'POST /settings/archive': async (req) => {
-          archiveOnAUsedConnection.push(used.has(req.socket as Socket));
+          archiveOnAUsedConnection.push(reused(req));
           await new Promise((done) => setTimeout(done, 1_500));
           req.socket.destroy();
         },
         // Read, an early hint or the start of a status line sent, then the connection closed at once.
         'POST /settings/hinted': (req, _body, res) => {
-          answeredOnAUsedConnection.push(used.has(req.socket as Socket));
+          answeredOnAUsedConnection.push(reused(req));
           res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
           setTimeout(() => req.socket.destroy(), 50);
         },
         'POST /settings/begun': (req) => {
-          answeredOnAUsedConnection.push(used.has(req.socket as Socket));
+          answeredOnAUsedConnection.push(reused(req));
           req.socket.write('HTTP/1.1 200 O');
           setTimeout(() => req.socket.destroy(), 50);
         },
-        // Chromium asks for it beside the first page, on a connection of its own: one that answered, too.
-        '/favicon.ico': (req, _body, res) => {
-          used.add(req.socket as Socket);
-          res.writeHead(404).end();
-        },
-        '/watcher': (req, _body, res) => {
-          used.add(req.socket as Socket);
-          html(res, `<title>Watcher</title><script>fetch('/slow?n=1', { mode: 'no-cors' })</script>`);
-        },
+        '/watcher': (_req, _body, res) =>
+          html(res, `<title>Watcher</title><script>fetch('/slow?n=1', { mode: 'no-cors' })</script>`),
         // Never answered: the request is open when the choke point cuts it.
         '/slow': (req) => {
-          slowOnAUsedConnection.push(used.has(req.socket as Socket));
+          slowOnAUsedConnection.push(reused(req));
         },
         '/settings/tokens': droppingOnReuse('/settings/tokens', () => `<title>Tokens</title><p>${token}</p>`),
         'POST /settings/rename': droppingOnReuse(
@@ -91,7 +86,15 @@ describe('a kept-alive connection the site drops', () => {
           () => '<title>Renamed</title><p>renamed</p>',
         ),
       },
-      { tls: true },
+      {
+        tls: true,
+        // Every request marks its connection as one that answered, whichever route (or none) takes it.
+        beforeBody: (req) => {
+          onAUsedConnection.set(req, used.has(req.socket as Socket));
+          used.add(req.socket as Socket);
+          return undefined;
+        },
+      },
     );
     browser = await startInProcess();
   });
@@ -109,31 +112,37 @@ describe('a kept-alive connection the site drops', () => {
 
   test('an approved navigation into a sensitive page arrives on a connection of its own', async () => {
     const agent = await approving();
-    const repo = await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
-    assert.equal(repo.isError, false, repo.text);
     const before = dropped;
-    const tokens = await agent.call('navigate_page', { url: site.url('github.com', '/settings/tokens') });
+    let tokens = { text: '', isError: true };
+    // Which connection a request goes out on is the browser's and the pool's choice: tried until one was kept-alive.
+    for (let tries = 0; tries < attempts && dropped === before; tries++) {
+      const repo = await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+      assert.equal(repo.isError, false, repo.text);
+      tokens = await agent.call('navigate_page', { url: site.url('github.com', '/settings/tokens') });
+    }
     assert.equal(dropped, before + 1, 'the site closed the kept-alive connection the request went out on');
     assert.match(tokens.text, /"Tokens" \(HTTP 200\)/, tokens.text);
     assert.match((await agent.call('take_snapshot')).text, new RegExp(token));
-    assert.equal(served('/settings/tokens'), 2, 'once on the closed connection, once on a fresh one');
     await agent.close();
   });
 
   test('an approved form post into a sensitive page arrives, its body whole, on a connection of its own', async () => {
     const agent = await approving();
-    await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
-    const snapshot = await agent.call('take_snapshot');
     const before = dropped;
-    const clicked = await agent.call('click', { ref: refOf(snapshot.text, 'Rename') });
+    let clicked = { text: '', isError: true };
+    for (let tries = 0; tries < attempts && dropped === before; tries++) {
+      await agent.call('navigate_page', { url: site.url('github.com', '/repo') });
+      const snapshot = await agent.call('take_snapshot');
+      clicked = await agent.call('click', { ref: refOf(snapshot.text, 'Rename') });
+    }
     assert.equal(dropped, before + 1, 'the site closed the kept-alive connection the post went out on');
     assert.equal(clicked.isError, false, clicked.text);
     assert.match((await agent.call('take_snapshot')).text, /renamed/);
-    const posts = site.seen.filter((request) => request.path === '/settings/rename');
-    assert.deepEqual(
-      posts.map((post) => post.body),
-      ['name=new-name', 'name=new-name'],
+    // The dropped one and its second send carry the same body (and any earlier try's, on a fresh connection).
+    const bodies = new Set(
+      site.seen.filter((request) => request.path === '/settings/rename').map((post) => post.body),
     );
+    assert.deepEqual([...bodies], ['name=new-name']);
     // The audit says it went out twice (the site may have read the first before it closed the connection).
     const sent = agent.audit().flatMap((record) => ('sent' in record ? (record.sent ?? []) : []));
     assert.ok(
